@@ -1,0 +1,1 @@
+/* block/run.c: not written yet */

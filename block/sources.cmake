@@ -1,0 +1,9 @@
+list(APPEND HCISWEEP_SOURCES
+  block/engines.c block/engine_null.c block/engine_psync.c
+  block/verify.c block/run.c block/cmd_block.c)
+if(WITH_IO_URING)
+  list(APPEND HCISWEEP_SOURCES block/engine_uring.c)
+endif()
+if(WITH_LIBISCSI)
+  list(APPEND HCISWEEP_SOURCES block/engine_libiscsi.c)
+endif()

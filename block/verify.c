@@ -1,0 +1,1 @@
+/* block/verify.c: not written yet */

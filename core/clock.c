@@ -1,0 +1,1 @@
+/* core/clock.c: not written yet */

@@ -1,0 +1,27 @@
+/*
+ * clock.h - the one clock every measurement uses.
+ *
+ * CLOCK_MONOTONIC in integer nanoseconds. Inline because it sits on every
+ * I/O and every transaction; vDSO makes it a few tens of nanoseconds.
+ */
+#ifndef HCI_CLOCK_H
+#define HCI_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Monotonic time in nanoseconds. Any thread. */
+static inline uint64_t clk_now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep for ns nanoseconds (restarts on EINTR). Any thread. */
+void clk_sleep_ns(uint64_t ns);
+
+/* Wall-clock time as ISO-8601 UTC ("2026-11-30T03:36:09Z") into buf (>= 21 bytes). */
+void clk_iso8601_now(char *buf, unsigned len);
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * exitcode.h - the exit codes of CLI.md, shared by every command.
+ */
+#ifndef HCI_EXITCODE_H
+#define HCI_EXITCODE_H
+
+enum hci_exit {
+        HCI_EXIT_OK = 0,     /* done */
+        HCI_EXIT_CHECK = 1,  /* run completed, but what it checked failed */
+        HCI_EXIT_USAGE = 2,  /* bad usage or input */
+        HCI_EXIT_TARGET = 3, /* a target could not be reached, logged in to or prepared */
+};
+
+#endif

@@ -1,0 +1,1 @@
+/* core/hist.c: not written yet */

@@ -1,0 +1,1 @@
+/* core/log.c: not written yet */

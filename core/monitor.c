@@ -1,0 +1,1 @@
+/* core/monitor.c: not written yet */

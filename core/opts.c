@@ -1,0 +1,1 @@
+/* core/opts.c: not written yet */

@@ -1,0 +1,103 @@
+/*
+ * opts.h - the options table.
+ *
+ * Each module describes its options once, in a table of struct opt_def
+ * (name, type, offset into the module's config struct, default, bounds,
+ * help). That one table drives:
+ *   - command-line parsing (--name value, --name=value, bare --flag),
+ *   - validation with a "did you mean --x?" for unknown names,
+ *   - --help output,
+ *   - INI job files (a key is an option name),
+ *   - the echo of the effective config into every result JSON.
+ *
+ * A command may combine several tables (scale = scale + oltp options): every
+ * function takes a NULL-terminated array of struct opt_group.
+ *
+ * Errors: 0, or -EINVAL with one line in err naming the option, e.g.
+ *   "option --iodepth: 0 is below the minimum 1"
+ *   "unknown option --iodpth (did you mean --iodepth?)"
+ */
+#ifndef HCI_OPTS_H
+#define HCI_OPTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "core/parse.h"
+
+enum opt_type {
+        OPT_BOOL,     /* int: 0/1; "--x" alone means 1; values 0/1/true/false/yes/no */
+        OPT_INT,      /* long long */
+        OPT_SIZE,     /* uint64_t bytes, "4k" */
+        OPT_DOUBLE,   /* double */
+        OPT_STR,      /* char * (heap, owned by the config; freed by opt_free) */
+        OPT_ENUM,     /* int: index into choices[] */
+        OPT_LIST,     /* struct u64_list: "1,4,16", "1-128", "4-32:4" */
+        OPT_SIZELIST, /* struct u64_list of sizes: "4k,64k" */
+        OPT_ENUMLIST, /* struct u64_list of indexes into choices[]: "randread,randwrite" */
+        OPT_DLIST,    /* struct u64_list holding doubles bit-cast: use opt_dlist_get() */
+};
+
+enum opt_flags {
+        OPT_F_SECRET = 1 << 0, /* never echoed into JSON, INI or logs */
+        OPT_F_HIDDEN = 1 << 1, /* not listed in --help */
+};
+
+struct opt_def {
+        const char *name; /* without the leading "--" */
+        enum opt_type type;
+        size_t off;              /* offsetof(config struct, field) */
+        const char *def;         /* default, written as a user would; NULL = zero/empty */
+        double min, max;         /* inclusive bounds for numbers and list items; min==max: none */
+        const char *help;        /* one line */
+        const char *const *choices; /* OPT_ENUM / OPT_ENUMLIST: NULL-terminated */
+        unsigned flags;
+};
+
+struct opt_group {
+        const struct opt_def *defs; /* terminated by an entry with name == NULL */
+        void *cfg;
+        const char *title; /* heading in --help, may be NULL */
+};
+
+/* Apply every default. */
+int opt_defaults(const struct opt_group *g, char *err, size_t errlen);
+
+/* Set one option from text (name without "--"). */
+int opt_set(const struct opt_group *g, const char *name, const char *val, char *err,
+            size_t errlen);
+
+/*
+ * Parse argv[0..argc): options are applied; other words are positional and
+ * returned in pos[0..*npos) (at most maxpos; more is an error). "--" ends
+ * options. "--help"/"-h" sets *help = 1 and stops.
+ */
+int opt_parse_argv(const struct opt_group *g, int argc, char **argv, char **pos, int maxpos,
+                   int *npos, int *help, char *err, size_t errlen);
+
+/* --help text: usage line, then every non-hidden option with type, default and help. */
+void opt_help(FILE *f, const struct opt_group *g, const char *usage);
+
+/* The effective config as a JSON object {name: value}; secrets left out. New reference. */
+json_t *opt_to_json(const struct opt_group *g);
+
+/* The effective config as an INI section body (name = value lines); secrets left out. */
+void opt_to_ini(FILE *f, const struct opt_group *g);
+
+/* Free the OPT_STR fields. */
+void opt_free(const struct opt_group *g);
+
+/* The i-th double of an OPT_DLIST field. */
+double opt_dlist_get(const struct u64_list *l, unsigned i);
+
+/*
+ * Read an INI job file. For each key the callback gets (section, key,
+ * value, line number); a non-zero return stops the read and is returned.
+ * Syntax errors: -EINVAL, err = "FILE:LINE: ...".
+ */
+typedef int (*opt_ini_cb)(void *user, const char *section, const char *key, const char *val,
+                          int line);
+int opt_read_ini(const char *path, opt_ini_cb cb, void *user, char *err, size_t errlen);
+
+#endif

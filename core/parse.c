@@ -1,0 +1,1 @@
+/* core/parse.c: not written yet */

@@ -1,0 +1,1 @@
+/* core/progress.c: not written yet */

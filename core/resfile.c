@@ -1,0 +1,1 @@
+/* core/resfile.c: not written yet */

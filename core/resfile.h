@@ -1,0 +1,32 @@
+/*
+ * resfile.h - writing results so that they are never lost or half-written.
+ *
+ * Every result goes through res_write_json(): a temporary file in the same
+ * directory, fsync, rename over the target, fsync of the directory. A crash
+ * leaves either the old file or the new one, never a torn one.
+ */
+#ifndef HCI_RESFILE_H
+#define HCI_RESFILE_H
+
+#include <jansson.h>
+
+#define RES_SCHEMA_VERSION 1
+
+/*
+ * The common top level of CLI.md: schema_version, hcisweep_version, kind,
+ * started_at (ISO-8601 UTC), config (a reference is taken), host.
+ * New reference, or NULL on ENOMEM.
+ */
+json_t *res_new(const char *kind, json_t *config);
+
+/* Write j to path atomically (indent 2, keys in insertion order). 0 or -errno with err set. */
+int res_write_json(const char *path, const json_t *j, char *err, unsigned errlen);
+
+/* Write text atomically (CSV, Markdown…). 0 or -errno with err set. */
+int res_write_text(const char *path, const char *text, unsigned long len, char *err,
+                   unsigned errlen);
+
+/* mkdir -p. 0 or -errno with err set. */
+int res_mkdirs(const char *path, char *err, unsigned errlen);
+
+#endif

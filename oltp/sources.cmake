@@ -1,0 +1,1 @@
+list(APPEND HCISWEEP_SOURCES oltp/cmd_oltp.c)

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Install every Debian package hcisweep needs to build, test and benchmark.
+# Idempotent: packages already present are skipped. Run as root (or via sudo).
+set -euo pipefail
+
+PKGS=(
+  # build
+  build-essential cmake pkg-config
+  # libraries (through pkg-config)
+  libiscsi-dev liburing-dev libjansson-dev libinih-dev
+  libmariadb-dev libmariadb-dev-compat libsqlite3-dev libcmocka-dev
+  # real servers and tools the tests and the local lab drive
+  tgt libiscsi-bin mariadb-server mariadb-client
+  # peers for the benchmarks and compatibility tests
+  sysbench fio
+  # misc tools the scripts use
+  util-linux procps iproute2 xxd
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (need apt-get)" >&2; exit 1; }
+  SUDO=sudo
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# mariadb-server's postinst tries to start a system service; the project
+# starts its own servers, so a policy-rc.d that forbids starts keeps the
+# install from spawning a daemon nobody stops.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+  $SUDO chmod +x /usr/sbin/policy-rc.d
+  trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: done"
