@@ -1,0 +1,42 @@
+# tests/lib.sh - shared helpers for shell tests. Source it first:
+#   . "$TESTLIB"
+# Gives: $HCISWEEP (the binary), $SRC (repo root), $T (a private temp dir,
+# removed at exit), fail/pass, expect_rc, on_exit (cleanup stack run at
+# exit, last registered first), and test_addr/test_port for a loopback
+# address and port of this test's own.
+set -u
+: "${HCISWEEP:?run through ctest, or set HCISWEEP to the binary}"
+: "${SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d "/tmp/hcisweep-${TEST_NAME}.XXXXXX")
+_CLEANUPS=()
+
+on_exit() { _CLEANUPS+=("$*"); }
+_run_cleanups() {
+        local rc=$? i
+        for ((i = ${#_CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${_CLEANUPS[$i]}" >/dev/null 2>&1 || true; done
+        if [ "$rc" -eq 0 ]; then rm -rf "$T"; else echo "# kept $T for inspection" >&2; fi
+        exit "$rc"
+}
+trap _run_cleanups EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
+pass() { echo "ok: $TEST_NAME: $*"; }
+
+# expect_rc WANT CMD...: run CMD, capture output in $OUT, fail unless exit code is WANT.
+expect_rc() {
+        local want=$1 rc=0
+        shift
+        OUT=$("$@" 2>&1) || rc=$?
+        if [ "$rc" -ne "$want" ]; then
+                echo "$OUT" | tail -20 >&2
+                fail "expected exit $want, got $rc: $*"
+        fi
+}
+
+# A loopback address and a port private to this test: derived from the test
+# name so tests running in parallel do not collide.
+_h=$(printf '%s' "$TEST_NAME" | cksum | cut -d' ' -f1)
+test_addr() { echo "127.0.$((2 + _h % 200)).$((1 + ${1:-0}))"; }
+test_port() { echo $((20000 + (_h % 2000) * 10 + ${1:-0})); }
