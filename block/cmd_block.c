@@ -1,12 +1,766 @@
-/* block/cmd_block.c: placeholder */
+/*
+ * cmd_block.c - `hcisweep block`: one block run, or a sweep over lists of
+ * --rw, --bs and --iodepth, against iSCSI LUNs, files or devices.
+ *
+ * This file is the command: options, target checks, the sweep order, the
+ * human table and the result JSON. The measuring itself is block/run.c.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
-#include "core/exitcode.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "block/block.h"
+#include "block/run.h"
+#include "block/safety.h"
+#include "core/clock.h"
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/monitor.h"
+#include "core/opts.h"
+#include "core/progress.h"
+#include "core/resfile.h"
+
+#define MAX_TARGETS 64
+
+struct blk_cfg {
+        char *target, *filename, *json, *output_dir, *initiator;
+        int engine;
+        struct u64_list rw, bs, iodepth, percentile;
+        long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
+        long long log_interval_ms, monitor_interval;
+        uint64_t size, offset;
+        int direct, verify, precondition, force, quiet;
+};
+
+static const char *const engine_names[] = {"auto", "libiscsi", "io_uring", "psync", "null", NULL};
+static const char *const rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
+static const char *const verify_names[] = {"none", "crc32c", NULL};
+
+#define O(f) offsetof(struct blk_cfg, f)
+static const struct opt_def block_opts[] = {
+    {"target", OPT_STR, O(target), NULL, 0, 0,
+     "iSCSI LUNs: iscsi://[user%pass@]host[:port]/IQN/LUN[,URL...]", NULL, 0},
+    {"filename", OPT_STR, O(filename), NULL, 0, 0, "files or block devices: PATH[,PATH...]", NULL,
+     0},
+    {"engine", OPT_ENUM, O(engine), "auto", 0, 0,
+     "I/O engine (auto: libiscsi for URLs, io_uring for paths)", engine_names, 0},
+    {"rw", OPT_ENUMLIST, O(rw), "randread", 0, 0, "access pattern(s), a list sweeps", rw_names, 0},
+    {"rwmixread", OPT_INT, O(rwmixread), "50", 0, 100, "percent of reads in randrw", NULL, 0},
+    {"bs", OPT_SIZELIST, O(bs), "4k", 512, 64 << 20, "block size(s), a list sweeps", NULL, 0},
+    {"iodepth", OPT_LIST, O(iodepth), "1", 1, 4096,
+     "I/Os in flight per job: 1,4,16 or 1-128 (doubling) sweeps", NULL, 0},
+    {"numjobs", OPT_INT, O(numjobs), "1", 1, 256, "jobs (threads) per target", NULL, 0},
+    {"sessions", OPT_INT, O(sessions), "1", 1, 64, "iSCSI sessions per LUN (per job)", NULL, 0},
+    {"runtime", OPT_INT, O(runtime), "10", 1, 86400, "measured seconds per sweep point", NULL, 0},
+    {"ramp-time", OPT_INT, O(ramp_time), "0", 0, 86400,
+     "seconds run before measuring each point (never counted)", NULL, 0},
+    {"size", OPT_SIZE, O(size), "0", 0, 0,
+     "bytes of each target to use (0: all; files are created this big)", NULL, 0},
+    {"offset", OPT_SIZE, O(offset), "0", 0, 0, "start of the region in each target", NULL, 0},
+    {"direct", OPT_BOOL, O(direct), "0", 0, 0, "O_DIRECT for files and devices", NULL, 0},
+    {"verify", OPT_ENUM, O(verify), "none", 0, 0, "stamp writes and check them back (crc32c)",
+     verify_names, 0},
+    {"precondition", OPT_BOOL, O(precondition), "0", 0, 0,
+     "write the whole region sequentially before measuring", NULL, 0},
+    {"precondition-time", OPT_INT, O(precondition_time), "0", 0, 86400,
+     "then random-write this many seconds (with --precondition)", NULL, 0},
+    {"percentile", OPT_DLIST, O(percentile), "50,90,95,99,99.9,99.99", 0.0001, 100,
+     "latency percentiles in the JSON", NULL, 0},
+    {"json", OPT_STR, O(json), NULL, 0, 0, "write the result JSON here", NULL, 0},
+    {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
+     "runs directory (result in DIR/block-TIME/result.json)", NULL, 0},
+    {"force", OPT_BOOL, O(force), "0", 0, 0, "write even over a partition table or filesystem",
+     NULL, 0},
+    {"initiator-name", OPT_STR, O(initiator), NULL, 0, 0, "iSCSI initiator IQN", NULL, 0},
+    {"log-interval", OPT_INT, O(log_interval_ms), "1000", 100, 60000,
+     "milliseconds per entry of the per-interval IOPS series", NULL, 0},
+    {"monitor-interval", OPT_INT, O(monitor_interval), "2", 1, 600,
+     "seconds between host monitor samples", NULL, 0},
+    {"quiet", OPT_BOOL, O(quiet), "0", 0, 0, "print only the result path and errors", NULL, 0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+};
+#undef O
+
+static const char usage_text[] =
+    "usage: hcisweep block [options]\n"
+    "  e.g. hcisweep block --target iscsi://127.0.0.1:3260/iqn.2026-11.io.hcisweep:lab/1 \\\n"
+    "         --rw randread,randwrite --bs 4k --iodepth 1-64 --runtime 10";
+
+struct target {
+        struct blk_target_spec spec;
+        char label[128]; /* printable name: no credentials */
+        int is_url, is_dev, created;
+};
+
+struct block_cmd {
+        struct blk_cfg cfg;
+        struct opt_group groups[2];
+        struct target t[MAX_TARGETS];
+        unsigned nt;
+        char *lists[2];
+        struct blk_geom geom[MAX_TARGETS];
+        struct blk_run *run;
+        struct mon *mon;
+        struct progress *prog;
+        json_t *result, *points;
+        double plan_s, done_s;
+        char path[4096];
+};
+
+static struct blk_run *volatile running;
+
+static void on_signal(int sig)
+{
+        (void)sig;
+        if (running)
+                blk_run_interrupt(running);
+}
+
+/* "iscsi://user%pass@host/iqn/1?target_password=x" -> "host/iqn/1". */
+static void url_label(const char *url, char *out, size_t len)
+{
+        const char *p = url + strlen("iscsi://"), *at = strchr(p, '@'), *slash = strchr(p, '/');
+
+        if (at && (!slash || at < slash))
+                p = at + 1;
+        snprintf(out, len, "%s", p);
+        out[strcspn(out, "?")] = '\0';
+}
+
+static int add_target(struct block_cmd *b, const char *item, const struct blk_engine_ops *ops,
+                      char *err, size_t errlen)
+{
+        struct target *t = &b->t[b->nt];
+        struct stat st;
+
+        if (b->nt == MAX_TARGETS) {
+                snprintf(err, errlen, "more than %d targets", MAX_TARGETS);
+                return -EINVAL;
+        }
+        t->spec.path = item;
+        t->spec.ops = ops;
+        t->is_url = strncmp(item, "iscsi://", 8) == 0;
+        if (t->is_url)
+                url_label(item, t->label, sizeof(t->label));
+        else
+                snprintf(t->label, sizeof(t->label), "%s", item);
+        if (!t->is_url && stat(item, &st) == 0)
+                t->is_dev = S_ISBLK(st.st_mode);
+        else if (!t->is_url && ops->takes_url == 0 && strcmp(ops->name, "null"))
+                t->created = 1;
+        b->nt++;
+        return 0;
+}
+
+/* The engine for a target: what --engine says, or what fits the target. */
+static const struct blk_engine_ops *pick_engine(int engine, int is_url, char *err, size_t errlen)
+{
+        const char *name = engine_names[engine];
+        const struct blk_engine_ops *ops;
+
+        if (engine == 0)
+                name = is_url ? "libiscsi" : "io_uring";
+        ops = blk_engine_find(name);
+        if (!ops && engine == 0 && !is_url)
+                ops = blk_engine_find("psync");
+        if (!ops) {
+                snprintf(err, errlen, "option --engine: %s is not built into this hcisweep", name);
+                return NULL;
+        }
+        if (strcmp(ops->name, "null") && ops->takes_url != is_url) {
+                snprintf(err, errlen, "option --engine: %s takes %s, not %s", ops->name,
+                         ops->takes_url ? "--target URLs" : "--filename paths",
+                         is_url ? "an iscsi:// URL" : "a path");
+                return NULL;
+        }
+        return ops;
+}
+
+static int split_targets(struct block_cmd *b, char *list, int want_url, char *err, size_t errlen)
+{
+        char *save = NULL;
+
+        for (char *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+                int is_url = strncmp(it, "iscsi://", 8) == 0;
+                const struct blk_engine_ops *ops;
+
+                if (is_url != want_url) {
+                        snprintf(err, errlen, "option --%s: '%s' is %s",
+                                 want_url ? "target" : "filename", it,
+                                 want_url ? "not an iscsi:// URL (use --filename for paths)"
+                                          : "a URL (use --target)");
+                        return -EINVAL;
+                }
+                if (!(ops = pick_engine(b->cfg.engine, is_url, err, errlen)))
+                        return -EINVAL;
+                if (add_target(b, it, ops, err, errlen) < 0)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
+static int build_targets(struct block_cmd *b, char *err, size_t errlen)
+{
+        int rc = 0;
+
+        if (b->cfg.target && (b->lists[0] = strdup(b->cfg.target)))
+                rc = split_targets(b, b->lists[0], 1, err, errlen);
+        if (rc == 0 && b->cfg.filename && (b->lists[1] = strdup(b->cfg.filename)))
+                rc = split_targets(b, b->lists[1], 0, err, errlen);
+        if (rc < 0)
+                return rc;
+        if (b->nt == 0 && engine_names[b->cfg.engine] &&
+            !strcmp(engine_names[b->cfg.engine], "null"))
+                return add_target(b, "null", blk_engine_find("null"), err, errlen);
+        if (b->nt == 0) {
+                snprintf(err, errlen,
+                         "no target: give --target URL or --filename PATH (or --engine null)");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int any_writes(const struct blk_cfg *c)
+{
+        for (unsigned i = 0; i < c->rw.n; i++)
+                if (c->rw.v[i] != BLK_RW_RANDREAD && c->rw.v[i] != BLK_RW_READ)
+                        return 1;
+        return c->precondition;
+}
+
+static int any_sequential(const struct blk_cfg *c)
+{
+        for (unsigned i = 0; i < c->rw.n; i++)
+                if (c->rw.v[i] == BLK_RW_READ || c->rw.v[i] == BLK_RW_WRITE)
+                        return 1;
+        return 0;
+}
+
+static uint64_t list_max(const struct u64_list *l)
+{
+        uint64_t m = 0;
+        for (unsigned i = 0; i < l->n; i++)
+                m = l->v[i] > m ? l->v[i] : m;
+        return m;
+}
+
+static int open_run(struct block_cmd *b, char *err, size_t errlen)
+{
+        const struct blk_cfg *c = &b->cfg;
+        int url = 0;
+
+        for (unsigned i = 0; i < b->nt; i++)
+                url |= b->t[i].is_url;
+        struct blk_run_opts o = {
+            .workers_per_target = (unsigned)(c->numjobs * (url ? c->sessions : 1)),
+            .max_depth = (unsigned)list_max(&c->iodepth),
+            .max_bs = (uint32_t)list_max(&c->bs),
+            .offset = c->offset,
+            .size = c->size,
+            .direct = c->direct,
+            .writable = any_writes(c),
+            .create_size = c->size ? c->offset + c->size : 0,
+            .initiator = c->initiator,
+            .split_region = c->verify || any_sequential(c) || c->precondition,
+        };
+        struct blk_target_spec specs[MAX_TARGETS];
+
+        for (unsigned i = 0; i < b->nt; i++)
+                specs[i] = b->t[i].spec;
+        return blk_run_open(&b->run, specs, b->nt, &o, b->geom, err, (unsigned)errlen);
+}
+
+/* Every block size must be a whole number of each target's blocks. */
+static int check_geometry(struct block_cmd *b, char *err, size_t errlen)
+{
+        for (unsigned i = 0; i < b->nt; i++)
+                for (unsigned j = 0; j < b->cfg.bs.n; j++)
+                        if (b->cfg.bs.v[j] % b->geom[i].block_size) {
+                                snprintf(
+                                    err, errlen,
+                                    "option --bs: %llu is not a multiple of %s's block size %u",
+                                    (unsigned long long)b->cfg.bs.v[j], b->t[i].label,
+                                    b->geom[i].block_size);
+                                return -EINVAL;
+                        }
+        return 0;
+}
+
+/* Refuse to overwrite a LUN or device that holds a partition table or filesystem. */
+static int check_safety(struct block_cmd *b, char *err, size_t errlen)
+{
+        unsigned char *buf = NULL;
+        char what[64];
+        int rc = 0;
+
+        if (!any_writes(&b->cfg) || b->cfg.force)
+                return 0;
+        if (posix_memalign((void **)&buf, 4096, BLK_SAFETY_HEAD))
+                return -ENOMEM;
+        for (unsigned i = 0; i < b->nt && rc == 0; i++) {
+                if (!b->t[i].is_url && !b->t[i].is_dev)
+                        continue;
+                memset(buf, 0, BLK_SAFETY_HEAD);
+                int n = blk_run_read_head(b->run, i, buf, BLK_SAFETY_HEAD, err, (unsigned)errlen);
+                if (n < 0) {
+                        rc = -EIO;
+                        break;
+                }
+                if (blk_find_signature(buf, (size_t)n, b->geom[i].block_size, what, sizeof(what))) {
+                        snprintf(
+                            err, errlen,
+                            "%s holds %s: refusing to write over it (add --force to write anyway)",
+                            b->t[i].label, what);
+                        rc = -EEXIST;
+                }
+        }
+        free(buf);
+        return rc;
+}
+
+static void on_progress(void *user, double done_s, uint64_t ios)
+{
+        struct block_cmd *b = user;
+        (void)ios;
+        prog_update(b->prog, b->done_s + done_s, "%u target(s)", b->nt);
+}
+
+static void print_header(const struct block_cmd *b)
+{
+        if (b->cfg.quiet)
+                return;
+        printf("%-9s %6s %5s %-18s %11s %9s %9s %9s %9s %9s %7s %6s\n", "rw", "bs", "qd", "target",
+               "IOPS", "MB/s", "mean_us", "p50_us", "p99_us", "p99.9_us", "errors", "cpu%");
+}
+
+static void print_row(const struct block_cmd *b, const struct blk_point_spec *p, const char *label,
+                      const struct blk_target_result *t, double secs, double cpu_pct)
+{
+        struct hist *h = hist_new();
+        char bs[16];
+
+        if (!h || b->cfg.quiet) {
+                hist_free(h);
+                return;
+        }
+        hist_merge(h, t->dir[0].hist);
+        hist_merge(h, t->dir[1].hist);
+        fmt_size(p->bs, bs, sizeof(bs));
+        uint64_t ios = t->dir[0].ios + t->dir[1].ios, bytes = t->dir[0].bytes + t->dir[1].bytes;
+        printf("%-9s %6s %5u %-18.18s %11.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7llu ", rw_names[p->rw],
+               bs, p->iodepth, label, secs > 0 ? ios / secs : 0, secs > 0 ? bytes / secs / 1e6 : 0,
+               hist_mean(h) / 1e3, hist_percentile(h, 50) / 1e3, hist_percentile(h, 99) / 1e3,
+               hist_percentile(h, 99.9) / 1e3,
+               (unsigned long long)(t->dir[0].errors + t->dir[1].errors));
+        if (cpu_pct >= 0)
+                printf("%6.1f\n", cpu_pct);
+        else
+                printf("%6s\n", "");
+        hist_free(h);
+}
+
+static const char *const sense_names[16] = {
+    "NO_SENSE",       "RECOVERED_ERROR", "NOT_READY",      "MEDIUM_ERROR",
+    "HARDWARE_ERROR", "ILLEGAL_REQUEST", "UNIT_ATTENTION", "DATA_PROTECT",
+    "BLANK_CHECK",    "VENDOR_SPECIFIC", "COPY_ABORTED",   "ABORTED_COMMAND",
+    "0x0c",           "VOLUME_OVERFLOW", "MISCOMPARE",     "0x0f",
+};
+
+static json_t *dir_json(const struct blk_cfg *c, const struct blk_dir_result *d, double secs)
+{
+        double pcts[PARSE_LIST_MAX];
+        json_t *j = json_object(), *sense = json_object();
+
+        for (unsigned i = 0; i < c->percentile.n; i++)
+                pcts[i] = opt_dlist_get(&c->percentile, i);
+        json_object_set_new(j, "ios", json_integer((json_int_t)d->ios));
+        json_object_set_new(j, "iops", json_real(secs > 0 ? d->ios / secs : 0));
+        json_object_set_new(j, "bw_bytes", json_real(secs > 0 ? d->bytes / secs : 0));
+        json_object_set_new(j, "bytes", json_integer((json_int_t)d->bytes));
+        json_object_set_new(j, "lat_ns", hist_lat_json(d->hist, pcts, c->percentile.n));
+        json_object_set_new(j, "hist", hist_to_json(d->hist));
+        json_object_set_new(j, "errors", json_integer((json_int_t)d->errors));
+        for (unsigned k = 0; k < 16; k++)
+                if (d->sense[k])
+                        json_object_set_new(sense, k ? sense_names[k] : "no_sense_data",
+                                            json_integer((json_int_t)d->sense[k]));
+        json_object_set_new(j, "errors_by_sense", sense);
+        return j;
+}
+
+static json_t *target_json(const struct blk_cfg *c, const struct blk_target_result *t, double secs,
+                           int verify)
+{
+        json_t *j = json_object();
+
+        json_object_set_new(j, "read", dir_json(c, &t->dir[0], secs));
+        json_object_set_new(j, "write", dir_json(c, &t->dir[1], secs));
+        json_object_set_new(j, "errors",
+                            json_integer((json_int_t)(t->dir[0].errors + t->dir[1].errors)));
+        json_object_set_new(j, "reconnects", json_integer((json_int_t)t->reconnects));
+        if (verify) {
+                json_t *v = json_object(), *bad = json_array();
+                json_object_set_new(v, "checked", json_integer((json_int_t)t->vfy_checked));
+                json_object_set_new(v, "mismatches", json_integer((json_int_t)t->vfy_mismatches));
+                for (unsigned i = 0; i < t->nbad; i++)
+                        json_array_append_new(bad, json_pack("{s:I,s:s}", "offset",
+                                                             (json_int_t)t->bad[i].offset, "kind",
+                                                             vfy_status_name(t->bad[i].status)));
+                json_object_set_new(v, "bad", bad);
+                json_object_set_new(j, "verify", v);
+        }
+        if (t->failed)
+                json_object_set_new(j, "failed", json_string(t->error));
+        return j;
+}
+
+static json_t *point_json(struct block_cmd *b, const struct blk_point_spec *p,
+                          const struct blk_point_result *r)
+{
+        json_t *j = target_json(&b->cfg, &r->all, r->runtime_s, p->verify);
+        json_t *targets = json_array(), *iv = json_array();
+        struct mon_cpu cpu;
+
+        json_object_set_new(j, "rw", json_string(rw_names[p->rw]));
+        json_object_set_new(j, "bs", json_integer(p->bs));
+        json_object_set_new(j, "iodepth", json_integer(p->iodepth));
+        if (p->rw == BLK_RW_RANDRW)
+                json_object_set_new(j, "rwmixread", json_integer(p->rwmixread));
+        json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
+        for (unsigned i = 0; i < r->ntargets && r->ntargets > 1; i++) {
+                json_t *t = target_json(&b->cfg, &r->t[i], r->runtime_s, p->verify);
+                json_object_set_new(t, "target", json_string(b->t[i].label));
+                json_array_append_new(targets, t);
+        }
+        json_object_set_new(j, "targets", targets);
+        double prev = 0;
+        for (unsigned i = 0; i < r->nintervals; i++) {
+                const struct blk_interval *x = &r->iv[i];
+                double dt = x->t - prev;
+                prev = x->t;
+                json_array_append_new(iv, json_pack("{s:f,s:f,s:f,s:I}", "t", x->t, "read_iops",
+                                                    dt > 0 ? x->ios[0] / dt : 0.0, "write_iops",
+                                                    dt > 0 ? x->ios[1] / dt : 0.0, "reconnects",
+                                                    (json_int_t)x->reconnects));
+        }
+        json_object_set_new(j, "intervals", iv);
+        json_object_set_new(j, "cpu",
+                            json_pack("{s:f,s:f}", "process_user_s", r->cpu_user_s,
+                                      "process_system_s", r->cpu_sys_s));
+        if (b->mon) {
+                mon_cpu_between(b->mon, r->t_start_ns, r->t_end_ns, &cpu);
+                json_object_set_new(j, "host_cpu",
+                                    json_pack("{s:f,s:f,s:f,s:f,s:f}", "user", cpu.user, "system",
+                                              cpu.system, "iowait", cpu.iowait, "steal", cpu.steal,
+                                              "idle", cpu.idle));
+        }
+        if (r->interrupted)
+                json_object_set_new(j, "interrupted", json_true());
+        return j;
+}
+
+/*
+ * The knee of each queue-depth sweep (same rw and bs): the deepest queue
+ * whose IOPS still rose by >= 10% over the previous depth.
+ */
+static json_t *knees(struct block_cmd *b)
+{
+        json_t *out = json_array();
+        size_t n = json_array_size(b->points);
+
+        for (size_t i = 0; i < n; i++) {
+                json_t *p = json_array_get(b->points, i),
+                       *prev = i ? json_array_get(b->points, i - 1) : NULL;
+                const char *rw = json_string_value(json_object_get(p, "rw"));
+                json_int_t bs = json_integer_value(json_object_get(p, "bs"));
+                if (prev && !strcmp(rw, json_string_value(json_object_get(prev, "rw"))) &&
+                    bs == json_integer_value(json_object_get(prev, "bs")))
+                        continue; /* not the first point of a group */
+                json_int_t knee = json_integer_value(json_object_get(p, "iodepth"));
+                double last = 0;
+                size_t k, count = 0;
+                for (k = i; k < n; k++, count++) {
+                        json_t *q = json_array_get(b->points, k);
+                        if (strcmp(rw, json_string_value(json_object_get(q, "rw"))) ||
+                            bs != json_integer_value(json_object_get(q, "bs")))
+                                break;
+                        double iops =
+                            json_real_value(json_object_get(json_object_get(q, "read"), "iops")) +
+                            json_real_value(json_object_get(json_object_get(q, "write"), "iops"));
+                        if (k > i && iops >= 1.10 * last)
+                                knee = json_integer_value(json_object_get(q, "iodepth"));
+                        last = iops;
+                }
+                if (count < 2)
+                        continue;
+                json_array_append_new(
+                    out, json_pack("{s:s,s:I,s:I}", "rw", rw, "bs", bs, "iodepth", knee));
+                if (!b->cfg.quiet) {
+                        char bss[16];
+                        fmt_size((uint64_t)bs, bss, sizeof(bss));
+                        printf("knee: %s %s: IOPS still rise >=10%% up to iodepth %lld\n", rw, bss,
+                               (long long)knee);
+                }
+        }
+        return out;
+}
+
+static int result_path(struct block_cmd *b, char *err, size_t errlen)
+{
+        char stamp[32], dir[4000];
+        time_t now = time(NULL);
+        struct tm tm;
+
+        if (b->cfg.json) {
+                snprintf(b->path, sizeof(b->path), "%s", b->cfg.json);
+                return 0;
+        }
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, sizeof(dir), "%s/block-%s-%d", b->cfg.output_dir, stamp, (int)getpid());
+        snprintf(b->path, sizeof(b->path), "%s/result.json", dir);
+        return res_mkdirs(dir, err, (unsigned)errlen);
+}
+
+static int write_result(struct block_cmd *b, int partial, const char *why)
+{
+        char err[512];
+        int rc;
+
+        if (!b->result)
+                return 0;
+        if (b->mon) {
+                mon_stop(b->mon);
+                json_object_set_new(b->result, "monitor", mon_to_json(b->mon));
+        }
+        json_object_set_new(b->result, "knee", knees(b));
+        if (partial) {
+                json_object_set_new(b->result, "partial", json_true());
+                json_object_set_new(b->result, "partial_reason", json_string(why));
+        }
+        rc = res_write_json(b->path, b->result, err, sizeof(err));
+        if (rc < 0)
+                log_error("writing the result: %s", err);
+        else if (!b->cfg.quiet)
+                printf("result: %s%s\n", b->path, partial ? " (partial)" : "");
+        else
+                printf("%s\n", b->path);
+        return rc;
+}
+
+static int run_precondition(struct block_cmd *b, uint64_t generation, char *err, size_t errlen)
+{
+        uint64_t bs = list_max(&b->cfg.bs);
+
+        if (!b->cfg.precondition)
+                return 0;
+        if (!b->cfg.quiet)
+                log_info("preconditioning: sequential fill%s",
+                         b->cfg.precondition_time ? " + random writes" : "");
+        return blk_run_precondition(b->run, bs < 131072 ? (uint32_t)bs : 131072,
+                                    (unsigned)list_max(&b->cfg.iodepth),
+                                    (uint64_t)b->cfg.precondition_time * 1000000000ull, generation,
+                                    on_progress, b, err, (unsigned)errlen);
+}
+
+/* One point: run, verify, print, add to the JSON. Returns 0, or -errno when a session was lost. */
+static int run_point(struct block_cmd *b, struct blk_point_spec *p)
+{
+        struct blk_point_result r;
+        int rc = blk_run_point(b->run, p, &r, on_progress, b);
+        int writes = p->rw != BLK_RW_READ && p->rw != BLK_RW_RANDREAD;
+
+        if (rc == 0 && p->verify && writes && !r.interrupted)
+                rc = blk_run_verify_readback(b->run, p, &r);
+        prog_clear(b->prog);
+        if (r.t) {
+                double cpu =
+                    r.runtime_s > 0 ? 100.0 * (r.cpu_user_s + r.cpu_sys_s) / r.runtime_s : 0;
+                print_row(b, p, "all", &r.all, r.runtime_s, cpu);
+                for (unsigned i = 0; i < r.ntargets && r.ntargets > 1; i++)
+                        print_row(b, p, b->t[i].label, &r.t[i], r.runtime_s, -1);
+                if (p->verify && !b->cfg.quiet)
+                        printf("verify: %llu blocks checked, %llu mismatches\n",
+                               (unsigned long long)r.all.vfy_checked,
+                               (unsigned long long)r.all.vfy_mismatches);
+                for (unsigned i = 0; i < r.all.nbad; i++)
+                        log_error("verify: %s at byte offset %llu",
+                                  vfy_status_name(r.all.bad[i].status),
+                                  (unsigned long long)r.all.bad[i].offset);
+                json_array_append_new(b->points, point_json(b, p, &r));
+                if (r.all.failed)
+                        log_error("%s", r.all.error);
+        }
+        blk_point_result_free(&r);
+        b->done_s += (p->ramp_ns + p->run_ns) / 1e9;
+        return rc;
+}
+
+static int sweep(struct block_cmd *b, int *mismatch, int *interrupted)
+{
+        const struct blk_cfg *c = &b->cfg;
+        uint64_t gen = (clk_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
+        char err[512];
+        int rc;
+
+        if ((rc = run_precondition(b, c->verify ? gen : 0, err, sizeof(err))) < 0) {
+                log_error("%s", err);
+                return rc;
+        }
+        print_header(b);
+        for (unsigned i = 0; i < c->rw.n; i++)
+                for (unsigned j = 0; j < c->bs.n; j++)
+                        for (unsigned k = 0; k < c->iodepth.n; k++) {
+                                struct blk_point_spec p = {
+                                    .rw = (enum blk_rw)c->rw.v[i],
+                                    .bs = (uint32_t)c->bs.v[j],
+                                    .iodepth = (unsigned)c->iodepth.v[k],
+                                    .rwmixread = (unsigned)c->rwmixread,
+                                    .ramp_ns = (uint64_t)c->ramp_time * 1000000000ull,
+                                    .run_ns = (uint64_t)c->runtime * 1000000000ull,
+                                    .verify = c->verify,
+                                    .generation = gen,
+                                    .interval_ms = (unsigned)c->log_interval_ms,
+                                };
+                                if ((rc = run_point(b, &p)) < 0)
+                                        return rc;
+                                json_t *last =
+                                    json_array_get(b->points, json_array_size(b->points) - 1);
+                                json_t *v = json_object_get(last, "verify");
+                                if (v && json_integer_value(json_object_get(v, "mismatches")) > 0)
+                                        *mismatch = 1;
+                                if (json_object_get(last, "interrupted")) {
+                                        *interrupted = 1;
+                                        return 0;
+                                }
+                        }
+        return 0;
+}
+
+static int open_and_check(struct block_cmd *b)
+{
+        char err[1024] = "";
+        int rc;
+
+        if ((rc = open_run(b, err, sizeof(err))) < 0) {
+                log_error("%s", err);
+                return rc == -EINVAL ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
+        }
+        if (check_geometry(b, err, sizeof(err)) < 0) {
+                log_error("%s", err);
+                return HCI_EXIT_USAGE;
+        }
+        if ((rc = check_safety(b, err, sizeof(err))) < 0) {
+                log_error("%s", err);
+                return rc == -EEXIST ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
+        }
+        return 0;
+}
+
+static int start_result(struct block_cmd *b)
+{
+        char err[512];
+
+        if (result_path(b, err, sizeof(err)) < 0) {
+                log_error("option --output-dir: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        json_t *config = opt_to_json(b->groups);
+
+        b->result = res_new("block", config);
+        json_decref(config);
+        b->points = json_array();
+        if (!b->result || !b->points)
+                return HCI_EXIT_USAGE;
+        json_object_set(b->result, "points", b->points);
+        b->mon = mon_start((unsigned)b->cfg.monitor_interval * 1000, err, sizeof(err));
+        if (!b->mon)
+                log_warn("host monitor off: %s", err);
+        return 0;
+}
+
+static int parse(struct block_cmd *b, int argc, char **argv)
+{
+        char err[512] = "", *pos[4];
+        int npos = 0, help = 0;
+
+        b->groups[0] = (struct opt_group){block_opts, &b->cfg, "block options"};
+        if (opt_defaults(b->groups, err, sizeof(err)) < 0 ||
+            opt_parse_argv(b->groups, argc - 1, argv + 1, pos, 4, &npos, &help, err, sizeof(err)) <
+                0) {
+                log_error("%s", err);
+                return HCI_EXIT_USAGE;
+        }
+        if (help) {
+                opt_help(stdout, b->groups, usage_text);
+                return -1;
+        }
+        if (npos) {
+                log_error("block: unexpected argument '%s'", pos[0]);
+                return HCI_EXIT_USAGE;
+        }
+        if (build_targets(b, err, sizeof(err)) < 0) {
+                log_error("%s", err);
+                return HCI_EXIT_USAGE;
+        }
+        log_set_quiet(b->cfg.quiet);
+        return 0;
+}
+
+static void cleanup(struct block_cmd *b)
+{
+        running = NULL;
+        blk_run_close(b->run);
+        prog_end(b->prog);
+        mon_free(b->mon);
+        json_decref(b->points);
+        json_decref(b->result);
+        free(b->lists[0]);
+        free(b->lists[1]);
+        opt_free(b->groups);
+}
 
 int cmd_block(int argc, char **argv)
 {
-        (void)argc;
-        (void)argv;
-        fprintf(stderr, "hcisweep: block: not implemented yet\n");
-        return HCI_EXIT_USAGE;
+        static struct block_cmd b; /* large; one per process */
+        int rc, mismatch = 0, interrupted = 0;
+        struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+
+        memset(&b, 0, sizeof(b));
+        if ((rc = parse(&b, argc, argv)) != 0) {
+                rc = rc < 0 ? HCI_EXIT_OK : rc;
+                goto out;
+        }
+        if ((rc = open_and_check(&b)) != 0 || (rc = start_result(&b)) != 0)
+                goto out;
+        b.plan_s =
+            (double)b.cfg.rw.n * b.cfg.bs.n * b.cfg.iodepth.n * (b.cfg.runtime + b.cfg.ramp_time);
+        b.prog = prog_start(b.plan_s);
+        running = b.run;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        int srv = sweep(&b, &mismatch, &interrupted);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        prog_clear(b.prog);
+        if (srv < 0) {
+                write_result(&b, 1, "a target was lost");
+                rc = HCI_EXIT_TARGET;
+        } else if (interrupted) {
+                write_result(&b, 1, "interrupted");
+                rc = 130;
+        } else {
+                rc = write_result(&b, 0, NULL) < 0 ? HCI_EXIT_TARGET
+                     : mismatch                    ? HCI_EXIT_CHECK
+                                                   : HCI_EXIT_OK;
+        }
+out:
+        cleanup(&b);
+        return rc;
 }

@@ -1,1 +1,865 @@
-/* block/run.c: not written yet */
+/*
+ * run.c - the block core loop.
+ *
+ * Workers keep their engine instance's queue at the point's depth; this file
+ * does all timing and accounting around the engines, so every engine is
+ * measured the same way. The hot path (worker_loop) allocates nothing and
+ * takes no lock: each worker owns its histograms and counters, and the
+ * controlling thread only reads relaxed atomics while a point runs and
+ * merges the rest after joining the workers.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "block/run.h"
+#include "core/clock.h"
+#include "core/counters.h"
+
+enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN };
+
+/* What a worker is doing: a measured point, or unmeasured housekeeping. */
+enum wmode { WM_POINT, WM_FILL, WM_RANDFILL, WM_READBACK };
+
+struct worker {
+        struct blk_run *run;
+        unsigned target;
+        const struct blk_engine_ops *ops;
+        void *inst;
+        struct blk_geom geom;
+        uint64_t reg_off, reg_len; /* this worker's part of the region */
+
+        /* I/O slots: preallocated, recycled through a stack of free ones */
+        struct blk_io *ios;
+        unsigned nios;
+        void *bufmem;
+        struct blk_io **freel;
+        unsigned nfree;
+        struct blk_io **done;
+
+        /* per phase */
+        enum wmode mode;
+        const struct blk_point_spec *p;
+        uint32_t bs;
+        unsigned depth;
+        uint64_t cursor, seq, rng, generation;
+        int exhausted;
+
+        /* accounting, owned by the worker while it runs */
+        struct ctr_block ctr;
+        struct hist *hist[2];
+        uint64_t errors[2], sense[2][16];
+        uint64_t vfy_checked, vfy_mismatches;
+        unsigned nbad;
+        struct vfy_bad bad[BLK_MAX_BAD];
+        uint64_t *written; /* bitmap of written verify units of the slice */
+        uint64_t reconn_base;
+
+        int failed;
+        char error[256];
+        pthread_t th;
+};
+
+struct blk_run {
+        unsigned ntargets, nworkers;
+        struct worker *w;
+        struct blk_geom *geom;
+        uint64_t *reg_off, *reg_len;
+        struct blk_run_opts o;
+        _Atomic int stop;
+        _Atomic int interrupted;
+        _Atomic int failures;
+        _Atomic uint64_t measure_from, measure_until;
+};
+
+/* xorshift64*: fast, good enough for offsets, one state per worker. */
+static inline uint64_t rng_next(uint64_t *s)
+{
+        uint64_t x = *s;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        *s = x;
+        return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, n) without a division (Lemire's multiply-high). */
+static inline uint64_t rng_below(uint64_t *s, uint64_t n)
+{
+        return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
+static void bitmap_mark(struct worker *w, uint64_t off, uint32_t len)
+{
+        uint64_t unit = w->geom.block_size;
+        uint64_t first = (off - w->reg_off) / unit, n = len / unit;
+
+        for (uint64_t i = first; i < first + n; i++)
+                w->written[i / 64] |= 1ull << (i % 64);
+}
+
+static int bitmap_test(const struct worker *w, uint64_t off)
+{
+        uint64_t i = (off - w->reg_off) / w->geom.block_size;
+        return (w->written[i / 64] >> (i % 64)) & 1;
+}
+
+/* Pick the next I/O of the current phase; 0 when a one-pass phase is done. */
+static int next_io(struct worker *w, struct blk_io *io)
+{
+        const struct blk_point_spec *p = w->p;
+        uint64_t nblk = w->reg_len / w->bs;
+        int random = 0, write = 0;
+
+        switch (w->mode) {
+        case WM_POINT:
+                random =
+                    p->rw == BLK_RW_RANDREAD || p->rw == BLK_RW_RANDWRITE || p->rw == BLK_RW_RANDRW;
+                write = p->rw == BLK_RW_RANDWRITE || p->rw == BLK_RW_WRITE;
+                if (p->rw == BLK_RW_RANDRW)
+                        write = rng_below(&w->rng, 100) >= p->rwmixread;
+                break;
+        case WM_RANDFILL:
+                random = write = 1;
+                break;
+        case WM_FILL:
+                write = 1;
+                break;
+        case WM_READBACK:
+                break;
+        }
+        if (random) {
+                io->offset = w->reg_off + rng_below(&w->rng, nblk) * w->bs;
+        } else {
+                if (w->cursor + w->bs > w->reg_len) {
+                        if (w->mode != WM_POINT)
+                                return 0;
+                        w->cursor = 0;
+                }
+                io->offset = w->reg_off + w->cursor;
+                w->cursor += w->bs;
+        }
+        io->len = w->bs;
+        io->ddir = write ? BLK_WRITE : BLK_READ;
+        io->error = 0;
+        io->sense_key = 0;
+        if (write && w->generation)
+                vfy_fill(io->buf, io->len, w->geom.block_size, io->offset, w->generation, w->seq);
+        w->seq++;
+        return 1;
+}
+
+static void note_bad(struct worker *w, const struct vfy_bad *bad, unsigned n)
+{
+        for (unsigned i = 0; i < n && w->nbad < BLK_MAX_BAD; i++)
+                w->bad[w->nbad++] = bad[i];
+}
+
+/* Check a read against the stamps: all units (pure read point), or only the units we wrote. */
+static void check_read(struct worker *w, struct blk_io *io)
+{
+        uint32_t unit = w->geom.block_size;
+        struct vfy_bad bad[BLK_MAX_BAD];
+        unsigned n;
+
+        if (w->mode == WM_POINT) {
+                n = vfy_check(io->buf, io->len, unit, io->offset, 0, bad, BLK_MAX_BAD);
+                w->vfy_checked += io->len / unit;
+                w->vfy_mismatches += n;
+                note_bad(w, bad, n < BLK_MAX_BAD ? n : BLK_MAX_BAD);
+                return;
+        }
+        for (uint32_t o = 0; o < io->len; o += unit) {
+                if (!bitmap_test(w, io->offset + o))
+                        continue;
+                w->vfy_checked++;
+                n = vfy_check((char *)io->buf + o, unit, unit, io->offset + o, w->generation, bad,
+                              1);
+                if (n) {
+                        w->vfy_mismatches++;
+                        note_bad(w, bad, 1);
+                }
+        }
+}
+
+static void complete(struct worker *w, struct blk_io *io, uint64_t now, uint64_t from,
+                     uint64_t until)
+{
+        unsigned d = io->ddir;
+
+        if (io->error) {
+                if (w->mode != WM_POINT || (now >= from && now <= until)) {
+                        w->errors[d]++;
+                        w->sense[d][io->sense_key & 15]++;
+                }
+                return;
+        }
+        if (w->written && d == BLK_WRITE)
+                bitmap_mark(w, io->offset, io->len);
+        if (w->mode == WM_READBACK ||
+            (w->mode == WM_POINT && w->p->verify &&
+             (w->p->rw == BLK_RW_READ || w->p->rw == BLK_RW_RANDREAD) && d == BLK_READ))
+                check_read(w, io);
+        if (w->mode != WM_POINT || now < from || now > until)
+                return;
+        hist_record(w->hist[d], now - io->t_start);
+        ctr_add(&w->ctr, d == BLK_READ ? C_RIOS : C_WIOS, 1);
+        ctr_add(&w->ctr, d == BLK_READ ? C_RBYTES : C_WBYTES, io->len);
+}
+
+static void worker_fail(struct worker *w, int rc)
+{
+        const char *why = w->ops->last_error ? w->ops->last_error(w->inst) : NULL;
+
+        snprintf(w->error, sizeof(w->error), "%s", why && *why ? why : strerror(-rc));
+        w->failed = rc;
+        atomic_fetch_add(&w->run->failures, 1);
+}
+
+/* Fill the queue up to depth; returns the new in-flight count. */
+static unsigned fill_queue(struct worker *w, unsigned inflight)
+{
+        struct blk_run *r = w->run;
+        uint64_t now = clk_now_ns();
+
+        while (inflight < w->depth && w->nfree &&
+               !atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+                struct blk_io *io = w->freel[--w->nfree];
+                enum blk_qres q;
+
+                if (!next_io(w, io)) {
+                        w->freel[w->nfree++] = io;
+                        w->exhausted = 1;
+                        break;
+                }
+                io->t_start = now;
+                q = w->ops->queue(w->inst, io);
+                if (q == BLK_Q_QUEUED) {
+                        inflight++;
+                } else if (q == BLK_Q_COMPLETED) {
+                        now = clk_now_ns();
+                        complete(w, io, now,
+                                 atomic_load_explicit(&r->measure_from, memory_order_relaxed),
+                                 atomic_load_explicit(&r->measure_until, memory_order_relaxed));
+                        w->freel[w->nfree++] = io;
+                } else {
+                        w->freel[w->nfree++] = io;
+                        w->seq--;
+                        if (w->cursor >= w->bs && io->offset == w->reg_off + w->cursor - w->bs)
+                                w->cursor -= w->bs; /* retry the same sequential block */
+                        break;
+                }
+        }
+        return inflight;
+}
+
+static int reap_some(struct worker *w, unsigned *inflight, int timeout_ms)
+{
+        struct blk_run *r = w->run;
+        int n = w->ops->reap(w->inst, 1, w->nios, w->done, timeout_ms);
+        uint64_t now = clk_now_ns();
+        uint64_t from = atomic_load_explicit(&r->measure_from, memory_order_relaxed);
+        uint64_t until = atomic_load_explicit(&r->measure_until, memory_order_relaxed);
+
+        if (n < 0)
+                return n;
+        for (int i = 0; i < n; i++) {
+                complete(w, w->done[i], now, from, until);
+                w->freel[w->nfree++] = w->done[i];
+        }
+        *inflight -= (unsigned)n;
+        if (w->ops->stats) {
+                struct blk_eng_stats st = {0};
+                w->ops->stats(w->inst, &st);
+                if (st.reconnects > w->reconn_base + ctr_get(&w->ctr, C_RECONN))
+                        ctr_add(&w->ctr, C_RECONN,
+                                st.reconnects - w->reconn_base - ctr_get(&w->ctr, C_RECONN));
+        }
+        return 0;
+}
+
+static void *worker_loop(void *arg)
+{
+        struct worker *w = arg;
+        struct blk_run *r = w->run;
+        unsigned inflight = 0;
+        int rc = 0;
+
+        while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+                inflight = fill_queue(w, inflight);
+                if (w->ops->commit && (rc = w->ops->commit(w->inst)) < 0)
+                        break;
+                if (inflight == 0) {
+                        if (w->exhausted)
+                                break;
+                        continue;
+                }
+                if ((rc = reap_some(w, &inflight, 100)) < 0)
+                        break;
+        }
+        /* Drain: every queued I/O comes back before the buffers are reused. */
+        uint64_t deadline = clk_now_ns() + 30 * 1000000000ull;
+        while (rc >= 0 && inflight > 0 && clk_now_ns() < deadline)
+                rc = reap_some(w, &inflight, 100);
+        if (rc >= 0 && inflight > 0)
+                rc = -ETIMEDOUT;
+        if (rc < 0)
+                worker_fail(w, rc);
+        return NULL;
+}
+
+static void worker_free(struct worker *w)
+{
+        if (w->inst)
+                w->ops->close(w->inst);
+        free(w->ios);
+        free(w->bufmem);
+        free(w->freel);
+        free(w->done);
+        free(w->written);
+        hist_free(w->hist[0]);
+        hist_free(w->hist[1]);
+}
+
+/* Fill write buffers with incompressible bytes once, so no I/O pays for it. */
+static void fill_random(void *buf, size_t len, uint64_t seed)
+{
+        uint64_t *p = buf;
+        for (size_t i = 0; i < len / 8; i++)
+                p[i] = rng_next(&seed);
+}
+
+static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *err, unsigned errlen)
+{
+        size_t bufsz = o->max_bs;
+
+        w->nios = o->max_depth;
+        w->ios = calloc(w->nios, sizeof(*w->ios));
+        w->freel = calloc(w->nios, sizeof(*w->freel));
+        w->done = calloc(w->nios, sizeof(*w->done));
+        w->hist[0] = hist_new();
+        w->hist[1] = hist_new();
+        if (!w->ios || !w->freel || !w->done || !w->hist[0] || !w->hist[1] ||
+            posix_memalign(&w->bufmem, 4096, bufsz * w->nios)) {
+                w->bufmem = NULL;
+                snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", w->nios,
+                         bufsz);
+                return -ENOMEM;
+        }
+        fill_random(w->bufmem, bufsz * w->nios, (uint64_t)(uintptr_t)w | 1);
+        for (unsigned i = 0; i < w->nios; i++) {
+                w->ios[i].buf = (char *)w->bufmem + i * bufsz;
+                w->ios[i].slot = i;
+                w->freel[i] = &w->ios[i];
+        }
+        w->nfree = w->nios;
+        w->rng = clk_now_ns() ^ ((uint64_t)(uintptr_t)w << 17) ^ 0x9E3779B97F4A7C15ull;
+        return 0;
+}
+
+/* Decide the region of target i from --offset/--size and check it fits. */
+static int set_region(struct blk_run *r, unsigned i, const struct blk_target_spec *t, char *err,
+                      unsigned errlen)
+{
+        const struct blk_geom *g = &r->geom[i];
+        uint64_t off = r->o.offset, len = r->o.size;
+
+        if (off % g->block_size) {
+                snprintf(err, errlen,
+                         "option --offset: %llu is not a multiple of %s's block size %u",
+                         (unsigned long long)off, t->path, g->block_size);
+                return -EINVAL;
+        }
+        if (len == 0)
+                len = off < g->size ? g->size - off : 0;
+        if (off + len > g->size || len == 0) {
+                snprintf(
+                    err, errlen,
+                    "option --size/--offset: region %llu+%llu is past the end of %s (%llu bytes)",
+                    (unsigned long long)off, (unsigned long long)len, t->path,
+                    (unsigned long long)g->size);
+                return -EINVAL;
+        }
+        r->reg_off[i] = off;
+        r->reg_len[i] = len - len % g->block_size;
+        return 0;
+}
+
+static int open_worker(struct blk_run *r, struct worker *w, const struct blk_target_spec *t,
+                       unsigned session, char *err, unsigned errlen)
+{
+        struct blk_open_args a = {
+            .path = t->path,
+            .depth = r->o.max_depth,
+            .direct = r->o.direct,
+            .writable = r->o.writable,
+            .create_size_ok = r->o.create_size > 0,
+            .create_size = r->o.create_size,
+            .initiator = r->o.initiator,
+            .session = session,
+        };
+        char eerr[512] = "";
+        int rc;
+
+        w->run = r;
+        w->ops = t->ops;
+        rc = t->ops->open(&a, &w->inst, &w->geom, eerr, sizeof(eerr));
+        if (rc < 0) {
+                w->inst = NULL;
+                snprintf(err, errlen, "%s: %s", t->path, eerr[0] ? eerr : strerror(-rc));
+                return rc;
+        }
+        return worker_alloc(w, &r->o, err, errlen);
+}
+
+int blk_run_open(struct blk_run **out, const struct blk_target_spec *t, unsigned ntargets,
+                 const struct blk_run_opts *o, struct blk_geom *geoms, char *err, unsigned errlen)
+{
+        struct blk_run *r = calloc(1, sizeof(*r));
+        unsigned per = o->workers_per_target ? o->workers_per_target : 1;
+        int rc = -ENOMEM;
+
+        if (!r)
+                goto nomem;
+        r->o = *o;
+        r->ntargets = ntargets;
+        r->nworkers = ntargets * per;
+        r->w = calloc(r->nworkers, sizeof(*r->w));
+        r->geom = calloc(ntargets, sizeof(*r->geom));
+        r->reg_off = calloc(ntargets, sizeof(uint64_t));
+        r->reg_len = calloc(ntargets, sizeof(uint64_t));
+        if (!r->w || !r->geom || !r->reg_off || !r->reg_len)
+                goto nomem;
+        for (unsigned i = 0; i < ntargets; i++) {
+                for (unsigned s = 0; s < per; s++) {
+                        struct worker *w = &r->w[i * per + s];
+                        w->target = i;
+                        rc = open_worker(r, w, &t[i], s, err, errlen);
+                        if (rc < 0)
+                                goto fail;
+                }
+                r->geom[i] = r->w[i * per].geom;
+                geoms[i] = r->geom[i];
+                if ((rc = set_region(r, i, &t[i], err, errlen)) < 0)
+                        goto fail;
+                for (unsigned s = 0; s < per; s++) {
+                        struct worker *w = &r->w[i * per + s];
+                        uint64_t slice = r->reg_len[i];
+                        if (o->split_region)
+                                slice = (slice / per) - (slice / per) % o->max_bs;
+                        if (slice < o->max_bs) {
+                                snprintf(err, errlen,
+                                         "option --size: %s's region is too small for %u workers "
+                                         "of %u-byte blocks",
+                                         t[i].path, per, o->max_bs);
+                                rc = -EINVAL;
+                                goto fail;
+                        }
+                        w->reg_off = r->reg_off[i] + (o->split_region ? slice * s : 0);
+                        w->reg_len = slice;
+                }
+        }
+        *out = r;
+        return 0;
+nomem:
+        snprintf(err, errlen, "out of memory");
+fail:
+        blk_run_close(r);
+        return rc;
+}
+
+void blk_run_region(const struct blk_run *r, unsigned target, uint64_t *offset, uint64_t *len)
+{
+        *offset = r->reg_off[target];
+        *len = r->reg_len[target];
+}
+
+/* One synchronous I/O through a worker's instance, outside any phase. */
+static int sync_io(struct worker *w, int ddir, uint64_t off, uint32_t len)
+{
+        struct blk_io *io = &w->ios[0], *done[1];
+        enum blk_qres q;
+
+        io->offset = off;
+        io->len = len;
+        io->ddir = (uint8_t)ddir;
+        io->error = 0;
+        q = w->ops->queue(w->inst, io);
+        if (q == BLK_Q_BUSY)
+                return -EBUSY;
+        if (q == BLK_Q_QUEUED) {
+                int n;
+                if (w->ops->commit && (n = w->ops->commit(w->inst)) < 0)
+                        return n;
+                for (int tries = 0; tries < 300; tries++) {
+                        n = w->ops->reap(w->inst, 1, 1, done, 100);
+                        if (n < 0)
+                                return n;
+                        if (n == 1)
+                                return io->error;
+                }
+                return -ETIMEDOUT;
+        }
+        return io->error;
+}
+
+int blk_run_read_head(struct blk_run *r, unsigned target, void *buf, uint32_t len, char *err,
+                      unsigned errlen)
+{
+        struct worker *w = &r->w[target * (r->nworkers / r->ntargets)];
+        int rc;
+
+        if (len > r->o.max_bs)
+                len = r->o.max_bs;
+        len -= len % w->geom.block_size;
+        if ((uint64_t)len > w->geom.size)
+                len = (uint32_t)(w->geom.size - w->geom.size % w->geom.block_size);
+        if (len == 0)
+                return 0;
+        rc = sync_io(w, BLK_READ, 0, len);
+        if (rc < 0) {
+                snprintf(err, errlen, "reading the first %u bytes: %s", len, strerror(-rc));
+                return rc;
+        }
+        memcpy(buf, w->ios[0].buf, len);
+        return (int)len;
+}
+
+static void phase_reset(struct worker *w, enum wmode mode, const struct blk_point_spec *p,
+                        uint32_t bs, unsigned depth, uint64_t generation)
+{
+        struct blk_eng_stats st = {0};
+
+        w->mode = mode;
+        w->p = p;
+        w->bs = bs;
+        w->depth = depth < w->nios ? depth : w->nios;
+        w->cursor = 0;
+        w->exhausted = 0;
+        w->generation = generation;
+        for (unsigned i = 0; i < CTR_MAX; i++)
+                atomic_store_explicit(&w->ctr.v[i], 0, memory_order_relaxed);
+        hist_reset(w->hist[0]);
+        hist_reset(w->hist[1]);
+        memset(w->errors, 0, sizeof(w->errors));
+        memset(w->sense, 0, sizeof(w->sense));
+        w->vfy_checked = w->vfy_mismatches = 0;
+        w->nbad = 0;
+        if (w->ops->stats)
+                w->ops->stats(w->inst, &st);
+        w->reconn_base = st.reconnects;
+}
+
+static int start_workers(struct blk_run *r)
+{
+        atomic_store(&r->stop, 0);
+        atomic_store(&r->failures, 0);
+        for (unsigned i = 0; i < r->nworkers; i++) {
+                int rc = pthread_create(&r->w[i].th, NULL, worker_loop, &r->w[i]);
+                if (rc) {
+                        atomic_store(&r->stop, 1);
+                        for (unsigned j = 0; j < i; j++)
+                                pthread_join(r->w[j].th, NULL);
+                        return -rc;
+                }
+        }
+        return 0;
+}
+
+static void join_workers(struct blk_run *r)
+{
+        atomic_store(&r->stop, 1);
+        for (unsigned i = 0; i < r->nworkers; i++)
+                pthread_join(r->w[i].th, NULL);
+}
+
+static uint64_t sum_ctr(const struct blk_run *r, unsigned c)
+{
+        uint64_t s = 0;
+        for (unsigned i = 0; i < r->nworkers; i++)
+                s += ctr_get(&r->w[i].ctr, c);
+        return s;
+}
+
+static int should_end(struct blk_run *r)
+{
+        return atomic_load(&r->interrupted) || atomic_load(&r->failures) > 0;
+}
+
+/* Sleep until t (ns) in short steps so an interrupt or a lost session ends it early. */
+static void wait_until(struct blk_run *r, uint64_t t)
+{
+        for (uint64_t now = clk_now_ns(); now < t && !should_end(r); now = clk_now_ns())
+                clk_sleep_ns(t - now < 50000000ull ? t - now : 50000000ull);
+}
+
+static double cpu_seconds(int user)
+{
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        const struct timeval *tv = user ? &ru.ru_utime : &ru.ru_stime;
+        return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+static void take_interval(struct blk_run *r, struct blk_point_result *res, uint64_t *last,
+                          uint64_t now)
+{
+        static const unsigned cs[] = {C_RIOS, C_WIOS, C_RBYTES, C_WBYTES, C_RECONN};
+        uint64_t cur[5];
+        struct blk_interval *iv;
+
+        for (unsigned i = 0; i < 5; i++)
+                cur[i] = sum_ctr(r, cs[i]);
+        if (res->nintervals < BLK_MAX_INTERVALS) {
+                iv = &res->iv[res->nintervals++];
+                iv->t = (now - res->t_start_ns) / 1e9;
+                iv->ios[0] = cur[0] - last[0];
+                iv->ios[1] = cur[1] - last[1];
+                iv->bytes[0] = cur[2] - last[2];
+                iv->bytes[1] = cur[3] - last[3];
+                iv->reconnects = cur[4] - last[4];
+        }
+        memcpy(last, cur, sizeof(cur));
+}
+
+static void merge_target(struct blk_target_result *dst, const struct worker *w)
+{
+        for (unsigned d = 0; d < 2; d++) {
+                dst->dir[d].ios += ctr_get(&w->ctr, d ? C_WIOS : C_RIOS);
+                dst->dir[d].bytes += ctr_get(&w->ctr, d ? C_WBYTES : C_RBYTES);
+                dst->dir[d].errors += w->errors[d];
+                for (unsigned k = 0; k < 16; k++)
+                        dst->dir[d].sense[k] += w->sense[d][k];
+                hist_merge(dst->dir[d].hist, w->hist[d]);
+        }
+        dst->reconnects += ctr_get(&w->ctr, C_RECONN);
+        dst->vfy_checked += w->vfy_checked;
+        dst->vfy_mismatches += w->vfy_mismatches;
+        for (unsigned i = 0; i < w->nbad && dst->nbad < BLK_MAX_BAD; i++)
+                dst->bad[dst->nbad++] = w->bad[i];
+        if (w->failed && !dst->failed) {
+                dst->failed = w->failed;
+                snprintf(dst->error, sizeof(dst->error), "%s", w->error);
+        }
+}
+
+static int target_result_init(struct blk_target_result *t)
+{
+        memset(t, 0, sizeof(*t));
+        t->dir[0].hist = hist_new();
+        t->dir[1].hist = hist_new();
+        return t->dir[0].hist && t->dir[1].hist ? 0 : -ENOMEM;
+}
+
+static void target_result_fini(struct blk_target_result *t)
+{
+        hist_free(t->dir[0].hist);
+        hist_free(t->dir[1].hist);
+}
+
+static int result_alloc(struct blk_run *r, struct blk_point_result *res)
+{
+        memset(res, 0, sizeof(*res));
+        res->ntargets = r->ntargets;
+        res->t = calloc(r->ntargets, sizeof(*res->t));
+        res->iv = calloc(BLK_MAX_INTERVALS, sizeof(*res->iv));
+        if (!res->t || !res->iv)
+                return -ENOMEM;
+        for (unsigned i = 0; i < r->ntargets; i++)
+                if (target_result_init(&res->t[i]))
+                        return -ENOMEM;
+        return target_result_init(&res->all);
+}
+
+static int collect(struct blk_run *r, struct blk_point_result *res)
+{
+        unsigned per = r->nworkers / r->ntargets;
+        int rc = 0;
+
+        for (unsigned i = 0; i < r->nworkers; i++) {
+                merge_target(&res->t[i / per], &r->w[i]);
+                merge_target(&res->all, &r->w[i]);
+                if (r->w[i].failed)
+                        rc = r->w[i].failed;
+        }
+        return rc;
+}
+
+/* Bitmaps of written units exist only while verifying writes. */
+static int ensure_bitmaps(struct blk_run *r)
+{
+        for (unsigned i = 0; i < r->nworkers; i++) {
+                struct worker *w = &r->w[i];
+                uint64_t units = w->reg_len / w->geom.block_size;
+                if (w->written) {
+                        memset(w->written, 0, (units + 63) / 64 * 8);
+                        continue;
+                }
+                w->written = calloc((units + 63) / 64, 8);
+                if (!w->written)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_point_result *res,
+                  blk_progress_fn prog, void *user)
+{
+        uint64_t last[5] = {0}, t0, next, end;
+        double u0, s0;
+        int rc, writes = p->rw != BLK_RW_READ && p->rw != BLK_RW_RANDREAD;
+
+        if ((rc = result_alloc(r, res)) < 0)
+                return rc;
+        if (p->verify && writes && (rc = ensure_bitmaps(r)) < 0)
+                return rc;
+        for (unsigned i = 0; i < r->nworkers; i++) {
+                phase_reset(&r->w[i], WM_POINT, p, p->bs, p->iodepth,
+                            p->verify && writes ? p->generation : 0);
+                if (!(p->verify && writes)) {
+                        free(r->w[i].written);
+                        r->w[i].written = NULL;
+                }
+        }
+        t0 = clk_now_ns();
+        atomic_store(&r->measure_from, p->ramp_ns ? UINT64_MAX : t0);
+        atomic_store(&r->measure_until, UINT64_MAX);
+        if ((rc = start_workers(r)) < 0)
+                return rc;
+        if (p->ramp_ns) {
+                wait_until(r, t0 + p->ramp_ns);
+                atomic_store(&r->measure_from, clk_now_ns());
+        }
+        res->t_start_ns = atomic_load(&r->measure_from);
+        u0 = cpu_seconds(1);
+        s0 = cpu_seconds(0);
+        end = res->t_start_ns + p->run_ns;
+        for (next = res->t_start_ns; !should_end(r) && next < end;) {
+                next += (uint64_t)p->interval_ms * 1000000ull;
+                if (next > end)
+                        next = end;
+                wait_until(r, next);
+                take_interval(r, res, last, clk_now_ns());
+                if (prog)
+                        prog(user, (clk_now_ns() - t0) / 1e9, last[0] + last[1]);
+        }
+        res->t_end_ns = clk_now_ns();
+        atomic_store(&r->measure_until, res->t_end_ns);
+        join_workers(r);
+        res->cpu_user_s = cpu_seconds(1) - u0;
+        res->cpu_sys_s = cpu_seconds(0) - s0;
+        res->runtime_s = (res->t_end_ns - res->t_start_ns) / 1e9;
+        res->interrupted = atomic_load(&r->interrupted);
+        return collect(r, res);
+}
+
+static int run_phase(struct blk_run *r, uint64_t duration_ns, blk_progress_fn prog, void *user)
+{
+        uint64_t t0 = clk_now_ns();
+        int rc = start_workers(r);
+
+        if (rc < 0)
+                return rc;
+        if (duration_ns) {
+                wait_until(r, t0 + duration_ns);
+        } else {
+                /* one-pass phase: wait for every worker to finish its slice */
+                for (;;) {
+                        unsigned busy = 0;
+                        for (unsigned i = 0; i < r->nworkers; i++)
+                                busy += !r->w[i].exhausted && !r->w[i].failed;
+                        if (!busy || should_end(r))
+                                break;
+                        clk_sleep_ns(20000000ull);
+                        if (prog)
+                                prog(user, (clk_now_ns() - t0) / 1e9, r->w[0].seq);
+                }
+        }
+        join_workers(r);
+        for (unsigned i = 0; i < r->nworkers; i++)
+                if (r->w[i].failed)
+                        return r->w[i].failed;
+        return 0;
+}
+
+int blk_run_precondition(struct blk_run *r, uint32_t bs, unsigned depth, uint64_t random_ns,
+                         uint64_t generation, blk_progress_fn prog, void *user, char *err,
+                         unsigned errlen)
+{
+        int rc;
+
+        for (unsigned i = 0; i < r->nworkers; i++)
+                phase_reset(&r->w[i], WM_FILL, NULL, bs, depth, generation);
+        rc = run_phase(r, 0, prog, user);
+        if (rc == 0 && random_ns) {
+                for (unsigned i = 0; i < r->nworkers; i++)
+                        phase_reset(&r->w[i], WM_RANDFILL, NULL, bs, depth, generation);
+                rc = run_phase(r, random_ns, prog, user);
+        }
+        if (rc < 0)
+                snprintf(err, errlen, "precondition: %s",
+                         r->w[0].error[0] ? r->w[0].error : strerror(-rc));
+        return rc;
+}
+
+int blk_run_verify_readback(struct blk_run *r, const struct blk_point_spec *p,
+                            struct blk_point_result *res)
+{
+        uint32_t bs = r->o.max_bs;
+        int rc;
+
+        for (unsigned i = 0; i < r->nworkers; i++) {
+                uint64_t *keep = r->w[i].written;
+                phase_reset(&r->w[i], WM_READBACK, p, bs, r->o.max_depth, p->generation);
+                r->w[i].written = keep;
+        }
+        rc = run_phase(r, 0, NULL, NULL);
+        for (unsigned i = 0; i < r->nworkers; i++) {
+                struct worker *w = &r->w[i];
+                struct blk_target_result *t = &res->t[w->target];
+                t->vfy_checked += w->vfy_checked;
+                t->vfy_mismatches += w->vfy_mismatches;
+                res->all.vfy_checked += w->vfy_checked;
+                res->all.vfy_mismatches += w->vfy_mismatches;
+                for (unsigned k = 0; k < w->nbad; k++) {
+                        if (t->nbad < BLK_MAX_BAD)
+                                t->bad[t->nbad++] = w->bad[k];
+                        if (res->all.nbad < BLK_MAX_BAD)
+                                res->all.bad[res->all.nbad++] = w->bad[k];
+                }
+        }
+        return rc;
+}
+
+void blk_run_interrupt(struct blk_run *r)
+{
+        atomic_store(&r->interrupted, 1);
+}
+
+void blk_point_result_free(struct blk_point_result *res)
+{
+        if (res->t)
+                for (unsigned i = 0; i < res->ntargets; i++)
+                        target_result_fini(&res->t[i]);
+        target_result_fini(&res->all);
+        free(res->t);
+        free(res->iv);
+        memset(res, 0, sizeof(*res));
+}
+
+void blk_run_close(struct blk_run *r)
+{
+        if (!r)
+                return;
+        for (unsigned i = 0; r->w && i < r->nworkers; i++)
+                worker_free(&r->w[i]);
+        free(r->w);
+        free(r->geom);
+        free(r->reg_off);
+        free(r->reg_len);
+        free(r);
+}

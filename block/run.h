@@ -1,0 +1,145 @@
+/*
+ * run.h - the block core loop: workers that keep engines' queues full, and
+ * all the timing and accounting around them.
+ *
+ * A struct blk_run holds the open targets and one worker per (target,
+ * session, job). Instances are opened once and reused by every sweep point,
+ * so an iSCSI sweep logs in once. Each point runs all workers at once for
+ * ramp + runtime; only I/Os completed after the ramp are counted.
+ *
+ * All calls are made from one controlling thread; workers are internal.
+ */
+#ifndef HCI_BLK_RUN_H
+#define HCI_BLK_RUN_H
+
+#include <stdint.h>
+
+#include "block/engine.h"
+#include "block/verify.h"
+#include "core/hist.h"
+
+enum blk_rw { BLK_RW_RANDREAD, BLK_RW_RANDWRITE, BLK_RW_RANDRW, BLK_RW_READ, BLK_RW_WRITE };
+
+#define BLK_MAX_BAD       16 /* mismatches described per target and point */
+#define BLK_MAX_INTERVALS 4096
+
+/* What one target is, as the user named it. */
+struct blk_target_spec {
+        const char *path; /* file/device path or iscsi:// URL */
+        const struct blk_engine_ops *ops;
+};
+
+/* How the run opens its targets. */
+struct blk_run_opts {
+        unsigned workers_per_target; /* sessions × numjobs */
+        unsigned max_depth;          /* deepest iodepth of the sweep */
+        uint32_t max_bs;             /* largest block size of the sweep */
+        uint64_t offset, size;       /* region; size 0 = to the end of the target */
+        int direct;
+        int writable;         /* some point writes, or precondition */
+        uint64_t create_size; /* file targets: create/extend to this many bytes */
+        const char *initiator;
+        int split_region; /* give each worker of a target its own slice */
+};
+
+/* One sweep point. */
+struct blk_point_spec {
+        enum blk_rw rw;
+        uint32_t bs;
+        unsigned iodepth;
+        unsigned rwmixread; /* percent of reads for randrw */
+        uint64_t ramp_ns, run_ns;
+        int verify;           /* stamp writes / check reads */
+        uint64_t generation;  /* verify generation of this run */
+        unsigned interval_ms; /* per-interval series step */
+};
+
+/* Counts for one direction. */
+struct blk_dir_result {
+        uint64_t ios, bytes, errors;
+        uint64_t sense[16]; /* errors by SCSI sense key; sense[0] = errors without sense */
+        struct hist *hist;
+};
+
+struct blk_interval {
+        double t; /* seconds since measurement start, end of interval */
+        uint64_t ios[2], bytes[2];
+        uint64_t reconnects; /* sessions re-established during the interval */
+};
+
+struct blk_target_result {
+        struct blk_dir_result dir[2]; /* BLK_READ, BLK_WRITE */
+        uint64_t reconnects;
+        uint64_t vfy_checked, vfy_mismatches;
+        unsigned nbad;
+        struct vfy_bad bad[BLK_MAX_BAD];
+        int failed; /* a session was lost for good */
+        char error[256];
+};
+
+struct blk_point_result {
+        double runtime_s; /* measured seconds */
+        unsigned ntargets;
+        struct blk_target_result *t;  /* per target */
+        struct blk_target_result all; /* merged over targets */
+        unsigned nintervals;
+        struct blk_interval *iv;       /* all targets together */
+        double cpu_user_s, cpu_sys_s;  /* this process during the measured part */
+        uint64_t t_start_ns, t_end_ns; /* measured window (clk_now_ns) */
+        int interrupted;
+};
+
+struct blk_run;
+
+/* Progress callback: seconds done of this phase, and a short status. */
+typedef void (*blk_progress_fn)(void *user, double done_s, uint64_t ios_so_far);
+
+/*
+ * Open every target and every worker's engine instance. On error returns
+ * -errno with err naming the target; partially opened state is released.
+ * geoms[i] receives target i's geometry.
+ */
+int blk_run_open(struct blk_run **out, const struct blk_target_spec *t, unsigned ntargets,
+                 const struct blk_run_opts *o, struct blk_geom *geoms, char *err, unsigned errlen);
+
+/* The region each target runs over, after offset/size were applied. */
+void blk_run_region(const struct blk_run *r, unsigned target, uint64_t *offset, uint64_t *len);
+
+/*
+ * Read the first len bytes of target i (for the signature check). buf is
+ * caller-owned, 4096-aligned. 0 or -errno.
+ */
+int blk_run_read_head(struct blk_run *r, unsigned target, void *buf, uint32_t len, char *err,
+                      unsigned errlen);
+
+/*
+ * Run one point. res is allocated by this call (free with
+ * blk_point_result_free). Returns 0, or -errno when a session was lost for
+ * good (res still holds what was measured, marked failed per target).
+ */
+int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_point_result *res,
+                  blk_progress_fn prog, void *user);
+
+/*
+ * Precondition: every worker writes its slice once sequentially (bs, at
+ * depth), then, if random_ns > 0, random writes for that long. Nothing is
+ * measured. generation != 0 stamps verify headers.
+ */
+int blk_run_precondition(struct blk_run *r, uint32_t bs, unsigned depth, uint64_t random_ns,
+                         uint64_t generation, blk_progress_fn prog, void *user, char *err,
+                         unsigned errlen);
+
+/*
+ * Read back what the last write point wrote and check it (verify). Adds to
+ * res's vfy_* counts. 0 or -errno.
+ */
+int blk_run_verify_readback(struct blk_run *r, const struct blk_point_spec *p,
+                            struct blk_point_result *res);
+
+/* Ask a running point to stop early (signal-safe: sets a flag). */
+void blk_run_interrupt(struct blk_run *r);
+
+void blk_point_result_free(struct blk_point_result *res);
+void blk_run_close(struct blk_run *r);
+
+#endif
