@@ -15,24 +15,29 @@ struct command {
 };
 
 static const struct command commands[] = {
-        {"block", cmd_block, "block [options]           one block run, or a sweep over --iodepth/--bs/--rw lists"},
-        {"oltp", cmd_oltp, "oltp prepare|run|cleanup  sysbench-style OLTP against one or many servers"},
-        {"lab", NULL, "lab up|down|status        the local lab: N database \"VMs\" + an iSCSI target"},
-        {"scale", NULL, "scale [options]           VM-count scaling: step N up, find the tipping point"},
-        {"report", NULL, "report RUN_DIR            render a run's report (HTML + Markdown, plots)"},
-        {"compare", NULL, "compare RUN_A RUN_B       side by side, e.g. HCI versus two-layer"},
-        {"analyze", NULL, "analyze FILE              peak / knee / latency knee of any load ramp"},
-        {"results", NULL, "results list|show RUN     the run index"},
-        {"run", NULL, "run JOBFILE               run the jobs of an INI job file"},
+    {"block", cmd_block,
+     "block [options]           one block run, or a sweep over --iodepth/--bs/--rw lists"},
+    {"oltp", cmd_oltp, "oltp prepare|run|cleanup  sysbench-style OLTP against one or many servers"},
+    {"lab", NULL, "lab up|down|status        the local lab: N database \"VMs\" + an iSCSI target"},
+    {"scale", NULL,
+     "scale [options]           VM-count scaling: step N up, find the tipping point"},
+    {"report", NULL, "report RUN_DIR            render a run's report (HTML + Markdown, plots)"},
+    {"compare", NULL, "compare RUN_A RUN_B       side by side, e.g. HCI versus two-layer"},
+    {"analyze", NULL, "analyze FILE              peak / knee / latency knee of any load ramp"},
+    {"results", NULL, "results list|show RUN     the run index"},
+    {"run", NULL, "run JOBFILE               run the jobs of an INI job file"},
 };
 
 static void usage(FILE *f)
 {
-        fprintf(f, "usage: hcisweep COMMAND [options]    (hcisweep COMMAND --help for its options)\n\n"
-                   "commands:\n");
+        fprintf(f,
+                "usage: hcisweep COMMAND [options]    (hcisweep COMMAND --help for its options)\n\n"
+                "commands:\n");
         for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
                 fprintf(f, "  %s\n", commands[i].usage);
-        fprintf(f, "\nexit codes: 0 done; 1 checks failed; 2 bad usage or input; 3 target unreachable\n");
+        fprintf(
+            f,
+            "\nexit codes: 0 done; 1 checks failed; 2 bad usage or input; 3 target unreachable\n");
 }
 
 int main(int argc, char **argv)

@@ -59,14 +59,14 @@ struct blk_geom {
 };
 
 struct blk_open_args {
-        const char *path;  /* file path, device path or iscsi:// URL */
-        unsigned depth;    /* at most this many I/Os in flight on this instance */
-        int direct;        /* O_DIRECT (files/devices) */
-        int writable;      /* opened for writing */
-        int create_size_ok;/* file engines: create/extend a regular file to create_size */
+        const char *path;   /* file path, device path or iscsi:// URL */
+        unsigned depth;     /* at most this many I/Os in flight on this instance */
+        int direct;         /* O_DIRECT (files/devices) */
+        int writable;       /* opened for writing */
+        int create_size_ok; /* file engines: create/extend a regular file to create_size */
         uint64_t create_size;
         const char *initiator; /* iSCSI initiator IQN (NULL = engine default) */
-        unsigned session;  /* index of this session/job on the target (for naming) */
+        unsigned session;      /* index of this session/job on the target (for naming) */
 };
 
 struct blk_eng_stats {
@@ -75,8 +75,8 @@ struct blk_eng_stats {
 
 struct blk_engine_ops {
         const char *name;
-        const char *help;  /* one line for --help */
-        int takes_url;     /* 1: path is an iscsi:// URL; 0: a file/device path */
+        const char *help; /* one line for --help */
+        int takes_url;    /* 1: path is an iscsi:// URL; 0: a file/device path */
 
         /* Once per process before any open (may be NULL). 0 or -errno. */
         int (*setup)(char *err, unsigned errlen);
@@ -88,8 +88,8 @@ struct blk_engine_ops {
          * refused, -ENOENT missing file/LUN (all exit 3); err names the cause,
          * including the library's own message.
          */
-        int (*open)(const struct blk_open_args *a, void **inst, struct blk_geom *geom,
-                    char *err, unsigned errlen);
+        int (*open)(const struct blk_open_args *a, void **inst, struct blk_geom *geom, char *err,
+                    unsigned errlen);
 
         /* Submit one I/O. Never blocks for long on async engines. */
         enum blk_qres (*queue)(void *inst, struct blk_io *io);

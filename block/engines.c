@@ -19,13 +19,13 @@ extern const struct blk_engine_ops blk_engine_libiscsi;
 
 static const struct blk_engine_ops *const engines[] = {
 #ifdef HAVE_LIBISCSI
-        &blk_engine_libiscsi,
+    &blk_engine_libiscsi,
 #endif
 #ifdef HAVE_IO_URING
-        &blk_engine_io_uring,
+    &blk_engine_io_uring,
 #endif
-        &blk_engine_psync,
-        &blk_engine_null,
+    &blk_engine_psync,
+    &blk_engine_null,
 };
 
 const char *const blk_engine_names[] = {"libiscsi", "io_uring", "psync", "null", NULL};

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VFY_MAGIC 0x48435657u /* "HCVW" */
+#define VFY_MAGIC    0x48435657u /* "HCVW" */
 #define VFY_HDR_SIZE 32
 
 struct vfy_hdr {

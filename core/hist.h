@@ -21,8 +21,8 @@
 #include <jansson.h>
 
 #define HIST_SUB_BITS 8
-#define HIST_LAYOUT "loglin-8"
-#define HIST_MAX_NS (1ull << 42) /* ~73 minutes */
+#define HIST_LAYOUT   "loglin-8"
+#define HIST_MAX_NS   (1ull << 42) /* ~73 minutes */
 
 struct hist;
 

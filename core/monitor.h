@@ -38,7 +38,8 @@ void mon_watch_pid(struct mon *m, int pid, const char *label);
  */
 void mon_stop(struct mon *m);
 
-/* Mean host CPU split over the samples whose start lies in [t0, t1] ns (clk_now_ns); whole run when t0 == t1 == 0. */
+/* Mean host CPU split over the samples whose start lies in [t0, t1] ns (clk_now_ns); whole run when
+ * t0 == t1 == 0. */
 void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out);
 
 /*
@@ -54,7 +55,8 @@ json_t *mon_to_json(const struct mon *m);
 
 void mon_free(struct mon *m);
 
-/* Host facts for the "host" object: {"cpus","model","kernel","memory_bytes","hostname"}. New reference. */
+/* Host facts for the "host" object: {"cpus","model","kernel","memory_bytes","hostname"}. New
+ * reference. */
 json_t *host_info_json(void);
 
 #endif

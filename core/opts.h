@@ -47,10 +47,10 @@ enum opt_flags {
 struct opt_def {
         const char *name; /* without the leading "--" */
         enum opt_type type;
-        size_t off;              /* offsetof(config struct, field) */
-        const char *def;         /* default, written as a user would; NULL = zero/empty */
-        double min, max;         /* inclusive bounds for numbers and list items; min==max: none */
-        const char *help;        /* one line */
+        size_t off;       /* offsetof(config struct, field) */
+        const char *def;  /* default, written as a user would; NULL = zero/empty */
+        double min, max;  /* inclusive bounds for numbers and list items; min==max: none */
+        const char *help; /* one line */
         const char *const *choices; /* OPT_ENUM / OPT_ENUMLIST: NULL-terminated */
         unsigned flags;
 };
@@ -65,8 +65,7 @@ struct opt_group {
 int opt_defaults(const struct opt_group *g, char *err, size_t errlen);
 
 /* Set one option from text (name without "--"). */
-int opt_set(const struct opt_group *g, const char *name, const char *val, char *err,
-            size_t errlen);
+int opt_set(const struct opt_group *g, const char *name, const char *val, char *err, size_t errlen);
 
 /*
  * Parse argv[0..argc): options are applied; other words are positional and

@@ -30,7 +30,8 @@ int parse_bool(const char *s, int *out, char *err, unsigned errlen);
 /* List of integers (is_size: items take size suffixes). Ranges as above. */
 int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, unsigned errlen);
 
-/* Format a byte count the way users write it back: 4096 -> "4k", 1048576 -> "1m", 1000 -> "1000". */
+/* Format a byte count the way users write it back: 4096 -> "4k", 1048576 -> "1m", 1000 -> "1000".
+ */
 void fmt_size(uint64_t bytes, char *buf, unsigned len);
 
 #endif

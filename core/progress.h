@@ -10,12 +10,13 @@
 
 struct progress;
 
-/* total_s: the whole planned duration in seconds. Returns NULL on ENOMEM (then all calls are no-ops). */
+/* total_s: the whole planned duration in seconds. Returns NULL on ENOMEM (then all calls are
+ * no-ops). */
 struct progress *prog_start(double total_s);
 
 /* done_s: seconds of the plan done so far; fmt: the status text after the ETA. */
 void prog_update(struct progress *p, double done_s, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Clear the line (so the next printed line starts clean) without ending. */
 void prog_clear(struct progress *p);

@@ -15,6 +15,8 @@ PKGS=(
   sysbench fio
   # misc tools the scripts use
   util-linux procps iproute2 xxd
+  # quality gates
+  clang-format cppcheck
 )
 
 missing=()

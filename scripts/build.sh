@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Configure and build hcisweep. Usage: scripts/build.sh [DIR] [cmake args...]
+# DIR defaults to build/ (release with debug info). Prints the binary's path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build}
+shift || true
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+make -C "$dir" -j"$(nproc)" --no-print-directory -s >&2
+echo "$dir/hcisweep"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian machine:
+#   installs the packages (scripts/install-deps.sh), checks formatting and
+#   cppcheck, builds twice (release, and AddressSanitizer + UBSan), runs the
+#   unit tests in both builds and every test (unit, cli, integration against
+#   real tgtd and MariaDB servers the tests start themselves) in the
+#   sanitizer build.
+# Usage: scripts/test.sh [--fast]     --fast skips tests labelled slow.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fast=0
+[ "${1:-}" = "--fast" ] && fast=1
+
+bash scripts/install-deps.sh
+bash scripts/lint.sh
+
+bash scripts/build.sh build >/dev/null
+bash scripts/build.sh build-asan -DWITH_SANITIZERS=ON >/dev/null
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+echo "== unit tests (release build)"
+(cd build && ctest --output-on-failure -L unit)
+
+echo "== all tests (sanitizer build)"
+labels=()
+[ $fast -eq 1 ] && labels=(-LE slow)
+(cd build-asan && ctest --output-on-failure --timeout 900 -j2 "${labels[@]}")
