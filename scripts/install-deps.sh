@@ -14,7 +14,7 @@ PKGS=(
   # peers for the benchmarks and compatibility tests
   sysbench fio
   # misc tools the scripts use
-  util-linux procps iproute2 xxd
+  util-linux procps iproute2 xxd jq
   # quality gates
   clang-format cppcheck
 )
