@@ -171,11 +171,15 @@ static int opt_check_bounds(const struct opt_def *d, double v, const char *shown
         return 0;
 }
 
-/* A parse.c message, which does not name the option, as this option's error. */
+/*
+ * A parse.c message, which does not name the option, as this option's
+ * error. Callers of this file see -EINVAL for any bad value (opts.h), so
+ * parse.c's -ERANGE folds into it; only -ENOMEM stays apart.
+ */
 static int opt_prefix(const struct opt_def *d, int rc, const char *msg, char *err, size_t errlen)
 {
         opt_fail(err, errlen, "option --%s: %s", d->name, msg);
-        return rc;
+        return rc == -ENOMEM ? rc : -EINVAL;
 }
 
 static void opt_fmt_choices(const struct opt_def *d, char *buf, size_t len)
