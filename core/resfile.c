@@ -1,1 +1,210 @@
-/* core/resfile.c: not written yet */
+/*
+ * resfile.c - result files that survive crashes and full disks.
+ *
+ * A result is written to "NAME.tmp.PID" next to the target, flushed with
+ * fsync, renamed over the target and the directory is fsynced so the
+ * rename itself is durable. rename() within one directory is atomic, so a
+ * reader (or a rerun after a crash or SIGKILL) sees the old complete file
+ * or the new complete file. The PID in the temporary name keeps two
+ * processes writing the same result from truncating each other's file.
+ */
+#include "core/resfile.h"
+#include "core/clock.h"
+#include "core/monitor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+
+json_t *res_new(const char *kind, json_t *config)
+{
+        char now[32];
+        json_t *o = json_object();
+        int bad = !o;
+
+        if (bad)
+                return NULL;
+        clk_iso8601_now(now, sizeof(now));
+        bad |= json_object_set_new(o, "schema_version", json_integer(RES_SCHEMA_VERSION));
+        bad |= json_object_set_new(o, "hcisweep_version", json_string(HCISWEEP_VERSION));
+        bad |= json_object_set_new(o, "kind", json_string(kind ? kind : ""));
+        bad |= json_object_set_new(o, "started_at", json_string(now));
+        bad |= json_object_set(o, "config", config ? config : json_null());
+        bad |= json_object_set_new(o, "host", host_info_json());
+        if (bad) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+        ssize_t n;
+
+        while (len > 0) {
+                n = write(fd, buf, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                buf += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+/* The directory holding path ("." when it has no slash). Caller frees. */
+static char *dir_of(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+
+        if (!slash)
+                return strdup(".");
+        if (slash == path)
+                return strdup("/");
+        return strndup(path, (size_t)(slash - path));
+}
+
+static int fsync_dir(const char *path)
+{
+        char *dir = dir_of(path);
+        int fd, ret = 0;
+
+        if (!dir)
+                return -ENOMEM;
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                ret = -errno;
+                goto out;
+        }
+        /* some filesystems cannot fsync a directory; the rename stands anyway */
+        if (fsync(fd) < 0 && errno != EINVAL)
+                ret = -errno;
+        close(fd);
+out:
+        free(dir);
+        return ret;
+}
+
+static int write_tmp(const char *tmp, const char *text, size_t len)
+{
+        int fd, ret;
+
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        ret = write_all(fd, text, len);
+        if (!ret && fsync(fd) < 0)
+                ret = -errno;
+        /* close() reports delayed write errors on NFS */
+        if (close(fd) < 0 && !ret)
+                ret = -errno;
+        return ret;
+}
+
+int res_write_text(const char *path, const char *text, unsigned long len, char *err,
+                   unsigned errlen)
+{
+        char *tmp = NULL;
+        int ret, renamed = 0;
+
+        if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
+                tmp = NULL;
+                ret = -ENOMEM;
+                goto out;
+        }
+        ret = write_tmp(tmp, text, len);
+        if (ret < 0)
+                goto out;
+        if (rename(tmp, path) < 0) {
+                ret = -errno;
+                goto out;
+        }
+        renamed = 1;
+        ret = fsync_dir(path);
+out:
+        if (ret < 0) {
+                if (tmp && !renamed)
+                        unlink(tmp);
+                snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+        }
+        free(tmp);
+        return ret;
+}
+
+int res_write_json(const char *path, const json_t *j, char *err, unsigned errlen)
+{
+        char *text = json_dumps(j, DUMP_FLAGS);
+        size_t len;
+        char *nl;
+        int ret;
+
+        if (!text) {
+                snprintf(err, errlen, "%s: cannot encode JSON: %s", path, strerror(ENOMEM));
+                return -ENOMEM;
+        }
+        /* end with a newline so the file is a proper text file for cat and diff */
+        len = strlen(text);
+        nl = realloc(text, len + 2);
+        if (!nl) {
+                free(text);
+                snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+                return -ENOMEM;
+        }
+        nl[len] = '\n';
+        nl[len + 1] = '\0';
+        ret = res_write_text(path, nl, len + 1, err, errlen);
+        free(nl);
+        return ret;
+}
+
+static int mkdir_one(const char *path)
+{
+        struct stat st;
+
+        if (mkdir(path, 0755) == 0)
+                return 0;
+        if (errno != EEXIST)
+                return -errno;
+        if (stat(path, &st) < 0)
+                return -errno;
+        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int res_mkdirs(const char *path, char *err, unsigned errlen)
+{
+        char *copy = NULL, *p;
+        int ret = 0;
+
+        if (!path || !*path) {
+                ret = -EINVAL;
+                goto out;
+        }
+        copy = strdup(path);
+        if (!copy) {
+                ret = -ENOMEM;
+                goto out;
+        }
+        /* each prefix ending before a '/', then the whole path */
+        for (p = copy + 1; *p && !ret; p++) {
+                if (*p != '/' || p[-1] == '/')
+                        continue;
+                *p = '\0';
+                ret = mkdir_one(copy);
+                *p = '/';
+        }
+        if (!ret)
+                ret = mkdir_one(copy);
+out:
+        if (ret < 0)
+                snprintf(err, errlen, "%s: %s", path ? path : "", strerror(-ret));
+        free(copy);
+        return ret;
+}
