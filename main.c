@@ -6,6 +6,7 @@
 
 #include "core/exitcode.h"
 #include "block/block.h"
+#include "cmd_run.h"
 #include "oltp/oltp.h"
 
 struct command {
@@ -25,7 +26,7 @@ static const struct command commands[] = {
     {"compare", NULL, "compare RUN_A RUN_B       side by side, e.g. HCI versus two-layer"},
     {"analyze", NULL, "analyze FILE              peak / knee / latency knee of any load ramp"},
     {"results", NULL, "results list|show RUN     the run index"},
-    {"run", NULL, "run JOBFILE               run the jobs of an INI job file"},
+    {"run", cmd_run, "run JOBFILE               run the jobs of an INI job file"},
 };
 
 static void usage(FILE *f)

@@ -7,4 +7,10 @@
 /* `hcisweep block [options]`; argv[0] is "block". Returns an exit code (core/exitcode.h). */
 int cmd_block(int argc, char **argv);
 
+/*
+ * Check one option as a job file would set it (name without "--"). 0, or
+ * -EINVAL with err naming the option. Any thread.
+ */
+int cmd_block_check_option(const char *name, const char *val, char *err, unsigned errlen);
+
 #endif

@@ -362,6 +362,7 @@ static void print_row(const struct block_cmd *b, const struct blk_point_spec *p,
                 printf("%6.1f\n", cpu_pct);
         else
                 printf("%6s\n", "");
+        fflush(stdout); /* rows appear as points finish, also through a pipe */
         hist_free(h);
 }
 
@@ -724,6 +725,22 @@ static void cleanup(struct block_cmd *b)
         free(b->lists[0]);
         free(b->lists[1]);
         opt_free(b->groups);
+}
+
+int cmd_block_check_option(const char *name, const char *val, char *err, unsigned errlen)
+{
+        struct blk_cfg *cfg = calloc(1, sizeof(*cfg));
+        struct opt_group g[2] = {{block_opts, cfg, NULL}, {NULL, NULL, NULL}};
+        int rc;
+
+        if (!cfg)
+                return -ENOMEM;
+        rc = opt_defaults(g, err, errlen);
+        if (rc == 0)
+                rc = opt_set(g, name, val, err, errlen);
+        opt_free(g);
+        free(cfg);
+        return rc;
 }
 
 int cmd_block(int argc, char **argv)

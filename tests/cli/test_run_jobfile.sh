@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `hcisweep run JOBFILE`: [global] applies to every job, jobs run in order,
+# and a bad key is reported with its file and line before anything runs.
+. "$TESTLIB"
+
+cat >"$T/good.ini" <<INI
+[global]
+engine = null
+runtime = 1
+
+; a queue-depth sweep
+[qd]
+iodepth = 1,4
+json = $T/qd.json
+
+[bs]
+bs = 4k,8k
+json = $T/bs.json
+INI
+expect_rc 0 "$HCISWEEP" run "$T/good.ini"
+jq -e '(.points | length) == 2 and .config.engine == "null" and .config.iodepth == [1,4]' \
+        "$T/qd.json" >/dev/null || fail "job [qd] did not run with global + own options"
+jq -e '[.points[].bs] == [4096, 8192] and .config.runtime == 1' "$T/bs.json" >/dev/null ||
+        fail "job [bs] did not run with global + own options"
+
+printf '[global]\nengine = null\n\n[a]\nruntime = 1\niodpth = 4\n' >"$T/typo.ini"
+expect_rc 2 "$HCISWEEP" run "$T/typo.ini"
+grep -q "typo.ini:6: unknown option --iodpth (did you mean --iodepth?)" <<<"$OUT" ||
+        fail "bad key not reported with its line: $OUT"
+
+printf '[a]\nengine = null\nruntime = 1\n[b]\niodepth = 0\n' >"$T/range.ini"
+expect_rc 2 "$HCISWEEP" run "$T/range.ini"
+grep -q "range.ini:5: option --iodepth" <<<"$OUT" || fail "bad value not reported: $OUT"
+grep -q "^randread" <<<"$OUT" && fail "job [a] ran although the file was invalid"
+
+printf '[a]\nengine = null\nthis is not ini\n' >"$T/syntax.ini"
+expect_rc 2 "$HCISWEEP" run "$T/syntax.ini"
+grep -q "syntax.ini:3" <<<"$OUT" || fail "syntax error without its line: $OUT"
+
+expect_rc 2 "$HCISWEEP" run "$T/missing.ini"
+grep -q "missing.ini" <<<"$OUT" || fail "missing file not named: $OUT"
+expect_rc 0 "$HCISWEEP" run --help
+pass "job files"
