@@ -1,12 +1,521 @@
-/* oltp/cmd_oltp.c: placeholder until the OLTP module lands. */
+/*
+ * cmd_oltp.c - `hcisweep oltp prepare|run|cleanup`: options and dispatch.
+ *
+ * One options table (sysbench's names, so a sysbench command line mostly
+ * works as is) drives parsing, --help and the config echoed into the JSON.
+ * The password never comes from this table's echo: it is read from
+ * MYSQL_PWD, --mysql-password-file, or the secret --mysql-password.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "core/exitcode.h"
+#include "core/log.h"
+#include "core/monitor.h"
+#include "core/opts.h"
+#include "core/resfile.h"
+#include "oltp/engine.h"
 #include "oltp/oltp.h"
+#include "oltp/prepare.h"
+#include "oltp/report.h"
+
+#define MAX_HOSTS  256
+#define MAX_IGNORE 64
+
+struct oltp_opts {
+        int workload, rand_type, range_selects, skip_trx;
+        char *mysql_host, *mysql_user, *mysql_db, *mysql_password, *mysql_password_file;
+        char *mysql_ignore_errors, *json, *driver;
+        long long mysql_port, tables, table_size, threads, events, event_threads;
+        long long point_selects, simple_ranges, sum_ranges, order_ranges, distinct_ranges;
+        long long index_updates, non_index_updates, delete_inserts, range_size;
+        long long rand_spec_iter, rand_spec_pct, rand_spec_res, rand_seed, connect_timeout;
+        double time, warmup_time, report_interval, rate, rand_pareto_h, rand_zipfian_exp;
+        double reconnect_timeout;
+        struct u64_list percentile;
+};
+
+#define O(f)  offsetof(struct oltp_opts, f)
+#define NOLIM 0, 0
+
+static const struct opt_def oltp_defs[] = {
+    {"workload", OPT_ENUM, O(workload), "oltp_read_write", NOLIM, "sysbench workload",
+     oltp_wl_names, 0},
+    {"mysql-host", OPT_STR, O(mysql_host), "localhost", NOLIM,
+     "server(s): H[,H...], each may be host:port", NULL, 0},
+    {"mysql-port", OPT_INT, O(mysql_port), "3306", 1, 65535, "port for hosts without one", NULL, 0},
+    {"mysql-user", OPT_STR, O(mysql_user), "sbtest", NOLIM, "user name", NULL, 0},
+    {"mysql-db", OPT_STR, O(mysql_db), "sbtest", NOLIM, "database", NULL, 0},
+    {"mysql-password", OPT_STR, O(mysql_password), NULL, NOLIM,
+     "password (visible to other users: prefer MYSQL_PWD or --mysql-password-file)", NULL,
+     OPT_F_SECRET},
+    {"mysql-password-file", OPT_STR, O(mysql_password_file), NULL, NOLIM,
+     "read the password from the first line of this file", NULL, 0},
+    {"mysql-ignore-errors", OPT_STR, O(mysql_ignore_errors), "1213,1020,1205", NOLIM,
+     "error numbers that roll back and retry a transaction; 'all' or 'none'", NULL, 0},
+    {"tables", OPT_INT, O(tables), "1", 1, 100000, "number of tables", NULL, 0},
+    {"table-size", OPT_INT, O(table_size), "10000", 0, 2000000000, "rows per table", NULL, 0},
+    {"threads", OPT_INT, O(threads), "1", 1, 100000,
+     "connections in total, round-robin over the hosts", NULL, 0},
+    {"event-threads", OPT_INT, O(event_threads), "0", 0, 1024,
+     "threads running the connections (0: one per core)", NULL, 0},
+    {"time", OPT_DOUBLE, O(time), "10", 0, 1e7, "measured seconds (0: until --events)", NULL, 0},
+    {"events", OPT_INT, O(events), "0", 0, 1e15, "stop after this many transactions", NULL, 0},
+    {"warmup-time", OPT_DOUBLE, O(warmup_time), "0", 0, 1e6,
+     "seconds run before measuring (not counted)", NULL, 0},
+    {"report-interval", OPT_DOUBLE, O(report_interval), "0", 0, 1e6,
+     "print figures every SEC seconds (0: off)", NULL, 0},
+    {"percentile", OPT_DLIST, O(percentile), "95", 0.001, 100, "latency percentile(s)", NULL, 0},
+    {"rate", OPT_DOUBLE, O(rate), "0", 0, 1e9,
+     "open loop: Poisson arrivals at TPS in total (0: closed loop)", NULL, 0},
+    {"rand-type", OPT_ENUM, O(rand_type), "special", NOLIM, "id distribution", oltp_dist_names, 0},
+    {"rand-spec-iter", OPT_INT, O(rand_spec_iter), "12", 1, 1000,
+     "iterations of the gaussian/special bell", NULL, 0},
+    {"rand-spec-pct", OPT_INT, O(rand_spec_pct), "1", 0, 100,
+     "special: hot spot size, % of the range", NULL, 0},
+    {"rand-spec-res", OPT_INT, O(rand_spec_res), "75", 0, 99,
+     "special: % of draws that fall in the hot spot", NULL, 0},
+    {"rand-pareto-h", OPT_DOUBLE, O(rand_pareto_h), "0.2", 0.000001, 0.999999, "pareto shape h",
+     NULL, 0},
+    {"rand-zipfian-exp", OPT_DOUBLE, O(rand_zipfian_exp), "0.8", 0, 100, "zipfian exponent", NULL,
+     0},
+    {"rand-seed", OPT_INT, O(rand_seed), "0", 0, 1e18, "seed (0: from the clock)", NULL, 0},
+    {"range_size", OPT_INT, O(range_size), "100", 1, 1000000, "rows per range SELECT", NULL, 0},
+    {"point_selects", OPT_INT, O(point_selects), "10", 0, 10000, "point SELECTs per transaction",
+     NULL, 0},
+    {"simple_ranges", OPT_INT, O(simple_ranges), "1", 0, 10000,
+     "simple range SELECTs per transaction", NULL, 0},
+    {"sum_ranges", OPT_INT, O(sum_ranges), "1", 0, 10000, "SUM() ranges per transaction", NULL, 0},
+    {"order_ranges", OPT_INT, O(order_ranges), "1", 0, 10000, "ORDER BY ranges per transaction",
+     NULL, 0},
+    {"distinct_ranges", OPT_INT, O(distinct_ranges), "1", 0, 10000,
+     "DISTINCT ranges per transaction", NULL, 0},
+    {"range_selects", OPT_BOOL, O(range_selects), "1", NOLIM, "run the range SELECTs", NULL, 0},
+    {"index_updates", OPT_INT, O(index_updates), "1", 0, 10000,
+     "UPDATEs of the indexed column per transaction", NULL, 0},
+    {"non_index_updates", OPT_INT, O(non_index_updates), "1", 0, 10000,
+     "UPDATEs of a non-indexed column per transaction", NULL, 0},
+    {"delete_inserts", OPT_INT, O(delete_inserts), "1", 0, 10000,
+     "DELETE+INSERT pairs per transaction", NULL, 0},
+    {"skip_trx", OPT_BOOL, O(skip_trx), "0", NOLIM, "autocommit: no BEGIN/COMMIT", NULL, 0},
+    {"reconnect-timeout", OPT_DOUBLE, O(reconnect_timeout), "30", 0.1, 86400,
+     "end the run when a server stays unreachable this long", NULL, 0},
+    {"connect-timeout", OPT_INT, O(connect_timeout), "10", 1, 3600,
+     "seconds for one connection attempt", NULL, 0},
+    {"json", OPT_STR, O(json), NULL, NOLIM, "write the result JSON here", NULL, 0},
+    {"driver", OPT_STR, O(driver), "mariadb", NOLIM, "client library", NULL, OPT_F_HIDDEN},
+    {NULL, 0, 0, NULL, NOLIM, NULL, NULL, 0},
+};
+
+static const char usage_line[] =
+    "hcisweep oltp prepare|run|cleanup [options]\n"
+    "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"
+    "  The password comes from MYSQL_PWD or --mysql-password-file.";
+
+struct ctx {
+        struct oltp_opts o;
+        struct opt_group g[2];
+        struct oltp_dsn *hosts;
+        unsigned nhosts;
+        char *password;
+        struct oltp_dist dist;
+        unsigned ignore[MAX_IGNORE], nignore;
+        int ignore_all;
+        const struct oltp_driver_ops *ops;
+};
+
+static int parse_hosts(struct ctx *x, char *err, size_t errlen)
+{
+        char *list = strdup(x->o.mysql_host), *save = NULL, *tok;
+        int rc = 0;
+
+        x->hosts = calloc(MAX_HOSTS, sizeof(*x->hosts));
+        if (!list || !x->hosts) {
+                free(list);
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        for (tok = strtok_r(list, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+                struct oltp_dsn *d = &x->hosts[x->nhosts];
+                char *colon = strchr(tok, ':');
+
+                if (x->nhosts == MAX_HOSTS || !*tok) {
+                        snprintf(err, errlen, "option --mysql-host: empty or too many hosts");
+                        rc = -EINVAL;
+                        break;
+                }
+                d->port = (unsigned)x->o.mysql_port;
+                if (colon && !strchr(colon + 1, ':')) {
+                        char *end;
+                        long p = strtol(colon + 1, &end, 10);
+
+                        if (*end || p < 1 || p > 65535) {
+                                snprintf(err, errlen, "option --mysql-host: bad port in '%s'", tok);
+                                rc = -EINVAL;
+                                break;
+                        }
+                        d->port = (unsigned)p;
+                        *colon = '\0';
+                }
+                snprintf(d->host, sizeof(d->host), "%s", tok);
+                x->nhosts++;
+        }
+        free(list);
+        if (!rc && !x->nhosts) {
+                snprintf(err, errlen, "option --mysql-host: no host given");
+                rc = -EINVAL;
+        }
+        return rc;
+}
+
+static int read_password(struct ctx *x, char *err, size_t errlen)
+{
+        const char *env = getenv("MYSQL_PWD");
+        char line[1024];
+        FILE *f;
+
+        if (x->o.mysql_password) {
+                x->password = strdup(x->o.mysql_password);
+        } else if (x->o.mysql_password_file) {
+                f = fopen(x->o.mysql_password_file, "r");
+                if (!f) {
+                        snprintf(err, errlen, "option --mysql-password-file: %s: %s",
+                                 x->o.mysql_password_file, strerror(errno));
+                        return -EINVAL;
+                }
+                if (!fgets(line, sizeof(line), f))
+                        line[0] = '\0';
+                fclose(f);
+                line[strcspn(line, "\r\n")] = '\0';
+                x->password = strdup(line);
+                memset(line, 0, sizeof(line));
+        } else if (env) {
+                x->password = strdup(env);
+        } else {
+                return 0;
+        }
+        if (!x->password) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int parse_ignore(struct ctx *x, char *err, size_t errlen)
+{
+        const char *s = x->o.mysql_ignore_errors ? x->o.mysql_ignore_errors : "";
+        char *end;
+
+        if (!strcmp(s, "all")) {
+                x->ignore_all = 1;
+                return 0;
+        }
+        if (!strcmp(s, "none") || !*s)
+                return 0;
+        while (*s) {
+                unsigned long v = strtoul(s, &end, 10);
+
+                if (end == s || (*end && *end != ',') || x->nignore == MAX_IGNORE) {
+                        snprintf(err, errlen,
+                                 "option --mysql-ignore-errors: want error numbers, 'all' or "
+                                 "'none', not '%s'",
+                                 x->o.mysql_ignore_errors);
+                        return -EINVAL;
+                }
+                x->ignore[x->nignore++] = (unsigned)v;
+                s = *end ? end + 1 : end;
+        }
+        return 0;
+}
+
+static int setup(struct ctx *x, char *err, size_t errlen)
+{
+        int rc;
+
+        x->ops = oltp_driver_find(x->o.driver);
+        if (!x->ops) {
+                snprintf(err, errlen, "option --driver: unknown driver '%s'", x->o.driver);
+                return -EINVAL;
+        }
+        if ((rc = parse_hosts(x, err, errlen)) || (rc = read_password(x, err, errlen)) ||
+            (rc = parse_ignore(x, err, errlen)))
+                return rc;
+        oltp_dist_defaults(&x->dist, (enum oltp_dist_type)x->o.rand_type);
+        x->dist.spec_iter = (unsigned)x->o.rand_spec_iter;
+        x->dist.spec_pct = (unsigned)x->o.rand_spec_pct;
+        x->dist.spec_res = (unsigned)x->o.rand_spec_res;
+        x->dist.pareto_h = x->o.rand_pareto_h;
+        x->dist.zipf_exp = x->o.rand_zipfian_exp;
+        if ((rc = oltp_dist_init(&x->dist, err, errlen)))
+                return rc;
+        for (unsigned i = 0; i < x->nhosts; i++) {
+                x->hosts[i].user = x->o.mysql_user;
+                x->hosts[i].password = x->password;
+                x->hosts[i].db = x->o.mysql_db;
+                x->hosts[i].connect_timeout_s = (unsigned)x->o.connect_timeout;
+        }
+        if (!x->o.rand_seed)
+                x->o.rand_seed = (long long)(time(NULL) ^ ((long long)getpid() << 16));
+        return 0;
+}
+
+static void prep_cfg(struct ctx *x, struct oltp_prep_cfg *p)
+{
+        *p = (struct oltp_prep_cfg){
+            .ops = x->ops,
+            .hosts = x->hosts,
+            .nhosts = x->nhosts,
+            .tables = (unsigned)x->o.tables,
+            .table_size = (uint64_t)x->o.table_size,
+            .dist = &x->dist,
+            .seed = (uint64_t)x->o.rand_seed,
+            .out = stdout,
+        };
+}
+
+static int do_prepare(struct ctx *x, int cleanup)
+{
+        struct oltp_prep_cfg p;
+        char err[600];
+        int rc;
+
+        prep_cfg(x, &p);
+        rc = cleanup ? oltp_cleanup(&p, err, sizeof(err)) : oltp_prepare(&p, err, sizeof(err));
+        if (rc) {
+                log_error("oltp %s: %s", cleanup ? "cleanup" : "prepare", err);
+                return HCI_EXIT_TARGET;
+        }
+        return HCI_EXIT_OK;
+}
+
+static void on_signal(int sig)
+{
+        (void)sig;
+        oltp_engine_request_stop();
+}
+
+static void knobs_of(const struct oltp_opts *o, struct oltp_knobs *k)
+{
+        *k = (struct oltp_knobs){
+            .tables = o->tables,
+            .table_size = o->table_size,
+            .range_size = o->range_size,
+            .point_selects = o->point_selects,
+            .simple_ranges = o->simple_ranges,
+            .sum_ranges = o->sum_ranges,
+            .order_ranges = o->order_ranges,
+            .distinct_ranges = o->distinct_ranges,
+            .index_updates = o->index_updates,
+            .non_index_updates = o->non_index_updates,
+            .delete_inserts = o->delete_inserts,
+            .range_selects = o->range_selects,
+            .skip_trx = o->skip_trx,
+        };
+}
+
+static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
+                      struct mon *mon)
+{
+        json_t *cfg = opt_to_json(x->g), *top = cfg ? res_new("oltp", cfg) : NULL;
+        char err[512];
+        int rc = -ENOMEM;
+
+        json_decref(cfg);
+        if (!top)
+                goto out;
+        if (mon && json_object_set_new(top, "monitor", mon_to_json(mon)))
+                goto out;
+        if (oltp_report_json(rep, res, x->hosts, top))
+                goto out;
+        rc = res_write_json(x->o.json, top, err, sizeof(err));
+        if (rc)
+                log_error("oltp: %s", err);
+out:
+        if (rc == -ENOMEM)
+                log_error("oltp: out of memory writing %s", x->o.json);
+        json_decref(top);
+        return rc;
+}
+
+static void engine_cfg(struct ctx *x, const struct oltp_workload *wl, struct oltp_report *rep,
+                       struct oltp_engine_cfg *c)
+{
+        *c = (struct oltp_engine_cfg){
+            .ops = x->ops,
+            .wl = wl,
+            .dist = &x->dist,
+            .hosts = x->hosts,
+            .nhosts = x->nhosts,
+            .nconns = (unsigned)x->o.threads,
+            .nthreads = (unsigned)x->o.event_threads,
+            .time_s = x->o.time,
+            .warmup_s = x->o.warmup_time,
+            .report_s = x->o.report_interval,
+            .rate = x->o.rate,
+            .events = (uint64_t)x->o.events,
+            .ignore = x->ignore,
+            .nignore = x->nignore,
+            .ignore_all = x->ignore_all,
+            .retry_budget_s = x->o.reconnect_timeout,
+            .seed = (uint64_t)x->o.rand_seed,
+            .on_interval = oltp_report_interval,
+            .user = rep,
+        };
+}
+
+static void print_header(struct ctx *x)
+{
+        printf("hcisweep %s oltp: %s, %lld connection(s) over %u host(s)\n", HCISWEEP_VERSION,
+               oltp_wl_names[x->o.workload], x->o.threads, x->nhosts);
+        if (x->o.rate > 0)
+                printf("Target transaction rate: %g/sec\n", x->o.rate);
+        if (x->o.report_interval > 0)
+                printf("Report intermediate results every %g second(s)\n", x->o.report_interval);
+        printf("\nThreads started!\n\n");
+        fflush(stdout);
+}
+
+static int run_engine(struct ctx *x, struct oltp_workload *wl)
+{
+        double pcts[PARSE_LIST_MAX];
+        unsigned np = x->o.percentile.n;
+        struct oltp_engine_cfg ec;
+        struct oltp_result res;
+        struct oltp_report *rep;
+        struct mon *mon;
+        char err[512];
+        int rc;
+
+        for (unsigned i = 0; i < np; i++)
+                pcts[i] = opt_dlist_get(&x->o.percentile, i);
+        rep = oltp_report_new(stdout, pcts, np, x->o.rate);
+        if (!rep) {
+                log_error("oltp: out of memory");
+                return HCI_EXIT_TARGET;
+        }
+        mon = mon_start(1000, err, sizeof(err));
+        if (mon)
+                mon_watch_pid(mon, getpid(), "hcisweep");
+        engine_cfg(x, wl, rep, &ec);
+        print_header(x);
+        rc = oltp_engine_run(&ec, &res, err, sizeof(err));
+        if (mon)
+                mon_stop(mon);
+        if (rc) {
+                log_error("oltp run: %s", err);
+                rc = HCI_EXIT_TARGET;
+                goto out;
+        }
+        if (res.seconds > 0 || res.total.txns) {
+                oltp_report_final(rep, &res);
+                if (x->o.json && write_json(x, rep, &res, mon) && !res.exit_code)
+                        res.exit_code = HCI_EXIT_CHECK;
+        }
+        if (res.exit_code)
+                log_error("oltp run: %s", res.err);
+        rc = res.exit_code;
+        oltp_result_free(&res);
+out:
+        mon_free(mon);
+        oltp_report_free(rep);
+        return rc;
+}
+
+static int do_run(struct ctx *x)
+{
+        struct oltp_knobs kn;
+        struct oltp_workload *wl;
+        char err[512];
+        int rc;
+
+        if (x->o.time <= 0 && x->o.events <= 0) {
+                log_error("oltp run: --time and --events are both 0: the run would never end");
+                return HCI_EXIT_USAGE;
+        }
+        knobs_of(&x->o, &kn);
+        wl = oltp_wl_new(x->o.workload, &kn, &x->dist, err, sizeof(err));
+        if (!wl) {
+                log_error("oltp run: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        rc = run_engine(x, wl);
+        oltp_wl_free(wl);
+        return rc;
+}
+
+static int dispatch(struct ctx *x, const char *sub)
+{
+        int rc;
+
+        if (x->ops->lib_init()) {
+                log_error("oltp: cannot initialise the %s client library", x->ops->name);
+                return HCI_EXIT_TARGET;
+        }
+        if (!strcmp(sub, "prepare"))
+                rc = do_prepare(x, 0);
+        else if (!strcmp(sub, "cleanup"))
+                rc = do_prepare(x, 1);
+        else
+                rc = do_run(x);
+        x->ops->lib_end();
+        return rc;
+}
+
+static int parse(struct ctx *x, int argc, char **argv, const char **sub)
+{
+        char err[512], *pos[2];
+        int npos = 0, help = 0;
+
+        x->g[0] = (struct opt_group){oltp_defs, &x->o, "oltp options"};
+        x->g[1] = (struct opt_group){NULL, NULL, NULL};
+        if (opt_defaults(x->g, err, sizeof(err)) ||
+            opt_parse_argv(x->g, argc - 1, argv + 1, pos, 2, &npos, &help, err, sizeof(err))) {
+                log_error("oltp: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        if (help || (npos == 1 && !strcmp(pos[0], "help"))) {
+                opt_help(stdout, x->g, usage_line);
+                return -1;
+        }
+        if (npos != 1 ||
+            (strcmp(pos[0], "prepare") && strcmp(pos[0], "run") && strcmp(pos[0], "cleanup"))) {
+                log_error("oltp: want one of prepare, run, cleanup (see hcisweep oltp --help)");
+                return HCI_EXIT_USAGE;
+        }
+        *sub = pos[0];
+        if (setup(x, err, sizeof(err))) {
+                log_error("oltp: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        return 0;
+}
 
 int cmd_oltp(int argc, char **argv)
 {
-        (void)argc;
-        (void)argv;
-        fprintf(stderr, "hcisweep: oltp: not implemented yet\n");
-        return HCI_EXIT_USAGE;
+        struct ctx x;
+        const char *sub = NULL;
+        int rc;
+
+        memset(&x, 0, sizeof(x));
+        signal(SIGPIPE, SIG_IGN);
+        rc = parse(&x, argc, argv, &sub);
+        if (rc == 0)
+                rc = dispatch(&x, sub);
+        else if (rc < 0)
+                rc = HCI_EXIT_OK;
+        if (x.password) {
+                memset(x.password, 0, strlen(x.password));
+                free(x.password);
+        }
+        free(x.hosts);
+        opt_free(x.g);
+        return rc;
 }

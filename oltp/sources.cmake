@@ -1,1 +1,3 @@
-list(APPEND HCISWEEP_SOURCES oltp/cmd_oltp.c)
+list(APPEND HCISWEEP_SOURCES
+  oltp/cmd_oltp.c oltp/driver_mariadb.c oltp/rand.c oltp/workload.c
+  oltp/engine.c oltp/prepare.c oltp/report.c)

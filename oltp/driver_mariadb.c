@@ -1,0 +1,410 @@
+/*
+ * driver_mariadb.c - the OLTP driver ops over MariaDB Connector/C.
+ *
+ * Connector/C runs each blocking call in a small coroutine when the handle
+ * has MYSQL_OPT_NONBLOCK; mysql_*_start returns the events it waits for and
+ * mysql_*_cont resumes it. An execute here is up to two such calls in a
+ * row (execute, then store_result when the statement returns rows), so the
+ * connection remembers which phase is pending and ->cont picks it up.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <errmsg.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+
+#include "oltp/driver.h"
+
+enum phase { PH_NONE, PH_CONNECT, PH_PREPARE, PH_EXECUTE, PH_STORE };
+
+struct oltp_dconn {
+        MYSQL *m;
+        MYSQL_STMT **stmts;
+        unsigned nslots;
+        enum phase ph;
+        unsigned slot;       /* statement of the pending operation */
+        unsigned err;        /* outcome of the last finished operation */
+        const char *msg;     /* its message (owned by the library) */
+        int iret;            /* out-parameter of the int-returning calls */
+        MYSQL *mret;         /* out-parameter of connect */
+        MYSQL_BIND binds[4]; /* parameters of a statement being prepared */
+        unsigned nbinds;
+};
+
+static int mdb_lib_init(void)
+{
+        return mysql_library_init(0, NULL, NULL) ? -EIO : 0;
+}
+
+static void mdb_lib_end(void)
+{
+        mysql_library_end();
+}
+
+static void mdb_thread_init(void)
+{
+        mysql_thread_init();
+}
+
+static void mdb_thread_end(void)
+{
+        mysql_thread_end();
+}
+
+static int handle_init(struct oltp_dconn *c)
+{
+        c->m = mysql_init(NULL);
+        if (!c->m)
+                return -ENOMEM;
+        mysql_options(c->m, MYSQL_OPT_NONBLOCK, 0);
+        return 0;
+}
+
+static struct oltp_dconn *mdb_conn_new(unsigned nslots)
+{
+        struct oltp_dconn *c = calloc(1, sizeof(*c));
+
+        if (!c)
+                return NULL;
+        c->stmts = calloc(nslots ? nslots : 1, sizeof(*c->stmts));
+        if (!c->stmts || handle_init(c)) {
+                free(c->stmts);
+                free(c);
+                return NULL;
+        }
+        c->nslots = nslots;
+        return c;
+}
+
+/* mysql_close first: it detaches the statements, so closing them sends nothing. */
+static void drop(struct oltp_dconn *c)
+{
+        if (c->m)
+                mysql_close(c->m);
+        c->m = NULL;
+        for (unsigned i = 0; i < c->nslots; i++) {
+                if (c->stmts[i])
+                        mysql_stmt_close(c->stmts[i]);
+                c->stmts[i] = NULL;
+        }
+        c->ph = PH_NONE;
+}
+
+static void mdb_conn_free(struct oltp_dconn *c)
+{
+        if (!c)
+                return;
+        drop(c);
+        free(c->stmts);
+        free(c);
+}
+
+static void mdb_disconnect(struct oltp_dconn *c)
+{
+        drop(c);
+        if (handle_init(c)) {
+                c->err = CR_OUT_OF_MEMORY;
+                c->msg = "out of memory";
+        }
+}
+
+static void set_conn_err(struct oltp_dconn *c)
+{
+        c->err = c->m ? mysql_errno(c->m) : CR_OUT_OF_MEMORY;
+        c->msg = c->m ? mysql_error(c->m) : "out of memory";
+}
+
+static void set_stmt_err(struct oltp_dconn *c)
+{
+        MYSQL_STMT *s = c->stmts[c->slot];
+
+        c->err = mysql_stmt_errno(s);
+        c->msg = mysql_stmt_error(s);
+        if (!c->err) { /* some failures are only recorded on the connection */
+                set_conn_err(c);
+                if (!c->err) {
+                        c->err = CR_UNKNOWN_ERROR;
+                        c->msg = "unknown error";
+                }
+        }
+}
+
+static void set_options(struct oltp_dconn *c, const struct oltp_dsn *dsn)
+{
+        unsigned t = dsn->connect_timeout_s ? dsn->connect_timeout_s : 10;
+
+        mysql_options(c->m, MYSQL_OPT_CONNECT_TIMEOUT, &t);
+}
+
+static int connect_done(struct oltp_dconn *c)
+{
+        c->ph = PH_NONE;
+        if (!c->mret)
+                set_conn_err(c);
+        else
+                c->err = 0;
+        return 0;
+}
+
+static int mdb_connect_start(struct oltp_dconn *c, const struct oltp_dsn *dsn)
+{
+        int st;
+
+        if (!c->m) {
+                c->err = CR_OUT_OF_MEMORY;
+                c->msg = "out of memory";
+                return 0;
+        }
+        set_options(c, dsn);
+        c->ph = PH_CONNECT;
+        st = mysql_real_connect_start(&c->mret, c->m, dsn->host, dsn->user, dsn->password, dsn->db,
+                                      dsn->port, NULL, 0);
+        return st ? st : connect_done(c);
+}
+
+static int prepare_done(struct oltp_dconn *c)
+{
+        MYSQL_STMT *s = c->stmts[c->slot];
+
+        c->ph = PH_NONE;
+        c->err = 0;
+        if (c->iret || (c->nbinds && mysql_stmt_bind_param(s, c->binds)))
+                set_stmt_err(c);
+        return 0;
+}
+
+static void fill_binds(struct oltp_dconn *c, const struct oltp_bind *b, unsigned n)
+{
+        memset(c->binds, 0, sizeof(c->binds));
+        c->nbinds = n;
+        for (unsigned i = 0; i < n; i++) {
+                MYSQL_BIND *m = &c->binds[i];
+
+                m->buffer = b[i].buf;
+                if (b[i].type == OLTP_BIND_INT32) {
+                        m->buffer_type = MYSQL_TYPE_LONG;
+                } else {
+                        m->buffer_type = MYSQL_TYPE_STRING;
+                        m->buffer_length = b[i].cap;
+                        m->length = b[i].len;
+                }
+        }
+}
+
+static int mdb_prepare_start(struct oltp_dconn *c, unsigned slot, const char *sql,
+                             const struct oltp_bind *binds, unsigned nbinds)
+{
+        int st;
+
+        if (slot >= c->nslots || nbinds > 4) {
+                c->err = CR_UNKNOWN_ERROR;
+                c->msg = "bad statement slot";
+                return 0;
+        }
+        if (!c->stmts[slot])
+                c->stmts[slot] = mysql_stmt_init(c->m);
+        if (!c->stmts[slot]) {
+                c->err = CR_OUT_OF_MEMORY;
+                c->msg = "out of memory";
+                return 0;
+        }
+        c->slot = slot;
+        fill_binds(c, binds, nbinds);
+        c->ph = PH_PREPARE;
+        st = mysql_stmt_prepare_start(&c->iret, c->stmts[slot], sql, strlen(sql));
+        return st ? st : prepare_done(c);
+}
+
+/* A statement that returns rows is read to the end, and its result freed (no I/O). */
+static int store_done(struct oltp_dconn *c)
+{
+        MYSQL_STMT *s = c->stmts[c->slot];
+
+        c->ph = PH_NONE;
+        if (c->iret) {
+                set_stmt_err(c);
+                return 0;
+        }
+        c->err = 0;
+        mysql_stmt_free_result(s);
+        return 0;
+}
+
+static int execute_done(struct oltp_dconn *c)
+{
+        MYSQL_STMT *s = c->stmts[c->slot];
+        int st;
+
+        if (c->iret) {
+                c->ph = PH_NONE;
+                set_stmt_err(c);
+                return 0;
+        }
+        if (mysql_stmt_field_count(s) == 0) {
+                c->ph = PH_NONE;
+                c->err = 0;
+                return 0;
+        }
+        c->ph = PH_STORE;
+        st = mysql_stmt_store_result_start(&c->iret, s);
+        return st ? st : store_done(c);
+}
+
+static int mdb_execute_start(struct oltp_dconn *c, unsigned slot)
+{
+        int st;
+
+        c->slot = slot;
+        c->ph = PH_EXECUTE;
+        st = mysql_stmt_execute_start(&c->iret, c->stmts[slot]);
+        return st ? st : execute_done(c);
+}
+
+static int mdb_cont(struct oltp_dconn *c, int ready)
+{
+        int st;
+
+        switch (c->ph) {
+        case PH_CONNECT:
+                st = mysql_real_connect_cont(&c->mret, c->m, ready);
+                return st ? st : connect_done(c);
+        case PH_PREPARE:
+                st = mysql_stmt_prepare_cont(&c->iret, c->stmts[c->slot], ready);
+                return st ? st : prepare_done(c);
+        case PH_EXECUTE:
+                st = mysql_stmt_execute_cont(&c->iret, c->stmts[c->slot], ready);
+                return st ? st : execute_done(c);
+        case PH_STORE:
+                st = mysql_stmt_store_result_cont(&c->iret, c->stmts[c->slot], ready);
+                return st ? st : store_done(c);
+        case PH_NONE:
+        default:
+                return 0;
+        }
+}
+
+static unsigned mdb_error(const struct oltp_dconn *c)
+{
+        return c->err;
+}
+
+static const char *mdb_errmsg(const struct oltp_dconn *c)
+{
+        return c->err ? c->msg : "";
+}
+
+static enum oltp_err_class mdb_classify(unsigned err)
+{
+        switch (err) {
+        case 0:
+                return OLTP_ERR_NONE;
+        case CR_CONNECTION_ERROR:
+        case CR_CONN_HOST_ERROR:
+        case CR_SERVER_GONE_ERROR:
+        case CR_TCP_CONNECTION:
+        case CR_SERVER_HANDSHAKE_ERR:
+        case CR_SERVER_LOST:
+        case CR_SERVER_LOST_EXTENDED:
+        case CR_ERR_NET_READ:
+        case CR_ERR_NET_WRITE:
+        case ER_SERVER_SHUTDOWN:
+        case ER_CONNECTION_KILLED:
+                return OLTP_ERR_LOST;
+        default:
+                return OLTP_ERR_OTHER;
+        }
+}
+
+static int mdb_fd(const struct oltp_dconn *c)
+{
+        return c->m ? (int)mysql_get_socket(c->m) : -1;
+}
+
+static unsigned mdb_timeout_ms(const struct oltp_dconn *c)
+{
+        return c->m ? mysql_get_timeout_value_ms(c->m) : 0;
+}
+
+static unsigned mdb_connect_sync(struct oltp_dconn *c, const struct oltp_dsn *dsn)
+{
+        if (!c->m)
+                return CR_OUT_OF_MEMORY;
+        set_options(c, dsn);
+        if (!mysql_real_connect(c->m, dsn->host, dsn->user, dsn->password, dsn->db, dsn->port, NULL,
+                                0)) {
+                set_conn_err(c);
+                return c->err;
+        }
+        c->err = 0;
+        return 0;
+}
+
+static unsigned mdb_query_sync(struct oltp_dconn *c, const char *sql, unsigned long len)
+{
+        MYSQL_RES *res;
+
+        c->err = 0;
+        if (mysql_real_query(c->m, sql, len)) {
+                set_conn_err(c);
+                return c->err;
+        }
+        res = mysql_store_result(c->m);
+        if (res)
+                mysql_free_result(res);
+        else if (mysql_field_count(c->m))
+                set_conn_err(c);
+        return c->err;
+}
+
+static unsigned mdb_query_u64_sync(struct oltp_dconn *c, const char *sql, uint64_t *out)
+{
+        MYSQL_RES *res;
+        MYSQL_ROW row;
+
+        *out = 0;
+        c->err = 0;
+        if (mysql_real_query(c->m, sql, strlen(sql)) || !(res = mysql_store_result(c->m))) {
+                set_conn_err(c);
+                return c->err;
+        }
+        row = mysql_fetch_row(res);
+        if (row && row[0])
+                *out = strtoull(row[0], NULL, 10);
+        mysql_free_result(res);
+        return 0;
+}
+
+const struct oltp_driver_ops oltp_driver_mariadb = {
+    .name = "mariadb",
+    .lib_init = mdb_lib_init,
+    .lib_end = mdb_lib_end,
+    .thread_init = mdb_thread_init,
+    .thread_end = mdb_thread_end,
+    .conn_new = mdb_conn_new,
+    .conn_free = mdb_conn_free,
+    .disconnect = mdb_disconnect,
+    .connect_start = mdb_connect_start,
+    .prepare_start = mdb_prepare_start,
+    .execute_start = mdb_execute_start,
+    .cont = mdb_cont,
+    .error = mdb_error,
+    .errmsg = mdb_errmsg,
+    .classify = mdb_classify,
+    .fd = mdb_fd,
+    .timeout_ms = mdb_timeout_ms,
+    .connect_sync = mdb_connect_sync,
+    .query_sync = mdb_query_sync,
+    .query_u64_sync = mdb_query_u64_sync,
+};
+
+static const struct oltp_driver_ops *const drivers[] = {&oltp_driver_mariadb, NULL};
+
+const struct oltp_driver_ops *oltp_driver_find(const char *name)
+{
+        for (unsigned i = 0; drivers[i]; i++)
+                if (!strcmp(drivers[i]->name, name))
+                        return drivers[i];
+        return NULL;
+}

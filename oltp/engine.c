@@ -1,0 +1,978 @@
+/*
+ * engine.c - connections as state machines over epoll, a few threads.
+ *
+ * Why this shape: a sysbench thread per connection stops scaling long
+ * before the servers do when one client drives dozens of database VMs.
+ * Here a thread owns a slice of the connections and an epoll set; each
+ * connection walks CONNECT -> PREPARE (every statement slot) -> IDLE ->
+ * EXEC (the planned steps of one transaction) and back, through the
+ * driver's start/cont calls, and falls into BACKOFF/CONNECT when its server
+ * goes away. A driver call that completes at once is followed immediately,
+ * so a fast server costs no epoll round trip per statement.
+ *
+ * Accounting: each thread keeps its histograms and counters per host (owner
+ * only, merged after the run) plus one interval block under a mutex that the
+ * reporting thread swaps out every --report-interval. Nothing is allocated
+ * per statement: steps and parameter buffers live in the connection.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/exitcode.h"
+#include "oltp/engine.h"
+
+#define MAX_EVENTS     256
+#define MAX_WAIT_NS    20000000ull   /* re-check stop flags at least this often */
+#define DRAIN_NS       5000000000ull /* in-flight transactions get this long at the end */
+#define QUEUE_CAP      (1u << 16)
+#define BACKOFF_MIN_MS 50
+#define BACKOFF_MAX_MS 1000
+
+enum cstate { CS_CONNECT, CS_PREPARE, CS_IDLE, CS_EXEC, CS_ROLLBACK, CS_BACKOFF };
+
+struct worker;
+
+struct conn {
+        struct oltp_dconn *d;
+        struct worker *w;
+        unsigned idx, host;
+        int fd, registered, pending, in_idle, in_txn, ever_ready;
+        uint32_t ev;
+        enum cstate st;
+        unsigned slot, nsteps, step;
+        unsigned q[3]; /* statements done in this transaction, per class */
+        uint64_t t_sched, deadline, down_since;
+        unsigned backoff_ms;
+        uint64_t txns, busy_ns;
+        struct oltp_rng rng;
+        int32_t p_id, p_id2, p_k;
+        unsigned long c_len, pad_len;
+        char p_c[OLTP_C_LEN + 1], p_pad[OLTP_PAD_LEN + 1];
+        struct oltp_step steps[];
+};
+
+struct hstat {
+        struct oltp_counts c;
+        struct hist *lat;
+};
+
+struct engine;
+
+struct worker {
+        pthread_t th;
+        struct engine *e;
+        int epfd, kicked;
+        struct conn **conns;
+        unsigned nconns, npending, ntimed;
+        struct hstat *hs; /* per host; owner only until joined */
+        struct hist *qwait;
+        pthread_mutex_t mu; /* guards iv and ivlat (shared with the reporter) */
+        struct oltp_counts iv;
+        struct hist *ivlat;
+        _Atomic unsigned busy;
+        _Atomic uint64_t qlen;
+        uint64_t *queue, next_arrival, last_done, qoverflow;
+        unsigned qhead, qn, nidle;
+        double mean_gap_ns;
+        struct conn **idle;
+        struct oltp_rng rng;
+};
+
+struct engine {
+        const struct oltp_engine_cfg *cfg;
+        const struct oltp_driver_ops *ops;
+        struct worker *w;
+        unsigned nw;
+        uint64_t t_go, t_warm, t_end; /* t_end 0: no time limit */
+        _Atomic int go, stop;
+        _Atomic unsigned nready;
+        _Atomic uint64_t started;
+        pthread_mutex_t fmu;
+        int fatal;
+        char fatal_msg[512];
+};
+
+static _Atomic int stop_requested;
+
+void oltp_engine_request_stop(void)
+{
+        atomic_store(&stop_requested, 1);
+}
+
+static void set_fatal(struct engine *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_fatal(struct engine *e, int code, const char *fmt, ...)
+{
+        va_list ap;
+
+        pthread_mutex_lock(&e->fmu);
+        if (!e->fatal) {
+                e->fatal = code;
+                va_start(ap, fmt);
+                vsnprintf(e->fatal_msg, sizeof(e->fatal_msg), fmt, ap);
+                va_end(ap);
+        }
+        pthread_mutex_unlock(&e->fmu);
+        atomic_store(&e->stop, 1);
+}
+
+static int stopping(const struct engine *e)
+{
+        return atomic_load_explicit(&e->stop, memory_order_relaxed);
+}
+
+static const struct oltp_dsn *dsn_of(const struct conn *c)
+{
+        return &c->w->e->cfg->hosts[c->host];
+}
+
+/* ---- waiting: epoll registration and deadlines ---- */
+
+static void set_deadline(struct conn *c, uint64_t when)
+{
+        if (!c->deadline && when)
+                c->w->ntimed++;
+        else if (c->deadline && !when)
+                c->w->ntimed--;
+        c->deadline = when;
+}
+
+static void unregister(struct conn *c)
+{
+        if (c->registered)
+                epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+        c->registered = 0;
+        c->fd = -1;
+        c->ev = 0;
+}
+
+static void set_pending(struct conn *c, int on)
+{
+        if (on != c->pending)
+                c->w->npending += on ? 1 : (unsigned)-1;
+        c->pending = on;
+}
+
+static void conn_wait(struct conn *c, int mask)
+{
+        const struct oltp_driver_ops *ops = c->w->e->ops;
+        int fd = ops->fd(c->d);
+        uint32_t ev = (mask & OLTP_WAIT_READ ? EPOLLIN : 0) |
+                      (mask & OLTP_WAIT_WRITE ? EPOLLOUT : 0) |
+                      (mask & OLTP_WAIT_EXCEPT ? EPOLLPRI : 0);
+        struct epoll_event ee = {.events = ev, .data.ptr = c};
+
+        set_pending(c, 1);
+        if (fd != c->fd)
+                unregister(c);
+        c->fd = fd;
+        if (fd >= 0 && !c->registered) {
+                if (epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ee) == 0)
+                        c->registered = 1;
+                c->ev = ev;
+        } else if (fd >= 0 && ev != c->ev) {
+                epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ee);
+                c->ev = ev;
+        }
+        if (mask & OLTP_WAIT_TIMEOUT)
+                set_deadline(c, clk_now_ns() + (uint64_t)ops->timeout_ms(c->d) * 1000000ull);
+        else if (c->st != CS_BACKOFF)
+                set_deadline(c, 0);
+}
+
+/* ---- transactions ---- */
+
+static int in_window(const struct engine *e, uint64_t now)
+{
+        return now >= e->t_warm && (!e->t_end || now <= e->t_end) && atomic_load(&e->go);
+}
+
+static void fill_params(struct conn *c, const struct oltp_step *s)
+{
+        c->p_id = s->id;
+        c->p_id2 = s->id2;
+        c->p_k = s->k;
+        if (s->kind == OLTP_K_UPDATE_NON_INDEX || s->kind == OLTP_K_INSERT)
+                oltp_rand_str(&c->rng, oltp_c_tmpl, OLTP_C_LEN, c->p_c);
+        if (s->kind == OLTP_K_INSERT)
+                oltp_rand_str(&c->rng, oltp_pad_tmpl, OLTP_PAD_LEN, c->p_pad);
+}
+
+static int issue(struct conn *c)
+{
+        const struct oltp_step *s = &c->steps[c->step];
+
+        fill_params(c, s);
+        return c->w->e->ops->execute_start(c->d, s->slot);
+}
+
+static int begin_txn(struct conn *c, uint64_t t_sched)
+{
+        struct worker *w = c->w;
+
+        c->t_sched = t_sched;
+        c->in_txn = 1;
+        atomic_store_explicit(&w->busy, atomic_load(&w->busy) + 1, memory_order_relaxed);
+        c->nsteps = oltp_wl_plan(w->e->cfg->wl, &c->rng, c->steps);
+        c->step = 0;
+        c->q[0] = c->q[1] = c->q[2] = 0;
+        c->st = CS_EXEC;
+        return issue(c);
+}
+
+static void end_txn(struct conn *c)
+{
+        struct worker *w = c->w;
+
+        if (!c->in_txn)
+                return;
+        c->in_txn = 0;
+        atomic_store_explicit(&w->busy, atomic_load(&w->busy) - 1, memory_order_relaxed);
+        c->st = CS_IDLE;
+}
+
+static void push_idle(struct conn *c)
+{
+        struct worker *w = c->w;
+
+        c->st = CS_IDLE;
+        if (w->e->cfg->rate > 0 && !c->in_idle) {
+                w->idle[w->nidle++] = c;
+                c->in_idle = 1;
+        }
+}
+
+static int events_left(struct engine *e)
+{
+        uint64_t n = e->cfg->events;
+
+        if (!n)
+                return 1;
+        return atomic_fetch_add(&e->started, 1) < n;
+}
+
+/* Start the next transaction if there is one to run; -1 when the connection goes idle. */
+static int next_txn(struct conn *c)
+{
+        struct worker *w = c->w;
+        struct engine *e = w->e;
+        uint64_t now, t;
+
+        if (!atomic_load(&e->go) || stopping(e)) {
+                push_idle(c);
+                return -1;
+        }
+        if (e->cfg->rate <= 0) {
+                if (!events_left(e)) {
+                        c->st = CS_IDLE;
+                        return -1;
+                }
+                return begin_txn(c, clk_now_ns());
+        }
+        if (!w->qn || !events_left(e)) {
+                push_idle(c);
+                return -1;
+        }
+        t = w->queue[w->qhead];
+        w->qhead = (w->qhead + 1) % QUEUE_CAP;
+        w->qn--;
+        atomic_store_explicit(&w->qlen, w->qn, memory_order_relaxed);
+        now = clk_now_ns();
+        if (in_window(e, now))
+                hist_record(w->qwait, now - t);
+        return begin_txn(c, t);
+}
+
+static void count_txn(struct conn *c, uint64_t now)
+{
+        struct worker *w = c->w;
+        struct hstat *h = &w->hs[c->host];
+        uint64_t lat = now - c->t_sched;
+
+        if (!in_window(w->e, now))
+                return;
+        h->c.txns++;
+        h->c.reads += c->q[OLTP_Q_READ];
+        h->c.writes += c->q[OLTP_Q_WRITE];
+        h->c.other += c->q[OLTP_Q_OTHER];
+        hist_record(h->lat, lat);
+        c->txns++;
+        c->busy_ns += lat;
+        w->last_done = now;
+        pthread_mutex_lock(&w->mu);
+        w->iv.txns++;
+        w->iv.reads += c->q[OLTP_Q_READ];
+        w->iv.writes += c->q[OLTP_Q_WRITE];
+        w->iv.other += c->q[OLTP_Q_OTHER];
+        hist_record(w->ivlat, lat);
+        pthread_mutex_unlock(&w->mu);
+}
+
+static void count_event(struct conn *c, int reconnect)
+{
+        struct worker *w = c->w;
+
+        if (!in_window(w->e, clk_now_ns()))
+                return;
+        if (reconnect)
+                w->hs[c->host].c.reconnects++;
+        else
+                w->hs[c->host].c.errors++;
+        pthread_mutex_lock(&w->mu);
+        if (reconnect)
+                w->iv.reconnects++;
+        else
+                w->iv.errors++;
+        pthread_mutex_unlock(&w->mu);
+}
+
+/* ---- errors ---- */
+
+static int lost(struct conn *c)
+{
+        struct worker *w = c->w;
+        struct engine *e = w->e;
+        uint64_t now = clk_now_ns();
+        const struct oltp_dsn *h = dsn_of(c);
+
+        end_txn(c);
+        unregister(c);
+        e->ops->disconnect(c->d);
+        if (!c->down_since) {
+                c->down_since = now;
+                c->backoff_ms = BACKOFF_MIN_MS;
+        } else if (c->backoff_ms < BACKOFF_MAX_MS) {
+                c->backoff_ms *= 2;
+        }
+        if ((double)(now - c->down_since) / 1e9 > e->cfg->retry_budget_s) {
+                set_fatal(e, HCI_EXIT_TARGET, "%s:%u: server unreachable for more than %.0f s",
+                          h->host, h->port, e->cfg->retry_budget_s);
+                c->st = CS_IDLE;
+                return -1;
+        }
+        c->st = CS_BACKOFF;
+        set_deadline(c, now + (uint64_t)c->backoff_ms * 1000000ull);
+        return -1;
+}
+
+static int ignorable(const struct engine *e, unsigned err)
+{
+        if (e->cfg->ignore_all)
+                return 1;
+        for (unsigned i = 0; i < e->cfg->nignore; i++)
+                if (e->cfg->ignore[i] == err)
+                        return 1;
+        return 0;
+}
+
+/* sysbench restarts the event: a new plan, but the latency keeps its start. */
+static int retry_txn(struct conn *c)
+{
+        const struct oltp_workload *wl = c->w->e->cfg->wl;
+
+        if (stopping(c->w->e)) {
+                end_txn(c);
+                return -1;
+        }
+        c->nsteps = oltp_wl_plan(wl, &c->rng, c->steps);
+        c->step = 0;
+        c->st = CS_EXEC;
+        return issue(c);
+}
+
+static int exec_failed(struct conn *c, unsigned err)
+{
+        struct engine *e = c->w->e;
+        const struct oltp_dsn *h = dsn_of(c);
+
+        if (e->ops->classify(err) == OLTP_ERR_LOST)
+                return lost(c);
+        if (!ignorable(e, err)) {
+                set_fatal(e, HCI_EXIT_CHECK, "%s:%u: error %u: %s", h->host, h->port, err,
+                          e->ops->errmsg(c->d));
+                end_txn(c);
+                return -1;
+        }
+        count_event(c, 0);
+        if (!oltp_wl_has_trx(e->cfg->wl))
+                return retry_txn(c);
+        c->st = CS_ROLLBACK;
+        return e->ops->execute_start(c->d, oltp_wl_slot_of(e->cfg->wl, OLTP_K_ROLLBACK));
+}
+
+/* ---- connecting and preparing ---- */
+
+static int bind_of(struct conn *c, enum oltp_param p, struct oltp_bind *b)
+{
+        switch (p) {
+        case OLTP_P_ID:
+                *b = (struct oltp_bind){OLTP_BIND_INT32, &c->p_id, 0, NULL};
+                break;
+        case OLTP_P_ID2:
+                *b = (struct oltp_bind){OLTP_BIND_INT32, &c->p_id2, 0, NULL};
+                break;
+        case OLTP_P_K:
+                *b = (struct oltp_bind){OLTP_BIND_INT32, &c->p_k, 0, NULL};
+                break;
+        case OLTP_P_C:
+                *b = (struct oltp_bind){OLTP_BIND_CHAR, c->p_c, OLTP_C_LEN, &c->c_len};
+                break;
+        case OLTP_P_PAD:
+                *b = (struct oltp_bind){OLTP_BIND_CHAR, c->p_pad, OLTP_PAD_LEN, &c->pad_len};
+                break;
+        }
+        return 0;
+}
+
+static int conn_ready(struct conn *c)
+{
+        struct engine *e = c->w->e;
+
+        if (c->ever_ready) {
+                count_event(c, 1);
+        } else {
+                c->ever_ready = 1;
+                atomic_fetch_add(&e->nready, 1);
+        }
+        c->down_since = 0;
+        c->st = CS_IDLE;
+        return next_txn(c);
+}
+
+static int prepare_next(struct conn *c)
+{
+        const struct oltp_workload *wl = c->w->e->cfg->wl;
+        unsigned n = oltp_wl_nslots(wl);
+        char sql[160];
+        int kind = -1;
+
+        while (c->slot < n && (kind = oltp_wl_slot_sql(wl, c->slot, sql, sizeof(sql))) < 0)
+                c->slot++;
+        if (c->slot >= n)
+                return conn_ready(c);
+
+        enum oltp_param ps[4];
+        struct oltp_bind b[4];
+        unsigned np = oltp_wl_params((enum oltp_kind)kind, ps);
+
+        for (unsigned i = 0; i < np; i++)
+                bind_of(c, ps[i], &b[i]);
+        return c->w->e->ops->prepare_start(c->d, c->slot, sql, b, np);
+}
+
+static int connect_failed(struct conn *c, unsigned err)
+{
+        struct engine *e = c->w->e;
+        const struct oltp_dsn *h = dsn_of(c);
+
+        if (!c->ever_ready) {
+                set_fatal(e, HCI_EXIT_TARGET, "%s:%u: cannot connect: %s (error %u)", h->host,
+                          h->port, e->ops->errmsg(c->d), err);
+                c->st = CS_IDLE;
+                return -1;
+        }
+        return lost(c);
+}
+
+static int start_connect(struct conn *c)
+{
+        c->st = CS_CONNECT;
+        set_deadline(c, 0);
+        return c->w->e->ops->connect_start(c->d, dsn_of(c));
+}
+
+/* The operation in flight finished: act on it, start the next; see advance(). */
+static int on_done(struct conn *c)
+{
+        const struct oltp_driver_ops *ops = c->w->e->ops;
+        unsigned err = ops->error(c->d);
+        const struct oltp_dsn *h = dsn_of(c);
+
+        switch (c->st) {
+        case CS_CONNECT:
+                if (err)
+                        return connect_failed(c, err);
+                c->st = CS_PREPARE;
+                c->slot = 0;
+                return prepare_next(c);
+        case CS_PREPARE:
+                if (err && ops->classify(err) == OLTP_ERR_LOST)
+                        return lost(c);
+                if (err) {
+                        set_fatal(c->w->e, HCI_EXIT_TARGET, "%s:%u: prepare failed: %s (error %u)",
+                                  h->host, h->port, ops->errmsg(c->d), err);
+                        c->st = CS_IDLE;
+                        return -1;
+                }
+                c->slot++;
+                return prepare_next(c);
+        case CS_EXEC:
+                if (err)
+                        return exec_failed(c, err);
+                c->q[c->steps[c->step].cls]++;
+                if (++c->step < c->nsteps)
+                        return issue(c);
+                count_txn(c, clk_now_ns());
+                end_txn(c);
+                return next_txn(c);
+        case CS_ROLLBACK:
+                if (err && ops->classify(err) == OLTP_ERR_LOST)
+                        return lost(c);
+                c->q[OLTP_Q_OTHER]++;
+                return retry_txn(c);
+        default:
+                return -1;
+        }
+}
+
+/* Follow finished operations until one has to wait (armed) or none is left. */
+static void advance(struct conn *c, int rc)
+{
+        while (rc == 0)
+                rc = on_done(c);
+        if (rc > 0) {
+                conn_wait(c, rc);
+        } else {
+                set_pending(c, 0);
+                if (c->st != CS_BACKOFF)
+                        set_deadline(c, 0);
+        }
+}
+
+static void conn_event(struct conn *c, uint32_t events)
+{
+        int ready = 0;
+
+        if (!c->pending) {
+                /* a server closing an idle connection: stop listening until it is used again */
+                unregister(c);
+                return;
+        }
+        if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                ready |= OLTP_WAIT_READ;
+        if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+                ready |= OLTP_WAIT_WRITE;
+        if (events & EPOLLPRI)
+                ready |= OLTP_WAIT_EXCEPT;
+        advance(c, c->w->e->ops->cont(c->d, ready));
+}
+
+static void conn_timer(struct conn *c)
+{
+        set_deadline(c, 0);
+        if (c->st == CS_BACKOFF) {
+                advance(c, start_connect(c));
+                return;
+        }
+        if (c->pending)
+                advance(c, c->w->e->ops->cont(c->d, OLTP_WAIT_TIMEOUT));
+}
+
+/* ---- the per-thread loop ---- */
+
+static void arrivals(struct worker *w, uint64_t now)
+{
+        struct engine *e = w->e;
+
+        if (e->cfg->rate <= 0 || !atomic_load(&e->go) || stopping(e))
+                return;
+        while (w->next_arrival <= now) {
+                if (w->qn < QUEUE_CAP) {
+                        w->queue[(w->qhead + w->qn) % QUEUE_CAP] = w->next_arrival;
+                        w->qn++;
+                } else {
+                        w->qoverflow++;
+                }
+                w->next_arrival += (uint64_t)(-log1p(-oltp_rng_double(&w->rng)) * w->mean_gap_ns);
+        }
+        while (w->qn && w->nidle) {
+                struct conn *c = w->idle[--w->nidle];
+
+                c->in_idle = 0;
+                if (c->st != CS_IDLE)
+                        continue;
+                advance(c, next_txn(c));
+        }
+        atomic_store_explicit(&w->qlen, w->qn, memory_order_relaxed);
+}
+
+static void kick(struct worker *w)
+{
+        if (w->kicked || !atomic_load(&w->e->go))
+                return;
+        w->kicked = 1;
+        w->next_arrival = clk_now_ns();
+        if (w->e->cfg->rate > 0)
+                return;
+        for (unsigned i = 0; i < w->nconns; i++) {
+                struct conn *c = w->conns[i];
+
+                if (c->st == CS_IDLE && !c->pending)
+                        advance(c, next_txn(c));
+        }
+}
+
+static uint64_t next_wake(struct worker *w, uint64_t now)
+{
+        uint64_t t = now + MAX_WAIT_NS;
+
+        if (w->e->cfg->rate > 0 && w->kicked && w->next_arrival < t)
+                t = w->next_arrival;
+        if (w->ntimed) {
+                for (unsigned i = 0; i < w->nconns; i++) {
+                        struct conn *c = w->conns[i];
+
+                        if (c->deadline && c->deadline <= now)
+                                conn_timer(c);
+                        else if (c->deadline && c->deadline < t)
+                                t = c->deadline;
+                }
+        }
+        return t;
+}
+
+static void wait_events(struct worker *w, uint64_t now, uint64_t until)
+{
+        struct epoll_event evs[MAX_EVENTS];
+        uint64_t d = until > now ? until - now : 0;
+        struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
+        int n = epoll_pwait2(w->epfd, evs, MAX_EVENTS, &ts, NULL);
+
+        if (n < 0 && errno == ENOSYS)
+                n = epoll_wait(w->epfd, evs, MAX_EVENTS, (int)((d + 999999) / 1000000));
+        for (int i = 0; i < n; i++)
+                conn_event(evs[i].data.ptr, evs[i].events);
+}
+
+static void *worker_main(void *arg)
+{
+        struct worker *w = arg;
+        struct engine *e = w->e;
+        uint64_t drain_until = 0;
+
+        e->ops->thread_init();
+        for (unsigned i = 0; i < w->nconns; i++)
+                advance(w->conns[i], start_connect(w->conns[i]));
+        for (;;) {
+                uint64_t now = clk_now_ns();
+
+                kick(w);
+                if (stopping(e) && !drain_until)
+                        drain_until = now + DRAIN_NS;
+                if (drain_until && (!w->npending || now > drain_until))
+                        break;
+                arrivals(w, now);
+                wait_events(w, now, next_wake(w, now));
+        }
+        for (unsigned i = 0; i < w->nconns; i++) {
+                unregister(w->conns[i]);
+                e->ops->conn_free(w->conns[i]->d);
+                w->conns[i]->d = NULL;
+        }
+        e->ops->thread_end();
+        return NULL;
+}
+
+/* ---- setup, reporting and results ---- */
+
+static struct conn *conn_new(struct engine *e, unsigned idx)
+{
+        unsigned ms = oltp_wl_max_steps(e->cfg->wl);
+        struct conn *c = calloc(1, sizeof(*c) + ms * sizeof(struct oltp_step));
+
+        if (!c)
+                return NULL;
+        c->d = e->ops->conn_new(oltp_wl_nslots(e->cfg->wl));
+        if (!c->d) {
+                free(c);
+                return NULL;
+        }
+        c->idx = idx;
+        c->host = idx % e->cfg->nhosts;
+        c->fd = -1;
+        c->c_len = OLTP_C_LEN;
+        c->pad_len = OLTP_PAD_LEN;
+        oltp_rng_seed(&c->rng, e->cfg->seed * 0x9e3779b97f4a7c15ull + idx + 1);
+        return c;
+}
+
+static int worker_init(struct engine *e, struct worker *w, unsigned id)
+{
+        const struct oltp_engine_cfg *cfg = e->cfg;
+
+        w->e = e;
+        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        pthread_mutex_init(&w->mu, NULL);
+        w->hs = calloc(cfg->nhosts, sizeof(*w->hs));
+        w->conns = calloc(cfg->nconns / e->nw + 1, sizeof(*w->conns));
+        w->idle = calloc(cfg->nconns / e->nw + 1, sizeof(*w->idle));
+        w->queue = cfg->rate > 0 ? calloc(QUEUE_CAP, sizeof(*w->queue)) : NULL;
+        w->qwait = hist_new();
+        w->ivlat = hist_new();
+        if (w->epfd < 0 || !w->hs || !w->conns || !w->idle || !w->qwait || !w->ivlat ||
+            (cfg->rate > 0 && !w->queue))
+                return -ENOMEM;
+        for (unsigned h = 0; h < cfg->nhosts; h++)
+                if (!(w->hs[h].lat = hist_new()))
+                        return -ENOMEM;
+        if (cfg->rate > 0)
+                w->mean_gap_ns = 1e9 * e->nw / cfg->rate;
+        oltp_rng_seed(&w->rng, cfg->seed * 31 + id + 7);
+        for (unsigned i = id; i < cfg->nconns; i += e->nw) {
+                struct conn *c = conn_new(e, i);
+
+                if (!c)
+                        return -ENOMEM;
+                c->w = w;
+                w->conns[w->nconns++] = c;
+        }
+        return 0;
+}
+
+static void worker_free(struct engine *e, struct worker *w)
+{
+        if (w->epfd > 0)
+                close(w->epfd);
+        for (unsigned i = 0; w->conns && i < w->nconns; i++) {
+                if (w->conns[i]->d)
+                        e->ops->conn_free(w->conns[i]->d);
+                free(w->conns[i]);
+        }
+        for (unsigned h = 0; w->hs && h < e->cfg->nhosts; h++)
+                hist_free(w->hs[h].lat);
+        free(w->hs);
+        free(w->conns);
+        free(w->idle);
+        free(w->queue);
+        hist_free(w->qwait);
+        hist_free(w->ivlat);
+        pthread_mutex_destroy(&w->mu);
+}
+
+static void add_counts(struct oltp_counts *d, const struct oltp_counts *s)
+{
+        d->txns += s->txns;
+        d->reads += s->reads;
+        d->writes += s->writes;
+        d->other += s->other;
+        d->errors += s->errors;
+        d->reconnects += s->reconnects;
+}
+
+static void report_interval(struct engine *e, struct hist *scratch, uint64_t t_prev, uint64_t now)
+{
+        struct oltp_interval iv = {0};
+
+        hist_reset(scratch);
+        for (unsigned i = 0; i < e->nw; i++) {
+                struct worker *w = &e->w[i];
+
+                pthread_mutex_lock(&w->mu);
+                add_counts(&iv.c, &w->iv);
+                memset(&w->iv, 0, sizeof(w->iv));
+                hist_merge(scratch, w->ivlat);
+                hist_reset(w->ivlat);
+                pthread_mutex_unlock(&w->mu);
+                iv.queue_len += atomic_load(&w->qlen);
+                iv.busy += atomic_load(&w->busy);
+        }
+        iv.t_s = (double)(now - e->t_warm) / 1e9;
+        iv.len_s = (double)(now - t_prev) / 1e9;
+        iv.lat = scratch;
+        iv.threads = e->cfg->nconns;
+        e->cfg->on_interval(e->cfg->user, &iv);
+}
+
+static int all_ready_or_fatal(struct engine *e)
+{
+        for (;;) {
+                if (stopping(e) || atomic_load(&stop_requested))
+                        return -1;
+                if (atomic_load(&e->nready) == e->cfg->nconns)
+                        return 0;
+                clk_sleep_ns(1000000);
+        }
+}
+
+static int run_done(struct engine *e, uint64_t now)
+{
+        if (atomic_load(&stop_requested) || stopping(e))
+                return 1;
+        if (e->t_end && now >= e->t_end)
+                return 1;
+        if (e->cfg->events && atomic_load(&e->started) >= e->cfg->events) {
+                for (unsigned i = 0; i < e->nw; i++)
+                        if (atomic_load(&e->w[i].busy))
+                                return 0;
+                return 1;
+        }
+        return 0;
+}
+
+/* The reporting thread: intervals until the end, then the stop flag. */
+static void supervise(struct engine *e, struct hist *scratch)
+{
+        const struct oltp_engine_cfg *cfg = e->cfg;
+        uint64_t step = (uint64_t)(cfg->report_s * 1e9), next = 0, prev = e->t_warm;
+
+        if (cfg->report_s > 0 && cfg->on_interval)
+                next = e->t_warm + step;
+        for (;;) {
+                uint64_t now = clk_now_ns();
+
+                if (next && now >= next && (!e->t_end || next <= e->t_end)) {
+                        report_interval(e, scratch, prev, next);
+                        prev = next;
+                        next += step;
+                        continue;
+                }
+                if (run_done(e, now))
+                        break;
+                uint64_t wake = now + 10000000ull;
+                if (next && next < wake)
+                        wake = next;
+                if (e->t_end && e->t_end < wake)
+                        wake = e->t_end;
+                clk_sleep_ns(wake > now ? wake - now : 0);
+        }
+        atomic_store(&e->stop, 1);
+}
+
+static int collect(struct engine *e, struct oltp_result *res)
+{
+        const struct oltp_engine_cfg *cfg = e->cfg;
+        uint64_t last = 0;
+
+        res->nhosts = cfg->nhosts;
+        res->nconns = cfg->nconns;
+        res->threads_used = e->nw;
+        res->hosts = calloc(cfg->nhosts, sizeof(*res->hosts));
+        res->conn_txns = calloc(cfg->nconns, sizeof(*res->conn_txns));
+        res->conn_busy_s = calloc(cfg->nconns, sizeof(*res->conn_busy_s));
+        res->lat = hist_new();
+        res->qwait = hist_new();
+        if (!res->hosts || !res->conn_txns || !res->conn_busy_s || !res->lat || !res->qwait)
+                return -ENOMEM;
+        for (unsigned h = 0; h < cfg->nhosts; h++)
+                if (!(res->hosts[h].lat = hist_new()))
+                        return -ENOMEM;
+        for (unsigned i = 0; i < e->nw; i++) {
+                struct worker *w = &e->w[i];
+
+                for (unsigned h = 0; h < cfg->nhosts; h++) {
+                        add_counts(&res->hosts[h].c, &w->hs[h].c);
+                        hist_merge(res->hosts[h].lat, w->hs[h].lat);
+                }
+                hist_merge(res->qwait, w->qwait);
+                res->queue_overflows += w->qoverflow;
+                for (unsigned j = 0; j < w->nconns; j++) {
+                        res->conn_txns[w->conns[j]->idx] = w->conns[j]->txns;
+                        res->conn_busy_s[w->conns[j]->idx] = (double)w->conns[j]->busy_ns / 1e9;
+                }
+                if (w->last_done > last)
+                        last = w->last_done;
+        }
+        for (unsigned h = 0; h < cfg->nhosts; h++) {
+                add_counts(&res->total, &res->hosts[h].c);
+                hist_merge(res->lat, res->hosts[h].lat);
+        }
+        if (e->t_end && !e->fatal && !atomic_load(&stop_requested))
+                res->seconds = (double)(e->t_end - e->t_warm) / 1e9;
+        else if (atomic_load(&e->go))
+                res->seconds = (double)((last > e->t_warm ? last : clk_now_ns()) - e->t_warm) / 1e9;
+        res->exit_code = e->fatal;
+        snprintf(res->err, sizeof(res->err), "%s", e->fatal_msg);
+        return 0;
+}
+
+static unsigned pick_threads(const struct oltp_engine_cfg *cfg)
+{
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned n = cfg->nthreads ? cfg->nthreads : (unsigned)(cores > 0 ? cores : 1);
+
+        return n > cfg->nconns ? cfg->nconns : n;
+}
+
+static int start_workers(struct engine *e, char *err, size_t errlen)
+{
+        for (unsigned i = 0; i < e->nw; i++) {
+                int rc = pthread_create(&e->w[i].th, NULL, worker_main, &e->w[i]);
+
+                if (rc) {
+                        snprintf(err, errlen, "cannot start a thread: %s", strerror(rc));
+                        atomic_store(&e->stop, 1);
+                        for (unsigned j = 0; j < i; j++)
+                                pthread_join(e->w[j].th, NULL);
+                        return -rc;
+                }
+        }
+        return 0;
+}
+
+int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, char *err,
+                    size_t errlen)
+{
+        struct engine e = {.cfg = cfg, .ops = cfg->ops};
+        struct hist *scratch = hist_new();
+        int rc = -ENOMEM;
+
+        memset(res, 0, sizeof(*res));
+        pthread_mutex_init(&e.fmu, NULL);
+        e.nw = pick_threads(cfg);
+        e.w = calloc(e.nw, sizeof(*e.w));
+        if (!e.w || !scratch)
+                goto out_nomem;
+        for (unsigned i = 0; i < e.nw; i++)
+                if (worker_init(&e, &e.w[i], i))
+                        goto out_nomem;
+        rc = start_workers(&e, err, errlen);
+        if (rc)
+                goto out;
+        if (all_ready_or_fatal(&e) == 0) {
+                e.t_go = clk_now_ns();
+                e.t_warm = e.t_go + (uint64_t)(cfg->warmup_s * 1e9);
+                e.t_end = cfg->time_s > 0 ? e.t_warm + (uint64_t)(cfg->time_s * 1e9) : 0;
+                atomic_store(&e.go, 1);
+                supervise(&e, scratch);
+        }
+        atomic_store(&e.stop, 1);
+        for (unsigned i = 0; i < e.nw; i++)
+                pthread_join(e.w[i].th, NULL);
+        rc = collect(&e, res);
+        if (rc)
+                goto out_nomem;
+        goto out;
+out_nomem:
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
+out:
+        for (unsigned i = 0; e.w && i < e.nw; i++)
+                worker_free(&e, &e.w[i]);
+        free(e.w);
+        hist_free(scratch);
+        pthread_mutex_destroy(&e.fmu);
+        return rc;
+}
+
+void oltp_result_free(struct oltp_result *res)
+{
+        for (unsigned h = 0; res->hosts && h < res->nhosts; h++)
+                hist_free(res->hosts[h].lat);
+        free(res->hosts);
+        free(res->conn_txns);
+        free(res->conn_busy_s);
+        hist_free(res->lat);
+        hist_free(res->qwait);
+        memset(res, 0, sizeof(*res));
+}

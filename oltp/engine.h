@@ -1,0 +1,106 @@
+/*
+ * engine.h - the OLTP event loop: many connections, few threads.
+ *
+ * oltp_engine_run() opens cfg->nconns connections, spread round-robin over
+ * the hosts (connection i talks to host i % nhosts, as sysbench does) and
+ * over at most one thread per core. Each thread waits on its connections
+ * with epoll and walks each one through its transactions as a small state
+ * machine over the driver's non-blocking calls. Closed loop by default: a
+ * connection starts its next transaction as soon as the last one commits.
+ * With cfg->rate > 0 arrivals are Poisson at that total rate, queue per
+ * thread, and latency counts from the scheduled arrival (no coordinated
+ * omission); the wait in the queue is kept apart too.
+ *
+ * Errors: numbers in cfg->ignore (deadlocks, lock waits) roll the
+ * transaction back and run a new one, counted in errors; a lost connection
+ * reconnects with backoff, prepares again and counts in reconnects; a host
+ * that stays unreachable longer than cfg->retry_budget_s ends the run
+ * (exit_code 3, results so far kept). Any error on the first connect of a
+ * connection (credentials, unknown database, no server) ends it at once
+ * (exit_code 3), as does a failing prepare.
+ *
+ * The calling thread reports: every cfg->report_s it hands the interval's
+ * figures to cfg->on_interval. Call from one thread at a time.
+ */
+#ifndef HCI_OLTP_ENGINE_H
+#define HCI_OLTP_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hist.h"
+#include "oltp/driver.h"
+#include "oltp/rand.h"
+#include "oltp/workload.h"
+
+struct oltp_counts {
+        uint64_t txns, reads, writes, other, errors, reconnects;
+};
+
+struct oltp_interval {
+        double t_s;   /* seconds since measurement start, at the interval's end */
+        double len_s; /* its length */
+        struct oltp_counts c;
+        const struct hist *lat; /* transaction latency within the interval */
+        uint64_t queue_len;     /* rate mode: transactions waiting to start, at the end */
+        unsigned busy;          /* connections inside a transaction, at the end */
+        unsigned threads;       /* connections */
+};
+
+struct oltp_engine_cfg {
+        const struct oltp_driver_ops *ops;
+        const struct oltp_workload *wl;
+        const struct oltp_dist *dist;
+        const struct oltp_dsn *hosts;
+        unsigned nhosts;
+        unsigned nconns;
+        unsigned nthreads; /* event threads; 0: one per core, at most nconns */
+        double time_s;     /* measured time (0: until events) */
+        double warmup_s;
+        double report_s; /* 0: no intervals */
+        double rate;     /* total transactions per second; 0: closed loop */
+        uint64_t events; /* stop after this many transactions (0: until time) */
+        const unsigned *ignore;
+        unsigned nignore;
+        int ignore_all;        /* --mysql-ignore-errors=all */
+        double retry_budget_s; /* how long a host may stay unreachable */
+        uint64_t seed;
+        void (*on_interval)(void *user, const struct oltp_interval *iv);
+        void *user;
+};
+
+struct oltp_host_result {
+        struct oltp_counts c;
+        struct hist *lat;
+};
+
+struct oltp_result {
+        double seconds; /* measured time */
+        struct oltp_counts total;
+        struct hist *lat;   /* transaction latency, all hosts merged */
+        struct hist *qwait; /* rate mode: arrival to start */
+        unsigned nhosts;
+        struct oltp_host_result *hosts;
+        unsigned nconns;
+        uint64_t *conn_txns; /* per connection, for sysbench's fairness lines */
+        double *conn_busy_s; /* per connection: sum of its transaction latencies */
+        uint64_t queue_overflows;
+        unsigned threads_used;
+        int exit_code; /* an enum hci_exit */
+        char err[512]; /* why, when exit_code != 0 */
+};
+
+/*
+ * Run to the end (time, events, or a fatal error). res is filled in every
+ * case where the return is 0, including runs that ended on an error (see
+ * res->exit_code). Returns -errno only when nothing could start (ENOMEM,
+ * epoll), with err set. Free res with oltp_result_free.
+ */
+int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, char *err,
+                    size_t errlen);
+void oltp_result_free(struct oltp_result *res);
+
+/* Request a stop from a signal handler or another thread (the run ends as if its time was up). */
+void oltp_engine_request_stop(void);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * report.h - what an OLTP run prints and writes.
+ *
+ * Interval lines and the final report use sysbench's layout, so scripts
+ * that scrape sysbench output read hcisweep's too; the JSON follows
+ * CLI.md (totals, lat_ns, hist, hosts[], intervals[]). A report collects the
+ * intervals it prints, for the JSON. Used by the reporting thread only.
+ */
+#ifndef HCI_OLTP_REPORT_H
+#define HCI_OLTP_REPORT_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include "oltp/engine.h"
+
+struct oltp_report;
+
+/* pcts: the --percentile list (the first one is shown in interval lines). NULL on ENOMEM. */
+struct oltp_report *oltp_report_new(FILE *out, const double *pcts, unsigned npct, double rate);
+void oltp_report_free(struct oltp_report *r);
+
+/* The engine's on_interval callback (user = the report). */
+void oltp_report_interval(void *user, const struct oltp_interval *iv);
+
+/* sysbench's final block: SQL statistics, general statistics, latency, fairness. */
+void oltp_report_final(struct oltp_report *r, const struct oltp_result *res);
+
+/*
+ * The result object: top (from res_new, a reference is taken) gains
+ * totals, lat_ns, hist, hosts[], intervals[] (and rate figures).
+ * 0, or -ENOMEM.
+ */
+int oltp_report_json(struct oltp_report *r, const struct oltp_result *res,
+                     const struct oltp_dsn *hosts, json_t *top);
+
+#endif
