@@ -92,14 +92,14 @@ void oltp_report_interval(void *user, const struct oltp_interval *iv)
         if (keep_row(r, iv))
                 return;
         fprintf(r->out,
-                "[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) "
+                "[ %gs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) "
                 "lat (ms,%g%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
                 iv->t_s, iv->threads, per_s(iv->c.txns, s), per_s(q, s), per_s(iv->c.reads, s),
                 per_s(iv->c.writes, s), per_s(iv->c.other, s), r->pcts[0],
                 (double)r->rows[r->nrows - 1].pct_ns[0] / 1e6, per_s(iv->c.errors, s),
                 per_s(iv->c.reconnects, s));
         if (r->rate > 0)
-                fprintf(r->out, "[ %.0fs ] queue length: %llu, concurrency: %u\n", iv->t_s,
+                fprintf(r->out, "[ %gs ] queue length: %llu, concurrency: %u\n", iv->t_s,
                         (unsigned long long)iv->queue_len, iv->busy);
         fflush(r->out);
 }

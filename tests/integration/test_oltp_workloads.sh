@@ -1,0 +1,56 @@
+#!/bin/bash
+# test_oltp_workloads.sh - every workload runs, and the queries per
+# transaction are sysbench's (oltp_read_write 14 reads, 4 writes, 2 other;
+# point_select 1/0/0; ...), counted by hcisweep and confirmed by the
+# server's own counters: the server saw exactly that many prepared-statement
+# executes (Com_stmt_execute), so every statement is server-side prepared.
+. "$TESTLIB"
+ADDR=$(test_addr 0) PORT=$(test_port 0) PW=wl-pw-3
+DB="$SRC/scripts/mariadb-server.sh"
+on_exit "$DB stop --dir $T/db"
+"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
+        fail "mariadbd did not start"
+export MYSQL_PWD=$PW
+sql() { mariadb --no-defaults -h "$ADDR" -P "$PORT" -uroot -N -B sbtest -e "$1"; }
+stat() { sql "SHOW GLOBAL STATUS LIKE '$1'" | cut -f2; }
+C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)
+expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
+
+# one connection: no deadlocks, so counts are exact
+check() { # workload reads writes other [extra options]
+        local wl=$1 r=$2 w=$3 o=$4 ex0 ex1
+        shift 4
+        ex0=$(stat Com_stmt_execute)
+        expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --workload "$wl" --threads 1 --time 0 \
+                --events 40 --json "$T/$wl.json" "$@"
+        ex1=$(stat Com_stmt_execute)
+        python3 - "$T/$wl.json" "$r" "$w" "$o" "$((ex1 - ex0))" <<'PY' || fail "$wl counts"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["totals"]
+r, w, o, executes = map(int, sys.argv[2:])
+n = t["transactions"]
+assert n == 40, t
+q = t["queries"]
+assert (q["read"], q["write"], q["other"]) == (r * n, w * n, o * n), (q, n)
+assert executes == (r + w + o) * n, ("server executes", executes)
+assert t["errors"] == 0 and t["reconnects"] == 0, t
+assert j["kind"] == "oltp" and j["lat_ns"]["percentile"]["95.0"] > 0, j["lat_ns"]
+PY
+}
+check oltp_read_write 14 4 2
+check oltp_read_only 14 0 2
+check oltp_write_only 0 4 2
+check oltp_point_select 1 0 0
+check oltp_update_index 0 1 0
+check oltp_update_non_index 0 1 0
+check oltp_delete 0 1 0
+check oltp_insert 0 1 0
+rows=$(($(sql "SELECT COUNT(*) FROM sbtest1") + $(sql "SELECT COUNT(*) FROM sbtest2")))
+[ "$rows" -ge 1960 ] || fail "oltp_insert: $rows rows after inserting 40"
+check oltp_read_write 7 6 0 --point_selects 3 --skip_trx --delete_inserts 2
+check oltp_read_only 10 0 2 --range_selects=0 --rand-type uniform
+for d in gaussian pareto zipfian; do
+        check oltp_read_write 14 4 2 --rand-type $d
+done
+pass "query counts per transaction for every workload"
