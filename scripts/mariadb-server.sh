@@ -43,9 +43,9 @@ alive() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 # Ask the server whether it answers; with or without the password, since a
 # fresh datadir has none yet.
 ping() {
-        mariadb-admin --no-defaults --socket="$sock" -u"$user" ${password:+-p"$password"} \
+        MYSQL_PWD="$password" mariadb-admin --no-defaults --socket="$sock" -u"$user" \
                 --connect-timeout=1 ping >/dev/null 2>&1 ||
-                mariadb-admin --no-defaults --socket="$sock" -u"$user" \
+                env -u MYSQL_PWD mariadb-admin --no-defaults --socket="$sock" -u"$user" \
                         --connect-timeout=1 ping >/dev/null 2>&1
 }
 
@@ -54,7 +54,7 @@ sql() {
                 >/dev/null 2>&1; then
                 MYSQL_PWD="$password" mariadb --no-defaults --socket="$sock" -u"$user" -e "$1"
         else
-                mariadb --no-defaults --socket="$sock" -u"$user" -e "$1"
+                env -u MYSQL_PWD mariadb --no-defaults --socket="$sock" -u"$user" -e "$1"
         fi
 }
 

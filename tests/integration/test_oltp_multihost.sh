@@ -1,0 +1,46 @@
+#!/bin/bash
+# test_oltp_multihost.sh - one run drives two servers on different loopback
+# addresses: connections go round-robin over the hosts, every server runs
+# transactions (the servers' own execute counters agree), and the per-host
+# figures in the JSON add up to the totals.
+. "$TESTLIB"
+PW=mh-pw-5
+DB="$SRC/scripts/mariadb-server.sh"
+export MYSQL_PWD=$PW
+for i in 0 1; do
+        on_exit "$DB stop --dir $T/db$i"
+        "$DB" start --dir "$T/db$i" --addr "$(test_addr $i)" --port "$(test_port $i)" \
+                --password "$PW" >/dev/null || fail "mariadbd $i did not start"
+done
+H="$(test_addr 0):$(test_port 0),$(test_addr 1):$(test_port 1)"
+execs() { mariadb --no-defaults -h "$(test_addr $1)" -P "$(test_port $1)" -uroot -N -B \
+        -e "SHOW GLOBAL STATUS LIKE 'Com_stmt_execute'" | cut -f2; }
+C=(--mysql-host "$H" --mysql-user root --tables 2 --table-size 1000)
+
+expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
+e0=$(execs 0) e1=$(execs 1)
+expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --threads 5 --time 2 --report-interval 1 \
+        --json "$T/r.json"
+d0=$(($(execs 0) - e0)) d1=$(($(execs 1) - e1))
+python3 - "$T/r.json" "$d0" "$d1" "$(test_addr 0)" "$(test_addr 1)" <<'PY' || fail "per-host figures"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t, hosts = j["totals"], j["hosts"]
+server_execs = [int(sys.argv[2]), int(sys.argv[3])]
+assert [h["host"] for h in hosts] == sys.argv[4:6], hosts
+for h, ex in zip(hosts, server_execs):
+    ht = h["totals"]
+    assert ht["transactions"] > 0, h
+    q = ht["queries"]
+    assert ex >= q["read"] + q["write"] + q["other"] > 0, (ex, q)
+    assert h["hist"]["count"] == ht["transactions"], h["hist"]["count"]
+for k in ("transactions", "errors", "reconnects"):
+    assert sum(h["totals"][k] for h in hosts) == t[k], k
+for k in ("read", "write", "other"):
+    assert sum(h["totals"]["queries"][k] for h in hosts) == t["queries"][k], k
+assert abs(sum(h["totals"]["tps"] for h in hosts) - t["tps"]) < 1e-6 * max(t["tps"], 1)
+assert j["hist"]["count"] == t["transactions"]
+assert len(j["intervals"]) == 2, j["intervals"]
+PY
+expect_rc 0 "$HCISWEEP" oltp cleanup "${C[@]}"
+pass "two servers, per-host figures add up"

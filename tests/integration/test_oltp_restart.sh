@@ -1,0 +1,56 @@
+#!/bin/bash
+# test_oltp_restart.sh - faults during a run: the server restarts mid-run,
+# the connections reconnect (reconnects > 0), transactions continue after
+# the restart and the run completes with exit 0; a server that stays down
+# longer than --reconnect-timeout ends the run with exit 3 and the partial
+# results still written.
+. "$TESTLIB"
+ADDR=$(test_addr 0) PORT=$(test_port 0) PW=rs-pw-1
+DB="$SRC/scripts/mariadb-server.sh"
+on_exit "$DB stop --dir $T/db"
+start() { "$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
+        fail "mariadbd did not start"; }
+start
+export MYSQL_PWD=$PW
+C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)
+expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
+
+"$HCISWEEP" oltp run "${C[@]}" --threads 4 --time 9 --report-interval 1 --json "$T/r.json" \
+        >"$T/run.out" 2>&1 &
+pid=$!
+on_exit "kill $pid"
+sleep 2
+"$DB" stop --dir "$T/db"
+start
+wait $pid || { cat "$T/run.out" >&2; fail "run across a restart exited $?"; }
+python3 - "$T/r.json" <<'PY' || { cat "$T/run.out" >&2; fail "figures across a restart"; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+t, iv = j["totals"], j["intervals"]
+assert t["reconnects"] > 0, t
+assert len(iv) == 9, len(iv)
+# the outage shows as a gap; after it, transactions flow again
+gap = [i for i, x in enumerate(iv) if x["tps"] == 0]
+assert gap, "no outage seen"
+assert any(x["tps"] > 0 for x in iv[gap[-1] + 1:]), iv
+assert any(x["reconnects_s"] > 0 for x in iv), iv
+PY
+
+# down for good: exit 3 after the retry budget, with what was measured so far
+"$HCISWEEP" oltp run "${C[@]}" --threads 2 --time 30 --reconnect-timeout 2 \
+        --json "$T/down.json" >"$T/down.out" 2>&1 &
+pid=$!
+on_exit "kill $pid"
+sleep 1.5
+"$DB" stop --dir "$T/db"
+rc=0
+wait $pid || rc=$?
+[ "$rc" = 3 ] || { cat "$T/down.out" >&2; fail "server down for good: exit $rc, want 3"; }
+grep -q "unreachable" "$T/down.out" || fail "no message naming the unreachable server"
+python3 - "$T/down.json" <<'PY' || fail "partial results"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["totals"]["transactions"] > 0 and "unreachable" in j["error"], j.get("error")
+assert j["seconds"] < 20, j["seconds"]
+PY
+pass "restart survived, lasting outage ends with exit 3 and partial results"
