@@ -497,8 +497,16 @@ static int opt_argv_one(const struct opt_group *g, int argc, char **argv, int *u
                         return opt_set_named(g, name + 3, "0", err, errlen);
                 return opt_unknown(g, name, err, errlen);
         }
-        if (!val && r.d->type == OPT_BOOL)
-                val = "1";
+        if (!val && r.d->type == OPT_BOOL) {
+                int b;
+                /* fio writes "--direct 1": take a following bool word as the value. */
+                if (argc >= 2 && !parse_bool(argv[1], &b, NULL, 0)) {
+                        val = argv[1];
+                        *used = 2;
+                } else {
+                        val = "1";
+                }
+        }
         if (!val) {
                 if (argc < 2 || !strncmp(argv[1], "--", 2))
                         return opt_fail(err, errlen, "option --%s needs a value", r.d->name);

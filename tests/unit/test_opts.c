@@ -158,6 +158,18 @@ static void test_argv_bools(void **state)
             opt_parse_argv(f->g, 1, bad, NULL, 0, &npos, &help, f->err, sizeof(f->err)), -EINVAL);
         assert_string_equal(f->err, "option --force: 'maybe' is not a boolean (use 1/0, "
                                     "true/false, yes/no)");
+
+        /* fio's "--direct 1": a bool word after a flag is its value, anything else is not. */
+        char *spaced[] = {"--force", "1", "--precondition", "no", "--debug-slow", "file"};
+        char *pos[2];
+        f->blk.precondition = 1;
+        assert_int_equal(
+            opt_parse_argv(f->g, 6, spaced, pos, 2, &npos, &help, f->err, sizeof(f->err)), 0);
+        assert_int_equal(f->blk.force, 1);
+        assert_int_equal(f->blk.precondition, 0);
+        assert_int_equal(f->blk.debug_slow, 1);
+        assert_int_equal(npos, 1);
+        assert_string_equal(pos[0], "file");
 }
 
 static void expect_argv_err(struct fixture *f, int argc, char **argv, const char *msg)
