@@ -1,0 +1,20 @@
+/*
+ * ramp_priv.h - helpers shared by the ramp parsers (results/ramp*.c only).
+ */
+#ifndef HCI_RAMP_PRIV_H
+#define HCI_RAMP_PRIV_H
+
+#include "results/ramp.h"
+
+/* Format err, return -EINVAL. */
+int ramp_err(char *err, unsigned errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Append an empty ramp to s with the given names; NULL on ENOMEM. */
+struct ramp *ramp_set_push(struct ramp_set *s, const char *name, const char *load_name,
+                           const char *tput_name, const char *lat_name);
+
+/* Parse a whole number; 0 on success, -EINVAL when s is not entirely a finite number. */
+int ramp_num(const char *s, double *out);
+
+#endif
