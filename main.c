@@ -8,6 +8,7 @@
 #include "block/block.h"
 #include "cmd_run.h"
 #include "oltp/oltp.h"
+#include "vmctl/vmctl.h"
 
 struct command {
         const char *name;
@@ -19,7 +20,8 @@ static const struct command commands[] = {
     {"block", cmd_block,
      "block [options]           one block run, or a sweep over --iodepth/--bs/--rw lists"},
     {"oltp", cmd_oltp, "oltp prepare|run|cleanup  sysbench-style OLTP against one or many servers"},
-    {"lab", NULL, "lab up|down|status        the local lab: N database \"VMs\" + an iSCSI target"},
+    {"lab", cmd_lab,
+     "lab up|down|status        the local lab: N database \"VMs\" + an iSCSI target"},
     {"scale", NULL,
      "scale [options]           VM-count scaling: step N up, find the tipping point"},
     {"report", NULL, "report RUN_DIR            render a run's report (HTML + Markdown, plots)"},

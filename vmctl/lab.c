@@ -1,0 +1,289 @@
+/*
+ * lab.c - `hcisweep lab up|down|status`: the controller's options, and the
+ * three verbs written against the backend ops only, so they work the same
+ * for the local lab, a static inventory and, later, real VMs. Output lines
+ * on stdout are "NAME key=value ..." so scripts can read them.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "vmctl/backend.h"
+#include "vmctl/vmctl.h"
+
+#define DEFAULT_LOCAL_VMS 2
+
+struct lab_cfg {
+        char *backend, *inventory, *lab_dir, *addr_base;
+        long long vms, base_port, target_port;
+        double vm_cpus;
+        uint64_t vm_memory, lun_size;
+        int topology, purge;
+};
+
+static const char *const topology_names[] = {"hci", "two-layer", NULL};
+
+#define O(f) offsetof(struct lab_cfg, f)
+static const struct opt_def lab_opts[] = {
+    {"backend", OPT_STR, O(backend), "local", 0, 0, "where the VMs come from: local or static",
+     NULL, 0},
+    {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
+     "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
+     0},
+    {"vms", OPT_INT, O(vms), "0", 0, VMCTL_MAX_VMS,
+     "VMs to bring up (0: 2 for local, every server of a static inventory)", NULL, 0},
+    {"vm-cpus", OPT_DOUBLE, O(vm_cpus), "1", 0, 1024,
+     "CPU limit per VM in CPUs (CFS quota; 0.5 allowed; 0: none)", NULL, 0},
+    {"vm-memory", OPT_SIZE, O(vm_memory), "512M", 0, 0,
+     "memory limit per VM (buffer pool: half of it, at least 32M; 0: none)", NULL, 0},
+    {"topology", OPT_ENUM, O(topology), "hci", 0, 0,
+     "hci: VMs and storage share the CPUs; two-layer: storage gets a CPU of its own",
+     topology_names, 0},
+    {"lab-dir", OPT_STR, O(lab_dir), "runs/lab", 0, 0,
+     "local: state directory (datadirs, LUN files, logs, state)", NULL, 0},
+    {"addr-base", OPT_STR, O(addr_base), "127.0.1", 0, 0,
+     "local: VM N listens on ADDR-BASE.N (must be in 127.0.0.0/8)", NULL, 0},
+    {"base-port", OPT_INT, O(base_port), "13306", 1, 65535, "local: port of every VM's server",
+     NULL, 0},
+    {"target-port", OPT_INT, O(target_port), "3260", 1, 65535,
+     "local: iSCSI portal port of the storage service (127.0.0.1)", NULL, 0},
+    {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
+    {"purge", OPT_BOOL, O(purge), "0", 0, 0,
+     "down: also delete datadirs, LUN files and the password", NULL, 0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+};
+#undef O
+
+static const char usage_text[] =
+    "hcisweep lab up|down|status [options]\n"
+    "  up      create and start --vms database VMs and the storage service; VMs already\n"
+    "          running are kept, prepared datadirs are reused\n"
+    "  down    stop everything of the lab and remove its cgroups (data kept unless --purge)\n"
+    "  status  each VM (address:port, PID, alive, limits) and the storage target;\n"
+    "          exit 3 if something is not running\n"
+    "Exit codes: 0 done, 2 bad usage or inventory, 3 a server could not be started,\n"
+    "reached or prepared.";
+
+struct lab {
+        struct lab_cfg cfg;
+        struct opt_group groups[2];
+        struct vmctl_spec spec;
+        const struct vmctl_backend_ops *ops;
+        struct vmctl_backend *b;
+        char err[1024];
+};
+
+static int exit_code(int rc)
+{
+        return rc == -EINVAL ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
+}
+
+/* ADDR-BASE is three dotted numbers 127.A.B, so ADDR-BASE.N is loopback. */
+static int check_addr_base(const char *s, char *err, size_t errlen)
+{
+        unsigned a, b;
+        char tail;
+
+        if (sscanf(s, "127.%u.%u%c", &a, &b, &tail) != 2 || a > 255 || b > 255) {
+                snprintf(err, errlen, "option --addr-base: '%s' is not 127.A.B", s);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int build_spec(struct lab *l)
+{
+        struct lab_cfg *c = &l->cfg;
+        int rc;
+
+        l->ops = vmctl_backend_find(c->backend);
+        if (!l->ops) {
+                snprintf(l->err, sizeof(l->err), "option --backend: unknown backend '%s' (%s)",
+                         c->backend, "local, static");
+                return -EINVAL;
+        }
+        if (c->lun_size < (1 << 20)) {
+                snprintf(l->err, sizeof(l->err), "option --lun-size: at least 1M");
+                return -EINVAL;
+        }
+        rc = check_addr_base(c->addr_base, l->err, sizeof(l->err));
+        if (rc < 0)
+                return rc;
+        l->spec = (struct vmctl_spec){
+            .lab_dir = c->lab_dir,
+            .inventory = c->inventory,
+            .addr_base = c->addr_base,
+            .base_port = (unsigned)c->base_port,
+            .target_port = (unsigned)c->target_port,
+            .vm_cpus = c->vm_cpus,
+            .vm_memory = c->vm_memory,
+            .lun_size = c->lun_size,
+            .topology = c->topology ? VMCTL_TWO_LAYER : VMCTL_HCI,
+        };
+        return 0;
+}
+
+static void print_limits(const struct vmctl_vm_stats *st)
+{
+        if (st->cpu_limit > 0)
+                printf(" cpus=%.2f", st->cpu_limit);
+        else
+                printf(" cpus=unlimited");
+        if (st->mem_limit >= 0)
+                printf(" memory=%lld", (long long)st->mem_limit);
+        else
+                printf(" memory=unlimited");
+        if (st->mem_usage >= 0)
+                printf(" memory_used=%lld", (long long)st->mem_usage);
+        printf(" cpuset=%s", st->cpuset[0] ? st->cpuset : "all");
+}
+
+static int print_vm(struct lab *l, unsigned i, const char *what)
+{
+        struct vmctl_endpoint ep;
+        struct vmctl_vm_stats st;
+        int rc = l->ops->endpoint(l->b, i, &ep, l->err, sizeof(l->err));
+
+        if (!rc)
+                rc = l->ops->stats(l->b, i, &st, l->err, sizeof(l->err));
+        if (rc < 0)
+                return rc;
+        printf("vm%u addr=%s:%u", i, ep.host, ep.port);
+        if (st.pid > 0)
+                printf(" pid=%d", (int)st.pid);
+        printf(" state=%s", what ? what : st.alive ? "alive" : "down");
+        print_limits(&st);
+        if (ep.lun_url[0])
+                printf(" lun=%s", ep.lun_url);
+        if (st.where[0])
+                printf(" where=%s", st.where);
+        printf("\n");
+        return st.alive || what ? 0 : -EHOSTDOWN;
+}
+
+static int print_storage(struct lab *l)
+{
+        struct vmctl_storage st;
+        int rc;
+
+        if (!l->ops->storage)
+                return 0;
+        rc = l->ops->storage(l->b, &st, l->err, sizeof(l->err));
+        if (rc < 0 || !st.exists)
+                return rc;
+        printf("target portal=%s pid=%d state=%s iqn=%s luns=%u cpuset=%s\n", st.portal,
+               (int)st.pid, st.alive ? "alive" : "down", st.iqn, st.luns,
+               st.cpuset[0] ? st.cpuset : "all");
+        return st.alive ? 0 : -EHOSTDOWN;
+}
+
+static int lab_up(struct lab *l)
+{
+        unsigned n = (unsigned)l->cfg.vms;
+        struct vmctl_endpoint ep;
+        int rc, started;
+
+        if (!n)
+                n = strcmp(l->ops->name, "local") ? l->ops->count(l->b) : DEFAULT_LOCAL_VMS;
+        rc = l->ops->create(l->b, n, l->err, sizeof(l->err));
+        for (unsigned i = 1; !rc && i <= n; i++) {
+                rc = l->ops->start(l->b, i, &started, l->err, sizeof(l->err));
+                if (!rc)
+                        rc = print_vm(l, i, started ? "started" : "kept");
+        }
+        if (!rc)
+                rc = print_storage(l);
+        if (!rc && l->ops->endpoint(l->b, 1, &ep, l->err, sizeof(l->err)) == 0 &&
+            ep.password_file[0])
+                printf("login user=%s database=%s password_file=%s\n", ep.user, ep.database,
+                       ep.password_file);
+        return rc;
+}
+
+static int lab_status(struct lab *l)
+{
+        unsigned n = l->ops->count(l->b);
+        int rc = 0, r;
+
+        if (!n) {
+                printf("no lab in %s\n", l->spec.lab_dir);
+                return -ENOENT;
+        }
+        for (unsigned i = 1; i <= n; i++) {
+                r = print_vm(l, i, NULL);
+                if (r < 0 && r != -EHOSTDOWN)
+                        return r;
+                rc = rc ? rc : r;
+        }
+        r = print_storage(l);
+        return rc ? rc : r;
+}
+
+static int run_verb(struct lab *l, const char *verb)
+{
+        int rc = l->ops->open(&l->spec, &l->b, l->err, sizeof(l->err));
+
+        if (rc < 0)
+                return rc;
+        if (!strcmp(verb, "up")) {
+                rc = lab_up(l);
+        } else if (!strcmp(verb, "down")) {
+                rc = l->ops->destroy(l->b, l->cfg.purge, l->err, sizeof(l->err));
+                if (!rc)
+                        printf("down %s%s\n", l->spec.lab_dir, l->cfg.purge ? " (purged)" : "");
+        } else {
+                rc = lab_status(l);
+        }
+        l->ops->close(l->b);
+        return rc;
+}
+
+static int parse(struct lab *l, int argc, char **argv, const char **verb)
+{
+        char *pos[2];
+        int npos = 0, help = 0;
+
+        l->groups[0] = (struct opt_group){lab_opts, &l->cfg, "lab options"};
+        if (opt_defaults(l->groups, l->err, sizeof(l->err)) < 0 ||
+            opt_parse_argv(l->groups, argc - 1, argv + 1, pos, 2, &npos, &help, l->err,
+                           sizeof(l->err)) < 0)
+                return -EINVAL;
+        if (help) {
+                opt_help(stdout, l->groups, usage_text);
+                return 1;
+        }
+        if (npos != 1 ||
+            (strcmp(pos[0], "up") && strcmp(pos[0], "down") && strcmp(pos[0], "status"))) {
+                snprintf(l->err, sizeof(l->err), "lab: expected up, down or status%s%s",
+                         npos ? ", got " : "", npos ? pos[0] : "");
+                return -EINVAL;
+        }
+        *verb = pos[0];
+        return build_spec(l);
+}
+
+int cmd_lab(int argc, char **argv)
+{
+        struct lab *l = calloc(1, sizeof(*l));
+        const char *verb = NULL;
+        int rc;
+
+        if (!l) {
+                log_error("lab: out of memory");
+                return HCI_EXIT_TARGET;
+        }
+        rc = parse(l, argc, argv, &verb);
+        if (rc == 0)
+                rc = run_verb(l, verb);
+        if (rc < 0 && rc != -ENOENT && rc != -EHOSTDOWN)
+                log_error("%s", l->err);
+        rc = rc == 1 ? HCI_EXIT_OK : rc < 0 ? exit_code(rc) : HCI_EXIT_OK;
+        opt_free(l->groups);
+        free(l);
+        return rc;
+}

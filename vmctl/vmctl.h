@@ -1,0 +1,12 @@
+/*
+ * vmctl.h - the controller's commands: `hcisweep lab` (bring the database
+ * VMs up, take them down, show them). `hcisweep scale` comes here too.
+ */
+#ifndef HCI_VMCTL_H
+#define HCI_VMCTL_H
+
+/* `hcisweep lab up|down|status [options]`; argv[0] is "lab". Returns an
+ * exit code of core/exitcode.h. */
+int cmd_lab(int argc, char **argv);
+
+#endif
