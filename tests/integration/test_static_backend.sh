@@ -1,0 +1,70 @@
+# test_static_backend.sh - `hcisweep lab ... --backend static`: an INI
+# inventory of existing servers (one real mariadbd started here, one address
+# where nothing listens). Checks reachability per server, that up uses the
+# first N, and that a bad inventory is refused with exit 2 naming its line.
+. "$TESTLIB"
+
+ADDR=$(test_addr 0)
+PORT=$(test_port 0)
+DEAD_PORT=$(test_port 1)
+DB=$T/db
+PW=pw$RANDOM$RANDOM
+
+on_exit "bash '$SRC/scripts/mariadb-server.sh' stop --dir '$DB'"
+bash "$SRC/scripts/mariadb-server.sh" start --dir "$DB" --addr "$ADDR" --port "$PORT" \
+        --user root --password "$PW" --buffer-pool 32M >/dev/null || fail "mariadbd did not start"
+(umask 077 && echo "$PW" >"$T/db.pw")
+
+INV=$T/inventory.ini
+cat >"$INV" <<INI
+; two servers: the first answers, nothing listens behind the second
+[db1]
+host = $ADDR
+port = $PORT
+user = root
+password_file = db.pw
+database = sbtest
+
+[db2]
+host = $ADDR
+port = $DEAD_PORT
+INI
+st() { "$HCISWEEP" lab "$@" --backend static --inventory "$INV"; }
+
+expect_rc 3 st status
+grep -q "^vm1 addr=$ADDR:$PORT state=alive" <<<"$OUT" || fail "db1 not alive: $OUT"
+grep -q "^vm2 addr=$ADDR:$DEAD_PORT state=down" <<<"$OUT" || fail "db2 not down: $OUT"
+grep -q "inventory.ini:3 \[db1\]" <<<"$OUT" || fail "status does not name the section: $OUT"
+pass "status: db1 reachable, db2 not (exit 3)"
+
+expect_rc 0 st up --vms 1
+grep -q "^vm1 addr=$ADDR:$PORT state=kept" <<<"$OUT" || fail "up --vms 1: $OUT"
+grep -q "password_file=$T/db.pw" <<<"$OUT" || fail "password file not resolved: $OUT"
+expect_rc 3 st up --vms 2
+grep -q "$ADDR:$DEAD_PORT" <<<"$OUT" || fail "unreachable server not named: $OUT"
+expect_rc 2 st up --vms 3
+grep -q "lists 2" <<<"$OUT" || fail "--vms 3 of 2: $OUT"
+expect_rc 0 st down
+pass "up uses the first N; too many is exit 2, unreachable exit 3"
+
+# A wrong password is a server that cannot be logged in to: exit 3.
+echo wrong >"$T/bad.pw"
+sed 's/db.pw/bad.pw/' "$INV" >"$T/badpw.ini"
+expect_rc 3 "$HCISWEEP" lab up --vms 1 --backend static --inventory "$T/badpw.ini"
+grep -qi "denied" <<<"$OUT" || fail "wrong password: $OUT"
+
+bad() { # bad LINE TEXT: the inventory TEXT must be refused naming line LINE
+        printf '%b' "$2" >"$T/bad.ini"
+        expect_rc 2 "$HCISWEEP" lab status --backend static --inventory "$T/bad.ini"
+        grep -q "bad.ini:$1:" <<<"$OUT" || fail "want line $1 named for '$2', got: $OUT"
+}
+bad 3 '[a]\nhost = h\nprot = 3306\n'
+bad 4 '[a]\nhost = h\n[b]\nport = 99999\n'
+bad 1 'host = h\n[a]\nhost = h\n'
+bad 4 '[a]\nhost = h\n[b]\nport = 3306\n'
+bad 2 '[a]\nhost h\n'
+expect_rc 2 "$HCISWEEP" lab status --backend static --inventory "$T/none.ini"
+grep -q "none.ini" <<<"$OUT" || fail "missing inventory not named: $OUT"
+expect_rc 2 "$HCISWEEP" lab status --backend static
+grep -q -- "--inventory" <<<"$OUT" || fail "missing --inventory not named: $OUT"
+pass "bad inventories: exit 2 with FILE:LINE"
