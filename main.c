@@ -9,6 +9,7 @@
 #include "cmd_run.h"
 #include "oltp/oltp.h"
 #include "vmctl/vmctl.h"
+#include "results/results.h"
 
 struct command {
         const char *name;
@@ -26,8 +27,9 @@ static const struct command commands[] = {
      "scale [options]           VM-count scaling: step N up, find the tipping point"},
     {"report", NULL, "report RUN_DIR            render a run's report (HTML + Markdown, plots)"},
     {"compare", NULL, "compare RUN_A RUN_B       side by side, e.g. HCI versus two-layer"},
-    {"analyze", NULL, "analyze FILE              peak / knee / latency knee of any load ramp"},
-    {"results", NULL, "results list|show RUN     the run index"},
+    {"analyze", cmd_analyze,
+     "analyze FILE              peak / knee / latency knee of any load ramp"},
+    {"results", cmd_results, "results list|show RUN     the run index"},
     {"run", cmd_run, "run JOBFILE               run the jobs of an INI job file"},
 };
 

@@ -361,6 +361,8 @@ static int sb_interval(struct sb_state *st, const char *line, unsigned no, char 
                 return ramp_err(err, errlen, "line %u: bad tps figure", no);
         if (!f2 && (sb_after(line, "eps:", &tput, &f2) || !f2))
                 return ramp_err(err, errlen, "line %u: interval line without tps: or eps:", no);
+        if (!strstr(line, "tps:"))
+                snprintf(st->interval->tput_name, sizeof(st->interval->tput_name), "eps");
         l = strstr(line, "lat (ms,");
         if (l && sscanf(l, "lat (ms,%lf%%): %lf", &pct, &lat) != 2)
                 return ramp_err(err, errlen, "line %u: bad 'lat (ms,P%%):' figure", no);
@@ -388,6 +390,10 @@ static int sb_figure(struct sb_state *st, const char *key, int rank, const char 
                 return ramp_err(err, errlen, "line %u: bad figure after '%s'", no, key);
         st->tput = v;
         st->tput_rank = rank;
+        snprintf(st->final->tput_name, sizeof(st->final->tput_name), "%s",
+                 rank == 3   ? "tps"
+                 : rank == 2 ? "eps"
+                             : "ops/s");
         return 0;
 }
 

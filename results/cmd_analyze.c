@@ -1,0 +1,221 @@
+/*
+ * cmd_analyze.c - `hcisweep analyze FILE`: peak, knee and latency knee of a
+ * load ramp from any tool (CSV, sysbench, fio, hcisweep results).
+ *
+ * The command only reads, computes and prints: parsing is results/ramp*.c
+ * and the arithmetic results/knee.c. With --json the same findings are
+ * written atomically; the first ramp of the file is also at the top level
+ * (peak, knee, latency_knee, slo) so scripts need not look into ramps[].
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/resfile.h"
+#include "results/knee.h"
+#include "results/ramp.h"
+#include "results/results.h"
+
+struct analyze_cfg {
+        double latency_slo;
+        char *json;
+};
+
+#define O(f) offsetof(struct analyze_cfg, f)
+static const struct opt_def analyze_opts[] = {
+    {"latency-slo", OPT_DOUBLE, O(latency_slo), "0", 0, 1e9,
+     "latency objective in ms: report the highest load that meets it (0: none)", NULL, 0},
+    {"json", OPT_STR, O(json), NULL, 0, 0, "write the findings as JSON here", NULL, 0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+};
+#undef O
+
+static const char usage_text[] =
+    "usage: hcisweep analyze FILE [--latency-slo MS] [--json OUT]\n"
+    "  FILE: CSV (header: load,throughput[,latency_ms]), sysbench output, fio JSON output,\n"
+    "        or an hcisweep result.json (block, oltp, scale)";
+
+static json_t *load_or_null(const struct ramp *r, int i)
+{
+        return i < 0 ? json_null() : json_real(r->p[i].load);
+}
+
+static json_t *points_json(const struct ramp *r)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < r->n; i++) {
+                const struct ramp_point *p = &r->p[i];
+
+                if (json_array_append_new(
+                        a, json_pack("{s:f,s:f,s:o}", "load", p->load, "throughput", p->tput,
+                                     "latency_ms",
+                                     isnan(p->lat_ms) ? json_null() : json_real(p->lat_ms)))) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, double slo)
+{
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o*}", "name", r->name, "load_name", r->load_name,
+                              "throughput_name", r->tput_name, "latency_name", r->lat_name,
+                              "points", points_json(r));
+
+        if (!o)
+                return NULL;
+        if (json_object_set_new(o, "peak",
+                                json_pack("{s:o,s:f}", "load", load_or_null(r, k->peak),
+                                          "throughput", r->p[k->peak].tput)) ||
+            json_object_set_new(o, "knee", json_pack("{s:o}", "load", load_or_null(r, k->knee))) ||
+            json_object_set_new(o, "latency_knee",
+                                json_pack("{s:o}", "load", load_or_null(r, k->latency_knee))) ||
+            (slo > 0 && json_object_set_new(o, "slo",
+                                            json_pack("{s:f,s:o}", "latency_ms", slo, "load",
+                                                      load_or_null(r, k->slo))))) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+static void print_ramp(const struct ramp *r, const struct knee_result *k, double slo)
+{
+        char lat[32];
+
+        if (r->name[0])
+                printf("\n== %s ==\n", r->name);
+        snprintf(lat, sizeof(lat), "latency_ms(%s)", r->lat_name);
+        printf("%10s %14s %16s\n", r->load_name, r->tput_name, lat);
+        for (unsigned i = 0; i < r->n; i++) {
+                printf("%10g %14.1f ", r->p[i].load, r->p[i].tput);
+                if (isnan(r->p[i].lat_ms))
+                        printf("%16s", "-");
+                else
+                        printf("%16.5g", r->p[i].lat_ms);
+                printf("%s\n", (int)i == k->peak   ? "  <- peak"
+                               : (int)i == k->knee ? "  <- knee"
+                                                   : "");
+        }
+        printf("peak: %s %g (%.1f %s)\n", r->load_name, r->p[k->peak].load, r->p[k->peak].tput,
+               r->tput_name);
+        if (k->knee >= 0)
+                printf("knee: %s %g\n", r->load_name, r->p[k->knee].load);
+        else
+                printf("knee: none\n");
+        if (k->latency_knee >= 0)
+                printf("latency knee: %s %g\n", r->load_name, r->p[k->latency_knee].load);
+        else
+                printf("latency knee: none%s\n", ramp_has_latency(r) ? "" : " (no latency)");
+        if (slo > 0 && k->slo >= 0)
+                printf("slo %g ms: met up to %s %g\n", slo, r->load_name, r->p[k->slo].load);
+        else if (slo > 0)
+                printf("slo %g ms: no point meets it\n", slo);
+}
+
+static int write_json(const struct opt_group *g, const char *out, const char *file,
+                      const struct ramp_set *s, json_t *ramps)
+{
+        json_t *cfg = opt_to_json(g), *top = res_new("analyze", cfg), *first;
+        const char *keys[] = {"points", "peak", "knee", "latency_knee", "slo", NULL};
+        char err[512];
+        int rc = -ENOMEM;
+
+        json_decref(cfg);
+        if (!top)
+                goto out;
+        first = json_array_get(ramps, 0);
+        rc = json_object_set_new(top, "source",
+                                 json_pack("{s:s,s:s}", "file", file, "format", s->format));
+        for (unsigned i = 0; !rc && keys[i]; i++)
+                if (json_object_get(first, keys[i]))
+                        rc = json_object_set(top, keys[i], json_object_get(first, keys[i]));
+        if (!rc)
+                rc = json_object_set(top, "ramps", ramps);
+        if (rc) {
+                rc = -ENOMEM;
+                goto out;
+        }
+        rc = res_write_json(out, top, err, sizeof(err));
+        if (rc)
+                log_error("analyze: %s", err);
+out:
+        if (rc == -ENOMEM)
+                log_error("analyze: out of memory");
+        json_decref(top);
+        return rc;
+}
+
+static int analyze_set(const struct analyze_cfg *c, const struct ramp_set *s, json_t *ramps,
+                       const char *file)
+{
+        for (unsigned i = 0; i < s->n; i++) {
+                const struct ramp *r = &s->r[i];
+                struct knee_result k;
+
+                if (r->n < 2) {
+                        log_error("analyze: %s: %s%s%shas %u point%s: a ramp needs at least 2",
+                                  file, r->name[0] ? "ramp '" : "", r->name, r->name[0] ? "' " : "",
+                                  r->n, r->n == 1 ? "" : "s");
+                        return HCI_EXIT_USAGE;
+                }
+                if (knee_analyze(r, c->latency_slo, &k) ||
+                    json_array_append_new(ramps, ramp_json(r, &k, c->latency_slo))) {
+                        log_error("analyze: out of memory");
+                        return HCI_EXIT_USAGE;
+                }
+                print_ramp(r, &k, c->latency_slo);
+        }
+        return HCI_EXIT_OK;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+        struct analyze_cfg c;
+        struct opt_group g[2] = {{analyze_opts, &c, NULL}, {NULL, NULL, NULL}};
+        struct ramp_set s = {0};
+        json_t *ramps = NULL;
+        char err[512], *pos[2];
+        int npos = 0, help = 0, rc = HCI_EXIT_USAGE;
+
+        memset(&c, 0, sizeof(c));
+        if (opt_defaults(g, err, sizeof(err)) ||
+            opt_parse_argv(g, argc - 1, argv + 1, pos, 2, &npos, &help, err, sizeof(err))) {
+                log_error("analyze: %s", err);
+                goto out;
+        }
+        if (help) {
+                opt_help(stdout, g, usage_text);
+                rc = HCI_EXIT_OK;
+                goto out;
+        }
+        if (npos != 1) {
+                log_error("analyze: expected one FILE (try hcisweep analyze --help)");
+                goto out;
+        }
+        if (ramp_parse_file(pos[0], &s, err, sizeof(err))) {
+                log_error("analyze: %s: %s", pos[0], err);
+                goto out;
+        }
+        printf("%s: %s, %u ramp%s\n", pos[0], s.format, s.n, s.n == 1 ? "" : "s");
+        ramps = json_array();
+        rc = ramps ? analyze_set(&c, &s, ramps, pos[0]) : HCI_EXIT_USAGE;
+        if (rc == HCI_EXIT_OK && c.json && write_json(g, c.json, pos[0], &s, ramps))
+                rc = HCI_EXIT_USAGE;
+        if (rc == HCI_EXIT_OK && c.json)
+                printf("analysis: %s\n", c.json);
+out:
+        json_decref(ramps);
+        ramp_set_free(&s);
+        opt_free(g);
+        return rc;
+}

@@ -1,0 +1,170 @@
+/*
+ * cmd_results.c - `hcisweep results list|show|add`: the run index from the
+ * command line.
+ *
+ * list filters by kind and topology, newest first; show prints what the
+ * index knows of one run (by id or by the path of its result.json); add
+ * registers results made earlier, or elsewhere, so that they can be listed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "results/results.h"
+#include "results/store.h"
+
+#define MAX_ADD 256
+
+struct results_cfg {
+        char *kind, *topology, *index;
+};
+
+#define O(f) offsetof(struct results_cfg, f)
+static const struct opt_def results_opts[] = {
+    {"kind", OPT_STR, O(kind), NULL, 0, 0, "list: only runs of this kind (block, oltp, scale)",
+     NULL, 0},
+    {"topology", OPT_STR, O(topology), NULL, 0, 0, "list: only runs of this topology", NULL, 0},
+    {"index", OPT_STR, O(index), NULL, 0, 0,
+     "index database (default $HCISWEEP_INDEX, else $XDG_DATA_HOME/hcisweep/index.sqlite)", NULL,
+     0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+};
+#undef O
+
+static const char usage_text[] = "usage: hcisweep results list [--kind K] [--topology T]\n"
+                                 "       hcisweep results show RUN     (RUN: id or result path)\n"
+                                 "       hcisweep results add RESULT.json...\n"
+                                 "  every form takes --index FILE";
+
+static void fmt_num(double v, const char *fmt, char *buf, size_t len)
+{
+        if (isnan(v))
+                snprintf(buf, len, "-");
+        else
+                snprintf(buf, len, fmt, v);
+}
+
+static int do_list(struct res_index *ix, const struct results_cfg *c)
+{
+        struct res_run *runs;
+        unsigned n;
+        char err[512];
+
+        if (res_index_list(ix, c->kind, c->topology, &runs, &n, err, sizeof(err))) {
+                log_error("results: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        printf("%5s  %-20s  %-6s  %-9s  %s\n", "id", "started_at", "kind", "topology", "headline");
+        for (unsigned i = 0; i < n; i++)
+                printf("%5lld  %-20s  %-6s  %-9s  %s\n        %s\n", runs[i].id, runs[i].started_at,
+                       runs[i].kind, runs[i].topology[0] ? runs[i].topology : "-", runs[i].headline,
+                       runs[i].path);
+        printf("%u run%s\n", n, n == 1 ? "" : "s");
+        free(runs);
+        return HCI_EXIT_OK;
+}
+
+static int do_show(struct res_index *ix, const char *what)
+{
+        struct res_run r;
+        char err[512], t[32], p[32];
+
+        if (res_index_find(ix, what, &r, err, sizeof(err))) {
+                log_error("results: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        fmt_num(r.tps_or_iops, "%.1f", t, sizeof(t));
+        fmt_num(r.p99_ms, "%.3f", p, sizeof(p));
+        printf("id:          %lld\n"
+               "kind:        %s\n"
+               "started_at:  %s\n"
+               "topology:    %s\n"
+               "headline:    %s\n"
+               "%-12s %s\n"
+               "p99_ms:      %s\n"
+               "path:        %s\n",
+               r.id, r.kind, r.started_at, r.topology[0] ? r.topology : "-", r.headline,
+               strcmp(r.kind, "block") ? "tps:" : "iops:", t, p, r.path);
+        return HCI_EXIT_OK;
+}
+
+static int do_add(struct res_index *ix, char **paths, int n)
+{
+        int rc = HCI_EXIT_OK;
+
+        for (int i = 0; i < n; i++) {
+                struct res_run r;
+                char err[512];
+
+                if (res_index_add(ix, paths[i], &r, err, sizeof(err))) {
+                        log_error("results: %s", err);
+                        rc = HCI_EXIT_USAGE;
+                        continue;
+                }
+                printf("added %lld: %s: %s\n", r.id, r.path, r.headline);
+        }
+        return rc;
+}
+
+static int results_dispatch(const struct results_cfg *c, char **pos, int npos)
+{
+        struct res_index *ix = NULL;
+        char err[512];
+        int rc;
+
+        if (strcmp(pos[0], "list") && strcmp(pos[0], "show") && strcmp(pos[0], "add")) {
+                log_error("results: unknown subcommand '%s' (list, show or add)", pos[0]);
+                return HCI_EXIT_USAGE;
+        }
+        if ((!strcmp(pos[0], "list") && npos != 1) || (!strcmp(pos[0], "show") && npos != 2) ||
+            (!strcmp(pos[0], "add") && npos < 2)) {
+                log_error("results %s: wrong number of arguments (try hcisweep results --help)",
+                          pos[0]);
+                return HCI_EXIT_USAGE;
+        }
+        if (res_index_open(c->index, &ix, err, sizeof(err))) {
+                log_error("results: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        if (!strcmp(pos[0], "list"))
+                rc = do_list(ix, c);
+        else if (!strcmp(pos[0], "show"))
+                rc = do_show(ix, pos[1]);
+        else
+                rc = do_add(ix, pos + 1, npos - 1);
+        res_index_close(ix);
+        return rc;
+}
+
+int cmd_results(int argc, char **argv)
+{
+        struct results_cfg c;
+        struct opt_group g[2] = {{results_opts, &c, NULL}, {NULL, NULL, NULL}};
+        char err[512], *pos[MAX_ADD + 1];
+        int npos = 0, help = 0, rc = HCI_EXIT_USAGE;
+
+        memset(&c, 0, sizeof(c));
+        if (opt_defaults(g, err, sizeof(err)) ||
+            opt_parse_argv(g, argc - 1, argv + 1, pos, MAX_ADD + 1, &npos, &help, err,
+                           sizeof(err))) {
+                log_error("results: %s", err);
+                goto out;
+        }
+        if (help) {
+                opt_help(stdout, g, usage_text);
+                rc = HCI_EXIT_OK;
+        } else if (npos < 1) {
+                log_error("results: expected list, show RUN or add PATH... (try --help)");
+        } else {
+                rc = results_dispatch(&c, pos, npos);
+        }
+out:
+        opt_free(g);
+        return rc;
+}

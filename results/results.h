@@ -1,0 +1,16 @@
+/*
+ * results.h - the commands of the results module.
+ *
+ * argv[0] is the command name ("analyze", "results"); the return value is
+ * the process exit code of core/exitcode.h.
+ */
+#ifndef HCI_RESULTS_H
+#define HCI_RESULTS_H
+
+/* hcisweep analyze FILE [--latency-slo MS] [--json OUT] */
+int cmd_analyze(int argc, char **argv);
+
+/* hcisweep results list|show|add ... [--index FILE] */
+int cmd_results(int argc, char **argv);
+
+#endif

@@ -1,0 +1,109 @@
+#!/bin/bash
+# test_analyze.sh - `hcisweep analyze` on CSV ramps with known answers, on
+# real fio and sysbench output produced here, and on an hcisweep block
+# result; bad input exits 2 naming the line.
+. "$TESTLIB"
+cd "$T" || exit 1
+
+# jq -e on the analysis JSON, failing with the expression.
+jcheck() {
+        jq -e "$2" "$1" >/dev/null || fail "$1: $2 (got: $(jq -c '{peak,knee,latency_knee,slo}' "$1"))"
+}
+
+# 1. A plateau with a latency cliff, columns reordered, extra column ignored.
+cat >plateau.csv <<'EOF'
+latency_ms,host,throughput,load
+1.8,a,810,16
+1.0,a,100,1
+1.1,a,200,2
+1.2,a,400,4
+1.4,a,800,8
+10.0,a,820,32
+EOF
+expect_rc 0 "$HCISWEEP" analyze plateau.csv --latency-slo 2 --json plateau.json
+echo "$OUT" | grep -q '^peak: load 32 ' || fail "plateau peak: $OUT"
+echo "$OUT" | grep -q '^knee: load 8$' || fail "plateau knee: $OUT"
+echo "$OUT" | grep -q '^latency knee: load 16$' || fail "plateau latency knee: $OUT"
+echo "$OUT" | grep -q '^slo 2 ms: met up to load 16$' || fail "plateau slo: $OUT"
+jcheck plateau.json '.kind == "analyze" and .source.format == "csv"'
+jcheck plateau.json '.peak.load == 32 and .peak.throughput == 820'
+jcheck plateau.json '.knee.load == 8 and .latency_knee.load == 16'
+jcheck plateau.json '.slo.latency_ms == 2 and .slo.load == 16 and (.points | length) == 6'
+pass "csv plateau: peak 32, knee 8, latency knee 16, slo 16"
+
+# 2. Plateau then dip: the peak is before the dip; a straight line has no knee.
+printf 'load,throughput\n1,100\n2,200\n4,400\n8,800\n16,820\n32,700\n' >dip.csv
+expect_rc 0 "$HCISWEEP" analyze dip.csv --json dip.json
+jcheck dip.json '.peak.load == 16 and .knee.load == 8 and .latency_knee.load == null'
+jcheck dip.json 'has("slo") | not'
+printf 'load,throughput\n1,10\n2,20\n3,30\n4,40\n5,50\n' >line.csv
+expect_rc 0 "$HCISWEEP" analyze line.csv --json line.json
+jcheck line.json '.peak.load == 5 and .knee.load == null'
+echo "$OUT" | grep -q '^knee: none$' || fail "linear: $OUT"
+pass "dip: peak 16 knee 8; linear: knee none"
+
+# 3. Bad input: exit 2 and the line is named.
+printf 'load,throughput\n1,100\n\n2,lots\n' >bad.csv
+expect_rc 2 "$HCISWEEP" analyze bad.csv
+echo "$OUT" | grep -q 'bad.csv: line 4: column throughput' || fail "bad csv message: $OUT"
+printf 'load,throughput\n1,100\n' >one.csv
+expect_rc 2 "$HCISWEEP" analyze one.csv
+echo "$OUT" | grep -q 'has 1 point: a ramp needs at least 2' || fail "one point: $OUT"
+printf '{"fio version": "fio-3.33",\n "jobs": [\n  {"read": }\n' >bad.json
+expect_rc 2 "$HCISWEEP" analyze bad.json
+echo "$OUT" | grep -q 'bad.json: line 3: JSON' || fail "bad json message: $OUT"
+expect_rc 2 "$HCISWEEP" analyze missing.csv
+expect_rc 2 "$HCISWEEP" analyze plateau.csv --latency-slo=-1
+expect_rc 2 "$HCISWEEP" analyze
+pass "malformed input exits 2 naming the line"
+
+# 4. Real fio output: one run per iodepth, concatenated.
+if fio --enghelp 2>/dev/null | grep -qw io_uring; then eng=io_uring; else eng=libaio; fi
+: >fio.json
+for qd in 1 2 4; do
+        fio --name=t --filename="$T/f" --size=16m --rw=randread --ioengine=$eng --iodepth=$qd \
+                --runtime=1 --time_based --output-format=json >fio$qd.json 2>fio.err ||
+                fail "fio iodepth $qd: $(cat fio.err)"
+        cat fio$qd.json >>fio.json
+done
+expect_rc 0 "$HCISWEEP" analyze fio.json --json fio-a.json
+echo "$OUT"
+jcheck fio-a.json '.source.format == "fio" and ([.points[].load] == [1, 2, 4])'
+for qd in 1 2 4; do
+        want=$(jq '.jobs[0].read.iops + .jobs[0].write.iops' fio$qd.json)
+        lat=$(jq '.jobs[0].read.lat_ns.mean / 1e6' fio$qd.json)
+        jcheck fio-a.json "(.points[] | select(.load == $qd) | .throughput - $want | fabs) < 0.01"
+        jcheck fio-a.json "(.points[] | select(.load == $qd) | .latency_ms - $lat | fabs) < 1e-6"
+done
+jcheck fio-a.json '.peak.throughput == ([.points[].throughput] | max)'
+pass "fio ($eng) iodepth 1,2,4: $(jq -c '[.points[] | [.load, (.throughput | floor)]]' fio-a.json)"
+
+# 5. Real sysbench output: two runs concatenated, load = threads.
+: >sb.txt
+for th in 1 2; do
+        sysbench cpu --threads=$th --time=1 run >>sb.txt 2>&1 || fail "sysbench: $(tail -3 sb.txt)"
+done
+expect_rc 0 "$HCISWEEP" analyze sb.txt --json sb.json
+echo "$OUT"
+jcheck sb.json '.source.format == "sysbench" and ([.points[].load] == [1, 2])'
+i=0
+for eps in $(awk '/events per second:/ {print $4}' sb.txt); do
+        avg=$(awk '/avg:/ {n++; if (n == '$((i + 1))') print $2}' sb.txt)
+        jcheck sb.json ".points[$i].throughput == $eps and .points[$i].latency_ms == $avg"
+        i=$((i + 1))
+done
+[ "$i" -eq 2 ] || fail "sysbench printed $i 'events per second' lines"
+pass "sysbench cpu threads 1,2: $(jq -c '[.points[] | [.load, .throughput]]' sb.json)"
+
+# 6. An hcisweep block result (null engine): one ramp per rw/bs group.
+expect_rc 0 "$HCISWEEP" block --engine null --rw randread,randwrite --iodepth 1-8 --runtime 1 \
+        --size 1m --quiet --json blk.json
+expect_rc 0 "$HCISWEEP" analyze blk.json --json blk-a.json
+echo "$OUT" | grep -q '== randread 4k ==' || fail "block groups: $OUT"
+echo "$OUT" | grep -q '== randwrite 4k ==' || fail "block groups: $OUT"
+jcheck blk-a.json '.source.format == "hcisweep-block" and (.ramps | length) == 2'
+jcheck blk-a.json '[.ramps[0].points[].load] == [1, 2, 4, 8]'
+want=$(jq '[.points[] | select(.rw == "randread") | .read.iops] | max' blk.json)
+qd=$(jq '[.points[] | select(.rw == "randread")] | max_by(.read.iops) | .iodepth' blk.json)
+jcheck blk-a.json ".peak.load == $qd and (.peak.throughput - $want | fabs) < 0.01"
+pass "block null result: randread peak at iodepth $qd ($want IOPS)"
