@@ -118,6 +118,17 @@ static const char usage_line[] =
     "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"
     "  The password comes from MYSQL_PWD or --mysql-password-file.";
 
+/* The client libraries this build can drive, by --driver name. */
+static const struct oltp_driver_ops *const drivers[] = {&oltp_driver_mariadb, NULL};
+
+const struct oltp_driver_ops *oltp_driver_find(const char *name)
+{
+        for (unsigned i = 0; drivers[i]; i++)
+                if (!strcmp(drivers[i]->name, name))
+                        return drivers[i];
+        return NULL;
+}
+
 struct ctx {
         struct oltp_opts o;
         struct opt_group g[2];
@@ -377,7 +388,7 @@ static void print_header(struct ctx *x)
                 printf("Target transaction rate: %g/sec\n", x->o.rate);
         if (x->o.report_interval > 0)
                 printf("Report intermediate results every %g second(s)\n", x->o.report_interval);
-        printf("\nThreads started!\n\n");
+        printf("\n");
         fflush(stdout);
 }
 

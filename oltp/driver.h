@@ -15,7 +15,8 @@
  * bound once, at prepare time, to buffers the caller owns and keeps alive;
  * before each execute the caller writes new values into those buffers, so the
  * hot path allocates nothing. ->execute_start also reads any result set
- * completely (what sysbench does for its SELECTs).
+ * to its end, row by row into buffers of the connection (what sysbench does
+ * for its SELECTs, without keeping rows per statement).
  *
  * One connection is used by one thread at a time. ->lib_init once per
  * process before anything else; ->thread_init/->thread_end in each thread

@@ -59,10 +59,14 @@ sql() {
 }
 
 start() {
+        # A private tmpdir: bootstrap names its temporary tables after a
+        # small id, and two installs sharing /tmp can collide.
+        mkdir -p "$dir/tmp"
         if [ ! -d "$dir/data/mysql" ]; then
                 mariadb-install-db --no-defaults --datadir="$dir/data" --user=root \
                         --auth-root-authentication-method=normal --skip-test-db \
-                        >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; die "install-db failed"; }
+                        --tmpdir="$dir/tmp" >"$dir/install.log" 2>&1 ||
+                        { cat "$dir/install.log" >&2; rm -rf "$dir/data"; die "install-db failed"; }
         fi
         if ! alive; then
                 local pin=()
@@ -71,7 +75,7 @@ start() {
                 # so a Ctrl-C in a test does not take it down half-way.
                 setsid "${pin[@]}" mariadbd --no-defaults --datadir="$dir/data" --socket="$sock" \
                         --port="$port" --bind-address="$addr" --user=root \
-                        --innodb-buffer-pool-size="$pool" --skip-name-resolve \
+                        --innodb-buffer-pool-size="$pool" --skip-name-resolve --tmpdir="$dir/tmp" \
                         --innodb-flush-log-at-trx-commit=2 --max-connections=2000 \
                         --pid-file="$dir/server.pid" --log-error="$dir/error.log" \
                         </dev/null >/dev/null 2>&1 &
