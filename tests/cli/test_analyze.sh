@@ -107,3 +107,44 @@ want=$(jq '[.points[] | select(.rw == "randread") | .read.iops] | max' blk.json)
 qd=$(jq '[.points[] | select(.rw == "randread")] | max_by(.read.iops) | .iodepth' blk.json)
 jcheck blk-a.json ".peak.load == $qd and (.peak.throughput - $want | fabs) < 0.01"
 pass "block null result: randread peak at iodepth $qd ($want IOPS)"
+
+# 7. Real sysbench OLTP (transactions per second) and an hcisweep oltp result
+# (intervals over time), on a private MariaDB.
+ADDR=$(test_addr 0) PORT=$(test_port 0) PW=an-pw-3
+DB="$SRC/scripts/mariadb-server.sh"
+on_exit "$DB stop --dir $T/db"
+"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
+        fail "mariadbd did not start"
+SB=(--mysql-host="$ADDR" --mysql-port="$PORT" --mysql-user=root --mysql-password="$PW"
+        --tables=1 --table-size=1000)
+expect_rc 0 sysbench oltp_read_only "${SB[@]}" prepare
+: >oltp.txt
+for th in 1 2 4; do
+        sysbench oltp_read_only "${SB[@]}" --threads=$th --time=1 run >>oltp.txt 2>&1 ||
+                fail "sysbench oltp: $(tail -3 oltp.txt)"
+done
+expect_rc 0 "$HCISWEEP" analyze oltp.txt --latency-slo 1000 --json oltp-a.json
+echo "$OUT"
+jcheck oltp-a.json '.source.format == "sysbench" and ([.points[].load] == [1, 2, 4])'
+i=0
+for tps in $(sed -n 's/^ *transactions: *[0-9]* *(\([0-9.]*\) per sec.)/\1/p' oltp.txt); do
+        avg=$(awk '/avg:/ {n++; if (n == '$((i + 1))') print $2}' oltp.txt)
+        jcheck oltp-a.json ".points[$i].throughput == $tps and .points[$i].latency_ms == $avg"
+        i=$((i + 1))
+done
+[ "$i" -eq 3 ] || fail "sysbench printed $i transactions lines"
+jcheck oltp-a.json '.slo.load == 4'
+pass "sysbench oltp_read_only threads 1,2,4: $(jq -c '[.points[] | [.load, .throughput]]' oltp-a.json)"
+
+expect_rc 0 env MYSQL_PWD="$PW" "$HCISWEEP" oltp run --workload oltp_read_only \
+        --mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 1 --table-size 1000 \
+        --threads 2 --time 3 --report-interval 1 --json oltp-r.json
+expect_rc 0 "$HCISWEEP" analyze oltp-r.json --json oltp-ra.json
+jcheck oltp-ra.json '.source.format == "hcisweep-oltp" and .ramps[0].load_name == "t_s"'
+n=$(jq '.intervals | length' oltp-r.json)
+[ "$n" -ge 2 ] || fail "oltp run wrote $n intervals"
+jq -e --slurpfile r oltp-r.json "(.points | length) == $n and
+        ([.points[].throughput] == [\$r[0].intervals[].tps]) and
+        ([.points[].latency_ms] == [\$r[0].intervals[].lat_ns.percentile[\"95.0\"] / 1e6])" \
+        oltp-ra.json >/dev/null || fail "oltp intervals: $(jq -c .points oltp-ra.json)"
+pass "hcisweep oltp result: $n intervals analysed"
