@@ -40,9 +40,9 @@
 #define IQN_PREFIX        "iqn.2026-11.io.hcisweep:"
 #define MIN_POOL          (32ULL << 20)
 #define DEFAULT_POOL      (128ULL << 20)
-#define SERVER_READY_MS   30000
+#define SERVER_READY_MS   30000U
 #define SERVER_STOP_MS    60000
-#define TARGET_READY_MS   10000
+#define TARGET_READY_MS   10000U
 #define TARGET_STOP_MS    10000
 #define SOCKET_PATH_LIMIT 107
 

@@ -15,6 +15,7 @@
  * opened, and a bad line is reported as FILE:LINE.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +41,17 @@ struct vmctl_backend {
         size_t errlen;
 };
 
-static int bad(struct vmctl_backend *b, int line, const char *fmt, const char *a, const char *c)
+static int bad(struct vmctl_backend *b, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad(struct vmctl_backend *b, int line, const char *fmt, ...)
 {
         char msg[256];
+        va_list ap;
 
-        snprintf(msg, sizeof(msg), fmt, a, c);
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
         snprintf(b->err, b->errlen, "%s:%d: %s", b->spec->inventory, line, msg);
         return -EINVAL;
 }
@@ -67,11 +74,11 @@ static int set_key(struct vmctl_backend *b, struct static_vm *v, const char *key
         long port;
 
         if (!val[0])
-                return bad(b, line, "%s has no value", key, "");
+                return bad(b, line, "%s has no value", key);
         if (!strcmp(key, "port")) {
                 port = strtol(val, &end, 10);
                 if (*end || port < 1 || port > 65535)
-                        return bad(b, line, "port '%s' is not in 1..65535", val, "");
+                        return bad(b, line, "port '%s' is not in 1..65535", val);
                 ep->port = (unsigned)port;
                 return 0;
         }
@@ -88,7 +95,7 @@ static int set_key(struct vmctl_backend *b, struct static_vm *v, const char *key
                            "unknown key '%s' in [%s] (host, port, user, password_file, database)",
                            key, v->section);
         else
-                return bad(b, line, "%s is too long", key, "");
+                return bad(b, line, "%s is too long", key);
         return 0;
 }
 
@@ -98,13 +105,13 @@ static int on_key(void *user, const char *section, const char *key, const char *
         struct static_vm *v = &b->vm[b->n];
 
         if (!section[0])
-                return bad(b, line, "'%s' is outside any [section]", key, "");
+                return bad(b, line, "'%s' is outside any [section]", key);
         if (!b->n || strcmp(v->section, section)) {
                 for (unsigned i = 1; i <= b->n; i++)
                         if (!strcmp(b->vm[i].section, section))
-                                return bad(b, line, "section [%s] appears twice", section, "");
+                                return bad(b, line, "section [%s] appears twice", section);
                 if (b->n == VMCTL_MAX_VMS)
-                        return bad(b, line, "more than %s servers", "64", "");
+                        return bad(b, line, "more than %d servers", VMCTL_MAX_VMS);
                 v = &b->vm[++b->n];
                 snprintf(v->section, sizeof(v->section), "%s", section);
                 v->line = line;
@@ -124,7 +131,7 @@ static int check_inventory(struct vmctl_backend *b)
         }
         for (unsigned i = 1; i <= b->n; i++)
                 if (!b->vm[i].ep.host[0])
-                        return bad(b, b->vm[i].line, "[%s] has no host", b->vm[i].section, "");
+                        return bad(b, b->vm[i].line, "[%s] has no host", b->vm[i].section);
         return 0;
 }
 

@@ -140,6 +140,8 @@ static void print_limits(const struct vmctl_vm_stats *st)
                 printf(" memory=unlimited");
         if (st->mem_usage >= 0)
                 printf(" memory_used=%lld", (long long)st->mem_usage);
+        if (st->cpu_usage_ns >= 0)
+                printf(" cpu_time=%.2fs", (double)st->cpu_usage_ns / 1e9);
         printf(" cpuset=%s", st->cpuset[0] ? st->cpuset : "all");
 }
 

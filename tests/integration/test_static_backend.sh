@@ -1,19 +1,23 @@
 # test_static_backend.sh - `hcisweep lab ... --backend static`: an INI
-# inventory of existing servers (one real mariadbd started here, one address
-# where nothing listens). Checks reachability per server, that up uses the
-# first N, and that a bad inventory is refused with exit 2 naming its line.
+# inventory of existing servers (one real mariadbd, started here through the
+# local lab, and one address where nothing listens). Checks reachability per
+# server, that up uses the first N, and that a bad inventory is refused with
+# exit 2 naming its line.
 . "$TESTLIB"
 
+# The server is one VM of a local lab of this test's own: a real mariadbd
+# with a password file, which the inventory then lists as if it were remote.
 ADDR=$(test_addr 0)
 PORT=$(test_port 0)
 DEAD_PORT=$(test_port 1)
-DB=$T/db
-PW=pw$RANDOM$RANDOM
-
-on_exit "bash '$SRC/scripts/mariadb-server.sh' stop --dir '$DB'"
-bash "$SRC/scripts/mariadb-server.sh" start --dir "$DB" --addr "$ADDR" --port "$PORT" \
-        --user root --password "$PW" --buffer-pool 32M >/dev/null || fail "mariadbd did not start"
-(umask 077 && echo "$PW" >"$T/db.pw")
+LAB=$T/lab
+lab() { "$HCISWEEP" lab "$@" --lab-dir "$LAB" --addr-base "${ADDR%.*}" --base-port "$PORT" \
+        --target-port "$(test_port 2)"; }
+kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
+on_exit kill_listed
+on_exit lab down
+expect_rc 0 lab up --vms 1 --vm-memory 128M --lun-size 1M
+cp "$LAB/password" "$T/db.pw"
 
 INV=$T/inventory.ini
 cat >"$INV" <<INI
