@@ -296,6 +296,55 @@ static void test_hcisweep_block_groups(void **state)
         ramp_set_free(&s);
 }
 
+static void test_hcisweep_oltp_scale(void **state)
+{
+        const char oltp[] =
+            "{\"schema_version\": 1, \"kind\": \"oltp\", \"intervals\": [\n"
+            " {\"t\": 1, \"tps\": 100, \"lat_ns\": {\"percentile\": {\"95.0\": 2e6}}},\n"
+            " {\"t\": 2, \"tps\": 120, \"lat_ns\": {\"percentile\": {\"95.0\": 3e6}}}]}";
+        const char scale[] =
+            "{\"schema_version\": 1, \"kind\": \"scale\", \"steps\": [\n"
+            " {\"vms\": 8, \"totals\": {\"tps\": 700}, \"lat_ns\": {\"mean\": 9e6}},\n"
+            " {\"vms\": 4, \"totals\": {\"tps\": 400}, \"lat_ns\": {\"mean\": 5e6}}]}";
+        const char nosteps[] = "{\"schema_version\": 1, \"kind\": \"scale\",\n \"steps\": [{}]}";
+        const char sb_nothreads[] = "SQL statistics:\n    transactions: 10 (5.00 per sec.)\n";
+        struct ramp_set s;
+        char err[256] = "";
+
+        (void)state;
+        assert_int_equal(ramp_parse_buf(oltp, strlen(oltp), &s, err, sizeof(err)), 0);
+        assert_string_equal(s.format, "hcisweep-oltp");
+        assert_string_equal(s.r[0].lat_name, "p95");
+        assert_true(s.r[0].n == 2 && s.r[0].p[1].tput == 120 && s.r[0].p[1].lat_ms == 3.0);
+        ramp_set_free(&s);
+        assert_int_equal(ramp_parse_buf(scale, strlen(scale), &s, err, sizeof(err)), 0);
+        assert_string_equal(s.r[0].load_name, "vms");
+        assert_true(s.r[0].p[0].load == 4 && s.r[0].p[0].tput == 400 && s.r[0].p[0].lat_ms == 5);
+        ramp_set_free(&s);
+        assert_int_equal(ramp_parse_buf(nosteps, strlen(nosteps), &s, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "steps[0] lacks vms"));
+        assert_int_equal(
+            ramp_parse_sysbench(sb_nothreads, strlen(sb_nothreads), &s, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "without a 'Number of threads:' line"));
+}
+
+static void test_analyze_slo(void **state)
+{
+        const char csv[] = "load,throughput,latency_ms\n1,100,1\n2,190,1.5\n4,300,3\n8,320,9\n";
+        struct ramp_set s;
+        struct knee_result k;
+        char err[256] = "";
+
+        (void)state;
+        assert_int_equal(ramp_parse_buf(csv, strlen(csv), &s, err, sizeof(err)), 0);
+        assert_int_equal(knee_analyze(&s.r[0], 3, &k), 0);
+        assert_int_equal(k.peak, 3);
+        assert_int_equal(k.slo, 2); /* load 4 at exactly 3 ms */
+        assert_int_equal(knee_analyze(&s.r[0], 0.5, &k), 0);
+        assert_int_equal(k.slo, -1);
+        ramp_set_free(&s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -313,6 +362,8 @@ int main(void)
             cmocka_unit_test(test_fio_concatenated),
             cmocka_unit_test(test_json_errors),
             cmocka_unit_test(test_hcisweep_block_groups),
+            cmocka_unit_test(test_hcisweep_oltp_scale),
+            cmocka_unit_test(test_analyze_slo),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
