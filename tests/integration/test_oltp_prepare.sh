@@ -59,6 +59,9 @@ expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --mysql-password-file "$T/pw" --time 
 export MYSQL_PWD=$PW
 
 expect_rc 0 "$HCISWEEP" oltp cleanup "${C[@]}"
+# running on missing tables fails at prepare time with the server's message
+expect_rc 3 "$HCISWEEP" oltp run "${C[@]}" --time 1
+echo "$OUT" | grep -q "doesn't exist" || fail "no message for missing tables: $OUT"
 n=$(sql "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='sbtest'")
 [ "$n" = 0 ] || fail "cleanup left $n tables"
 pass "schema, data format, cleanup and error exits"
