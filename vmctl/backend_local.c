@@ -461,7 +461,7 @@ static int vm_install(struct vmctl_backend *b, unsigned i, char *err, size_t err
 {
         struct lab_vm *v = &b->st.vm[i];
         path_t data, marker, log;
-        char datadir_opt[sizeof(path_t) + 16];
+        char datadir_opt[sizeof(path_t) + 16], tmpdir_opt[sizeof(path_t) + 16];
         char bufs[CG_NCTRL][VMCTL_PATH_MAX + 16], tail[512];
         const char *procs[CG_NCTRL + 1];
         char *argv[] = {"mariadb-install-db",
@@ -470,6 +470,7 @@ static int vm_install(struct vmctl_backend *b, unsigned i, char *err, size_t err
                         "--user=root",
                         "--auth-root-authentication-method=normal",
                         "--skip-test-db",
+                        tmpdir_opt,
                         NULL};
         int rc, status;
 
@@ -480,6 +481,8 @@ static int vm_install(struct vmctl_backend *b, unsigned i, char *err, size_t err
         vm_path(b, i, "install.log", log);
         rm_tree(data); /* a half-installed datadir from an interrupted run */
         snprintf(datadir_opt, sizeof(datadir_opt), "--datadir=%s", data);
+        vm_path(b, i, "tmp", data);
+        snprintf(tmpdir_opt, sizeof(tmpdir_opt), "--tmpdir=%s", data);
         cg_procs_files(&v->cg, bufs, procs);
         rc = proc_run(&(struct proc_spawn){argv, log, procs, NULL}, &status, err, errlen);
         if (rc < 0)
@@ -524,9 +527,15 @@ static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errl
         if (v->exists)
                 return cg_apply(&v->cg, &lim, err, errlen);
         vm_path(b, i, "", dir);
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
-                return -errno;
+        /* A private tmpdir: bootstrap names its temporary files after a small
+         * id, and servers sharing /tmp can collide. */
+        for (int k = 0; k < 2; k++) {
+                if (k)
+                        vm_path(b, i, "tmp", dir);
+                if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                        snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+                        return -errno;
+                }
         }
         snprintf(v->addr, sizeof(v->addr), "%s.%u", b->spec->addr_base, i);
         v->port = b->spec->base_port;
@@ -604,7 +613,7 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
 {
         struct lab_vm *v = &b->st.vm[i];
         char o_port[32], o_bind[48], o_pool[64], bufs[CG_NCTRL][VMCTL_PATH_MAX + 16];
-        path_t o_data, o_sock, o_pid, log;
+        path_t o_data, o_sock, o_pid, o_tmp, log;
         const char *procs[CG_NCTRL + 1];
         char *argv[] = {"mariadbd",
                         "--no-defaults",
@@ -617,6 +626,7 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
                         "--skip-name-resolve",
                         o_pid,
                         "--max-connections=1000",
+                        o_tmp,
                         NULL};
         cpu_set_t set;
 
@@ -631,6 +641,7 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
         snprintf(o_bind, sizeof(o_bind), "--bind-address=%s", v->addr);
         snprintf(o_pool, sizeof(o_pool), "--innodb-buffer-pool-size=%llu", v->pool);
         snprintf(o_pid, sizeof(o_pid), "--pid-file=%s/vm%u/mariadbd.pid", b->dir, i);
+        snprintf(o_tmp, sizeof(o_tmp), "--tmpdir=%s/vm%u/tmp", b->dir, i);
         vm_path(b, i, "error.log", log);
         cg_procs_files(&v->cg, bufs, procs);
         return proc_spawn(
