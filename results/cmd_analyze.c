@@ -38,7 +38,7 @@ static const struct opt_def analyze_opts[] = {
 #undef O
 
 static const char usage_text[] =
-    "usage: hcisweep analyze FILE [--latency-slo MS] [--json OUT]\n"
+    "hcisweep analyze FILE [--latency-slo MS] [--json OUT]\n"
     "  FILE: CSV (header: load,throughput[,latency_ms]), sysbench output, fio JSON output,\n"
     "        or an hcisweep result.json (block, oltp, scale)";
 

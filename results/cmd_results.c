@@ -37,7 +37,7 @@ static const struct opt_def results_opts[] = {
 };
 #undef O
 
-static const char usage_text[] = "usage: hcisweep results list [--kind K] [--topology T]\n"
+static const char usage_text[] = "hcisweep results list [--kind K] [--topology T]\n"
                                  "       hcisweep results show RUN     (RUN: id or result path)\n"
                                  "       hcisweep results add RESULT.json...\n"
                                  "  every form takes --index FILE";

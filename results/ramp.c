@@ -490,12 +490,24 @@ static int looks_like_sysbench(const char *buf, size_t len)
         return yes;
 }
 
+size_t ramp_skip_noise(const char *buf, size_t len, size_t off, unsigned *line)
+{
+        for (;;) {
+                while (off < len && isspace((unsigned char)buf[off]))
+                        *line += buf[off++] == '\n';
+                if (!(len - off > 5 &&
+                      (!strncmp(buf + off, "note:", 5) || !strncmp(buf + off, "fio: ", 5))))
+                        return off;
+                while (off < len && buf[off] != '\n')
+                        off++;
+        }
+}
+
 int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, unsigned errlen)
 {
-        size_t i = 0;
+        unsigned line = 1;
+        size_t i = ramp_skip_noise(buf, len, 0, &line);
 
-        while (i < len && isspace((unsigned char)buf[i]))
-                i++;
         if (i < len && buf[i] == '{')
                 return ramp_parse_json(buf, len, out, err, errlen);
         if (looks_like_sysbench(buf, len))

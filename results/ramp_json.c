@@ -4,7 +4,8 @@
  *
  * fio writes one document per run, so a ramp over iodepth is often several
  * documents concatenated in one file; they are read one after another and
- * the line of any parse error is counted from the start of the file. Within
+ * the line of any parse error is counted from the start of the file (fio's
+ * "note: ..." lines, printed on stdout too, are skipped). Within
  * one fio document, jobs of equal iodepth ran side by side (numjobs), so
  * their IOPS add up; across documents, equal iodepths are repeats and are
  * averaged by ramp_normalise().
@@ -291,8 +292,7 @@ int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err
                 json_error_t e;
                 json_t *doc;
 
-                while (off < len && strchr(" \t\r\n", buf[off]))
-                        line += buf[off++] == '\n';
+                off = ramp_skip_noise(buf, len, off, &line);
                 if (off >= len)
                         break;
                 doc = json_loadb(buf + off, len - off, JSON_DISABLE_EOF_CHECK, &e);

@@ -78,6 +78,17 @@ done
 jcheck fio-a.json '.peak.throughput == ([.points[].throughput] | max)'
 pass "fio ($eng) iodepth 1,2,4: $(jq -c '[.points[] | [.load, (.throughput | floor)]]' fio-a.json)"
 
+# fio prints "note: ..." on stdout before the JSON when psync gets iodepth > 1.
+: >psync.json
+for qd in 2 4; do
+        fio --name=t --filename="$T/f" --size=16m --rw=randread --ioengine=psync --iodepth=$qd \
+                --runtime=1 --time_based --output-format=json >>psync.json 2>fio.err ||
+                fail "fio psync iodepth $qd: $(cat fio.err)"
+done
+expect_rc 0 "$HCISWEEP" analyze psync.json --json psync-a.json
+jcheck psync-a.json '.source.format == "fio" and ([.points[].load] == [2, 4])'
+pass "fio psync output with its notes: $(grep -c '^note:' psync.json) note line(s) skipped"
+
 # 5. Real sysbench output: two runs concatenated, load = threads.
 : >sb.txt
 for th in 1 2; do
