@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/monitor.h"
 #include "core/opts.h"
+#include "core/progress.h"
 #include "core/resfile.h"
 #include "oltp/engine.h"
 #include "oltp/oltp.h"
@@ -131,6 +132,8 @@ const struct oltp_driver_ops *oltp_driver_find(const char *name)
 
 struct ctx {
         struct oltp_opts o;
+        struct oltp_report *rep;
+        struct progress *prog;
         struct opt_group g[2];
         struct oltp_dsn *hosts;
         unsigned nhosts;
@@ -354,8 +357,24 @@ out:
         return rc;
 }
 
-static void engine_cfg(struct ctx *x, const struct oltp_workload *wl, struct oltp_report *rep,
-                       struct oltp_engine_cfg *c)
+/* The progress line lives on stderr (terminals only); interval lines clear it first. */
+static void on_interval(void *user, const struct oltp_interval *iv)
+{
+        struct ctx *x = user;
+
+        prog_clear(x->prog);
+        oltp_report_interval(x->rep, iv);
+}
+
+static void on_tick(void *user, double done_s)
+{
+        struct ctx *x = user;
+
+        prog_update(x->prog, done_s, "%s, %lld connections", oltp_wl_names[x->o.workload],
+                    x->o.threads);
+}
+
+static void engine_cfg(struct ctx *x, const struct oltp_workload *wl, struct oltp_engine_cfg *c)
 {
         *c = (struct oltp_engine_cfg){
             .ops = x->ops,
@@ -375,8 +394,9 @@ static void engine_cfg(struct ctx *x, const struct oltp_workload *wl, struct olt
             .ignore_all = x->ignore_all,
             .retry_budget_s = x->o.reconnect_timeout,
             .seed = (uint64_t)x->o.rand_seed,
-            .on_interval = oltp_report_interval,
-            .user = rep,
+            .on_interval = on_interval,
+            .on_tick = x->o.time > 0 ? on_tick : NULL,
+            .user = x,
         };
 }
 
@@ -413,9 +433,13 @@ static int run_engine(struct ctx *x, struct oltp_workload *wl)
         mon = mon_start(1000, err, sizeof(err));
         if (mon)
                 mon_watch_pid(mon, getpid(), "hcisweep");
-        engine_cfg(x, wl, rep, &ec);
+        engine_cfg(x, wl, &ec);
         print_header(x);
+        x->rep = rep;
+        x->prog = prog_start(x->o.warmup_time + x->o.time);
         rc = oltp_engine_run(&ec, &res, err, sizeof(err));
+        prog_end(x->prog);
+        x->prog = NULL;
         if (mon)
                 mon_stop(mon);
         if (rc) {

@@ -824,7 +824,7 @@ static int run_done(struct engine *e, uint64_t now)
 static void supervise(struct engine *e, struct hist *scratch)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
-        uint64_t step = (uint64_t)(cfg->report_s * 1e9), next = 0, prev = e->t_warm;
+        uint64_t step = (uint64_t)(cfg->report_s * 1e9), next = 0, prev = e->t_warm, next_tick = 0;
 
         if (cfg->report_s > 0 && cfg->on_interval)
                 next = e->t_warm + step;
@@ -839,6 +839,10 @@ static void supervise(struct engine *e, struct hist *scratch)
                 }
                 if (run_done(e, now))
                         break;
+                if (cfg->on_tick && now >= next_tick && now > e->t_go + 200000000ull) {
+                        cfg->on_tick(cfg->user, (double)(now - e->t_go) / 1e9);
+                        next_tick = now + 250000000ull;
+                }
                 uint64_t wake = now + 10000000ull;
                 if (next && next < wake)
                         wake = next;

@@ -66,6 +66,8 @@ struct oltp_engine_cfg {
         double retry_budget_s; /* how long a host may stay unreachable */
         uint64_t seed;
         void (*on_interval)(void *user, const struct oltp_interval *iv);
+        /* optional, a few times a second: seconds of warm-up + time done so far */
+        void (*on_tick)(void *user, double done_s);
         void *user;
 };
 
