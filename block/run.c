@@ -22,6 +22,8 @@
 
 enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN };
 
+#define WPAT_WINDOWS 16
+
 /* What a worker is doing: a measured point, or unmeasured housekeeping. */
 enum wmode { WM_POINT, WM_FILL, WM_RANDFILL, WM_READBACK };
 
@@ -36,7 +38,9 @@ struct worker {
         /* I/O slots: preallocated, recycled through a stack of free ones */
         struct blk_io *ios;
         unsigned nios;
-        void *bufmem;
+        void *bufmem; /* one buffer per slot: reads, and stamped (verify) writes */
+        void **slotbuf;
+        void *wpat; /* incompressible bytes that plain writes send, never overwritten */
         struct blk_io **freel;
         unsigned nfree;
         struct blk_io **done;
@@ -147,8 +151,17 @@ static int next_io(struct worker *w, struct blk_io *io)
         io->ddir = write ? BLK_WRITE : BLK_READ;
         io->error = 0;
         io->sense_key = 0;
+        /*
+         * Reads land in the slot's own buffer; plain writes send one of 16
+         * windows of a random pattern that nothing ever overwrites (so a
+         * read never turns the next write into zeros, and the windows keep
+         * a deduplicating target from collapsing every block into one).
+         */
+        io->buf = w->slotbuf[io->slot];
         if (write && w->generation)
                 vfy_fill(io->buf, io->len, w->geom.block_size, io->offset, w->generation, w->seq);
+        else if (write)
+                io->buf = (char *)w->wpat + (w->seq % WPAT_WINDOWS) * 4096;
         w->seq++;
         return 1;
 }
@@ -318,6 +331,8 @@ static void worker_free(struct worker *w)
                 w->ops->close(w->inst);
         free(w->ios);
         free(w->bufmem);
+        free(w->slotbuf);
+        free(w->wpat);
         free(w->freel);
         free(w->done);
         free(w->written);
@@ -341,18 +356,20 @@ static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *er
         w->ios = calloc(w->nios, sizeof(*w->ios));
         w->freel = calloc(w->nios, sizeof(*w->freel));
         w->done = calloc(w->nios, sizeof(*w->done));
+        w->slotbuf = calloc(w->nios, sizeof(*w->slotbuf));
         w->hist[0] = hist_new();
         w->hist[1] = hist_new();
-        if (!w->ios || !w->freel || !w->done || !w->hist[0] || !w->hist[1] ||
-            posix_memalign(&w->bufmem, 4096, bufsz * w->nios)) {
-                w->bufmem = NULL;
+        if (!w->ios || !w->freel || !w->done || !w->slotbuf || !w->hist[0] || !w->hist[1] ||
+            posix_memalign(&w->bufmem, 4096, bufsz * w->nios) ||
+            posix_memalign(&w->wpat, 4096, bufsz + (WPAT_WINDOWS - 1) * 4096)) {
                 snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", w->nios,
                          bufsz);
                 return -ENOMEM;
         }
-        fill_random(w->bufmem, bufsz * w->nios, (uint64_t)(uintptr_t)w | 1);
+        fill_random(w->wpat, bufsz + (WPAT_WINDOWS - 1) * 4096, (uint64_t)(uintptr_t)w | 1);
         for (unsigned i = 0; i < w->nios; i++) {
-                w->ios[i].buf = (char *)w->bufmem + i * bufsz;
+                w->slotbuf[i] = (char *)w->bufmem + i * bufsz;
+                w->ios[i].buf = w->slotbuf[i];
                 w->ios[i].slot = i;
                 w->freel[i] = &w->ios[i];
         }
@@ -484,6 +501,7 @@ static int sync_io(struct worker *w, int ddir, uint64_t off, uint32_t len)
         struct blk_io *io = &w->ios[0], *done[1];
         enum blk_qres q;
 
+        io->buf = w->slotbuf[0];
         io->offset = off;
         io->len = len;
         io->ddir = (uint8_t)ddir;
@@ -525,7 +543,7 @@ int blk_run_read_head(struct blk_run *r, unsigned target, void *buf, uint32_t le
                 snprintf(err, errlen, "reading the first %u bytes: %s", len, strerror(-rc));
                 return rc;
         }
-        memcpy(buf, w->ios[0].buf, len);
+        memcpy(buf, w->slotbuf[0], len);
         return (int)len;
 }
 
