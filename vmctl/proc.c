@@ -184,7 +184,7 @@ static int read_stat(pid_t pid, char *state, char *comm, size_t commlen)
 
 int proc_alive(pid_t pid, const char *comm)
 {
-        char state, name[64];
+        char state = 0, name[64];
 
         if (pid <= 0 || read_stat(pid, &state, name, sizeof(name)) < 0)
                 return 0;

@@ -97,7 +97,7 @@ static int run(MYSQL *m, const char *q, char *err, size_t errlen)
 /* Every existing root account gets the password. */
 static int set_root_passwords(MYSQL *m, const char *esc_pw, char *err, size_t errlen)
 {
-        char q[1024], hosts[16][64];
+        char q[2200], hosts[16][64];
         unsigned n = 0;
         MYSQL_RES *res;
         MYSQL_ROW row;

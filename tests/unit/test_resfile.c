@@ -205,7 +205,7 @@ static char *big_text(size_t *len)
 
 static void set_gen(char *text, long gen)
 {
-        char digits[16];
+        char digits[24];
 
         snprintf(digits, sizeof(digits), "%09ld", 100000000 + gen);
         memcpy(text + GEN_OFFSET, digits, 9);
