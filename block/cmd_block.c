@@ -133,6 +133,38 @@ static void url_label(const char *url, char *out, size_t len)
         out[strcspn(out, "?")] = '\0';
 }
 
+/* One URL with its CHAP secrets replaced by "***" (user names stay: they say which account). */
+static void redact_url(const char *in, size_t n, char *out, size_t len)
+{
+        const char *at = memchr(in, '@', n), *pct = memchr(in, '%', n);
+        char *q;
+
+        if (pct && at && pct < at)
+                snprintf(out, len, "%.*s%%***%.*s", (int)(pct - in), in, (int)(in + n - at), at);
+        else
+                snprintf(out, len, "%.*s", (int)n, in);
+        q = strstr(out, "target_password=");
+        if (q && strlen(out) + 4 < len) {
+                q += strlen("target_password=");
+                size_t k = strcspn(q, "&");
+                memmove(q + 3, q + k, strlen(q + k) + 1);
+                memcpy(q, "***", 3);
+        }
+}
+
+/* The --target list as the result may echo it. New reference. */
+static json_t *redacted_targets(const char *list)
+{
+        char out[8192] = "", item[2048];
+
+        for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+                redact_url(p, strcspn(p, ","), item, sizeof(item));
+                snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", out[0] ? "," : "",
+                         item);
+        }
+        return json_string(out);
+}
+
 static int add_target(struct block_cmd *b, const char *item, const struct blk_engine_ops *ops,
                       char *err, size_t errlen)
 {
@@ -144,6 +176,7 @@ static int add_target(struct block_cmd *b, const char *item, const struct blk_en
                 return -EINVAL;
         }
         t->spec.path = item;
+        t->spec.label = t->label;
         t->spec.ops = ops;
         t->is_url = strncmp(item, "iscsi://", 8) == 0;
         if (t->is_url)
@@ -674,6 +707,8 @@ static int start_result(struct block_cmd *b)
         }
         json_t *config = opt_to_json(b->groups);
 
+        if (config && b->cfg.target)
+                json_object_set_new(config, "target", redacted_targets(b->cfg.target));
         b->result = res_new("block", config);
         json_decref(config);
         b->points = json_array();

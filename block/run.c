@@ -388,7 +388,7 @@ static int set_region(struct blk_run *r, unsigned i, const struct blk_target_spe
         if (off % g->block_size) {
                 snprintf(err, errlen,
                          "option --offset: %llu is not a multiple of %s's block size %u",
-                         (unsigned long long)off, t->path, g->block_size);
+                         (unsigned long long)off, t->label, g->block_size);
                 return -EINVAL;
         }
         if (len == 0)
@@ -397,7 +397,7 @@ static int set_region(struct blk_run *r, unsigned i, const struct blk_target_spe
                 snprintf(
                     err, errlen,
                     "option --size/--offset: region %llu+%llu is past the end of %s (%llu bytes)",
-                    (unsigned long long)off, (unsigned long long)len, t->path,
+                    (unsigned long long)off, (unsigned long long)len, t->label,
                     (unsigned long long)g->size);
                 return -EINVAL;
         }
@@ -427,7 +427,7 @@ static int open_worker(struct blk_run *r, struct worker *w, const struct blk_tar
         rc = t->ops->open(&a, &w->inst, &w->geom, eerr, sizeof(eerr));
         if (rc < 0) {
                 w->inst = NULL;
-                snprintf(err, errlen, "%s: %s", t->path, eerr[0] ? eerr : strerror(-rc));
+                snprintf(err, errlen, "%s: %s", t->label, eerr[0] ? eerr : strerror(-rc));
                 return rc;
         }
         return worker_alloc(w, &r->o, err, errlen);
@@ -472,7 +472,7 @@ int blk_run_open(struct blk_run **out, const struct blk_target_spec *t, unsigned
                                 snprintf(err, errlen,
                                          "option --size: %s's region is too small for %u workers "
                                          "of %u-byte blocks",
-                                         t[i].path, per, o->max_bs);
+                                         t[i].label, per, o->max_bs);
                                 rc = -EINVAL;
                                 goto fail;
                         }

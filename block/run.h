@@ -25,7 +25,8 @@ enum blk_rw { BLK_RW_RANDREAD, BLK_RW_RANDWRITE, BLK_RW_RANDRW, BLK_RW_READ, BLK
 
 /* What one target is, as the user named it. */
 struct blk_target_spec {
-        const char *path; /* file/device path or iscsi:// URL */
+        const char *path;  /* file/device path or iscsi:// URL */
+        const char *label; /* the same without credentials: what messages print */
         const struct blk_engine_ops *ops;
 };
 

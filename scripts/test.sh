@@ -18,6 +18,7 @@ bash scripts/build.sh build >/dev/null
 bash scripts/build.sh build-asan -DWITH_SANITIZERS=ON >/dev/null
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 echo "== unit tests (release build)"
