@@ -25,6 +25,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
+#include "results/store.h"
 
 #define MAX_TARGETS 64
 
@@ -581,6 +582,8 @@ static int write_result(struct block_cmd *b, int partial, const char *why)
         rc = res_write_json(b->path, b->result, err, sizeof(err));
         if (rc < 0)
                 log_error("writing the result: %s", err);
+        else if (res_index_register(b->path, err, sizeof(err)) < 0)
+                log_warn("run index: %s", err);
         else if (!b->cfg.quiet)
                 printf("result: %s%s\n", b->path, partial ? " (partial)" : "");
         else

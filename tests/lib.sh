@@ -10,6 +10,8 @@ set -u
 TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d "/tmp/hcisweep-${TEST_NAME}.XXXXXX")
 _CLEANUPS=()
+# Results register in a run index: keep the tests' runs out of the user's.
+export HCISWEEP_INDEX=$T/index.sqlite
 
 on_exit() { _CLEANUPS+=("$*"); }
 _run_cleanups() {
