@@ -21,6 +21,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
+#include "results/store.h"
 #include "oltp/engine.h"
 #include "oltp/oltp.h"
 #include "oltp/prepare.h"
@@ -350,6 +351,8 @@ static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_
         rc = res_write_json(x->o.json, top, err, sizeof(err));
         if (rc)
                 log_error("oltp: %s", err);
+        else if (res_index_register(x->o.json, err, sizeof(err)) < 0)
+                log_warn("run index: %s", err);
 out:
         if (rc == -ENOMEM)
                 log_error("oltp: out of memory writing %s", x->o.json);
@@ -553,4 +556,84 @@ int cmd_oltp(int argc, char **argv)
         free(x.hosts);
         opt_free(x.g);
         return rc;
+}
+
+/* ---- the same options for commands that run OLTP themselves (scale) ---- */
+
+struct oltp_cli {
+        struct ctx x;
+        struct oltp_workload *wl;
+};
+
+struct oltp_cli *oltp_cli_new(struct opt_group *g)
+{
+        struct oltp_cli *c = calloc(1, sizeof(*c));
+
+        if (c)
+                *g = (struct opt_group){oltp_defs, &c->x.o, "oltp options"};
+        return c;
+}
+
+int oltp_cli_setup(struct oltp_cli *c, char *err, size_t errlen)
+{
+        struct oltp_knobs kn;
+        int rc = setup(&c->x, err, errlen);
+
+        if (rc)
+                return rc;
+        knobs_of(&c->x.o, &kn);
+        c->wl = oltp_wl_new(c->x.o.workload, &kn, &c->x.dist, err, errlen);
+        return c->wl ? 0 : -EINVAL;
+}
+
+void oltp_cli_cfg(struct oltp_cli *c, const struct oltp_dsn *hosts, unsigned nhosts,
+                  unsigned conns_per_host, struct oltp_engine_cfg *ec, struct oltp_prep_cfg *pc)
+{
+        struct ctx *x = &c->x;
+
+        engine_cfg(x, c->wl, ec);
+        ec->hosts = hosts;
+        ec->nhosts = nhosts;
+        ec->nconns = conns_per_host * nhosts;
+        ec->on_interval = NULL;
+        ec->on_tick = NULL;
+        ec->user = NULL;
+        prep_cfg(x, pc);
+        pc->hosts = hosts;
+        pc->nhosts = nhosts;
+}
+
+void oltp_cli_login(const struct oltp_cli *c, const char **user, const char **db,
+                    const char **password)
+{
+        *user = c->x.o.mysql_user;
+        *db = c->x.o.mysql_db;
+        *password = c->x.password;
+}
+
+unsigned oltp_cli_percentiles(const struct oltp_cli *c, double *out, unsigned max)
+{
+        unsigned n = c->x.o.percentile.n < max ? c->x.o.percentile.n : max;
+
+        for (unsigned i = 0; i < n; i++)
+                out[i] = opt_dlist_get(&c->x.o.percentile, i);
+        return n;
+}
+
+unsigned oltp_cli_threads(const struct oltp_cli *c)
+{
+        return (unsigned)c->x.o.threads;
+}
+
+void oltp_cli_free(struct oltp_cli *c)
+{
+        if (!c)
+                return;
+        oltp_wl_free(c->wl);
+        if (c->x.password) {
+                memset(c->x.password, 0, strlen(c->x.password));
+                free(c->x.password);
+        }
+        free(c->x.hosts);
+        free(c);
 }
