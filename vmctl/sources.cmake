@@ -1,3 +1,3 @@
 list(APPEND HCISWEEP_SOURCES
   vmctl/backends.c vmctl/backend_local.c vmctl/backend_static.c vmctl/cgroup.c
-  vmctl/labstate.c vmctl/lab.c vmctl/proc.c vmctl/sql.c)
+  vmctl/labstate.c vmctl/lab.c vmctl/proc.c vmctl/sql.c vmctl/tipping.c)
