@@ -29,4 +29,9 @@ jq -e '.points[0] | (.targets | length) == 2 and .targets[0].read.ios > 0
         and .targets[0].read.ios + .targets[1].read.ios == .read.ios
         and .targets[0].read.hist.count + .targets[1].read.hist.count == .read.hist.count' \
         "$T/r2.json" >/dev/null || fail "per-target figures do not add up to the aggregate"
+# A block size the LUN cannot take, and a region past its end: exit 2 naming the option.
+expect_rc 2 "$HCISWEEP" block --target "${TGT_URLS[0]}" --bs 1000 --runtime 1
+grep -q -- "--bs: 1000 is not a multiple of .* block size 512" <<<"$OUT" || fail "bad --bs: $OUT"
+expect_rc 2 "$HCISWEEP" block --target "${TGT_URLS[0]}" --offset 60m --size 8m --runtime 1
+grep -q -- "--size/--offset" <<<"$OUT" || fail "region past the end: $OUT"
 pass "sweep over a tgtd LUN"
