@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The peer benchmarks run end to end in their quick form: each starts its own
+# servers, measures hcisweep and its peers, prints its tables and a summary
+# line with numeric ratios, and leaves no server behind. No figure is
+# asserted: these machines are shared and the ratios are for people to read.
+. "$TESTLIB"
+for t in sysbench fio iscsi-perf tgtd mariadbd jq; do
+        command -v "$t" >/dev/null || fail "$t is not installed (scripts/install-deps.sh)"
+done
+NUM='[0-9]+(\.[0-9]+)?'
+
+# The servers a benchmark started are gone once it exits.
+no_leftovers() {
+        ! pgrep -f "$1" >/dev/null || fail "$2 left a server running: $(pgrep -af "$1")"
+}
+
+expect_rc 0 "$SRC/bench/block_vs_peers" --quick --hcisweep "$HCISWEEP" --addr "$(test_addr 0)" \
+        --port "$(test_port 0)"
+grep -Eq "^summary: iops_ratio_min=$NUM cpu_per_io_ratio=$NUM\$" <<<"$OUT" ||
+        fail "block_vs_peers printed no numeric summary: $(tail -5 <<<"$OUT")"
+grep -q '^| iscsi-null | 16 | iscsi-perf |' <<<"$OUT" || fail "no iscsi-perf row for the null LUN"
+grep -q '^| null | 1 | fio |' <<<"$OUT" || fail "no fio null row"
+no_leftovers "portal=$(test_addr 0):" block_vs_peers
+
+expect_rc 0 "$SRC/bench/oltp_vs_sysbench" --quick --hcisweep "$HCISWEEP" --addr "$(test_addr 1)" \
+        --port "$(test_port 1)"
+grep -Eq "^summary: cpu_per_txn_ratio=$NUM tps_ratio=$NUM\$" <<<"$OUT" ||
+        fail "oltp_vs_sysbench printed no numeric summary: $(tail -5 <<<"$OUT")"
+[ "$(grep -c '^| float | oltp_[a-z_]* | 8 | 1 | \(sysbench\|hcisweep\) |' <<<"$OUT")" -eq 4 ] ||
+        fail "expected 4 float runs (2 workloads x 2 clients)"
+no_leftovers "bind-address=$(test_addr 1) " oltp_vs_sysbench
+pass "quick peer benchmarks print their summaries and stop their servers"
