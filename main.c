@@ -23,7 +23,7 @@ static const struct command commands[] = {
     {"oltp", cmd_oltp, "oltp prepare|run|cleanup  sysbench-style OLTP against one or many servers"},
     {"lab", cmd_lab,
      "lab up|down|status        the local lab: N database \"VMs\" + an iSCSI target"},
-    {"scale", NULL,
+    {"scale", cmd_scale,
      "scale [options]           VM-count scaling: step N up, find the tipping point"},
     {"report", NULL, "report RUN_DIR            render a run's report (HTML + Markdown, plots)"},
     {"compare", NULL, "compare RUN_A RUN_B       side by side, e.g. HCI versus two-layer"},

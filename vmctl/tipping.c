@@ -40,22 +40,24 @@ static enum tip_limit attribute(const struct tip_step *s, const struct tip_step 
                 return TIP_MEMORY;
         }
         if (s->storage_util_pct >= TIP_STORAGE_BUSY_PCT) {
-                snprintf(why, len, "storage: %.0f%% utilised (>= %.0f%%)", s->storage_util_pct,
-                         TIP_STORAGE_BUSY_PCT);
+                snprintf(why, len, "storage: the datadirs' disk was %.0f%% utilised (>= %.0f%%)",
+                         s->storage_util_pct, TIP_STORAGE_BUSY_PCT);
                 return TIP_STORAGE;
         }
         if (s->cpu_busy_pct >= TIP_CPU_BUSY_PCT && s->storage_util_pct < TIP_STORAGE_FREE_PCT) {
+                char st[64] = "not measured";
+
+                if (s->storage_util_pct >= 0)
+                        snprintf(st, sizeof(st), "%.0f%% utilised", s->storage_util_pct);
                 snprintf(why, len,
-                         "cpu: host %.0f%% busy (>= %.0f%%, steal %.1f%%) while storage "
-                         "was %s%.0f%% utilised",
-                         s->cpu_busy_pct, TIP_CPU_BUSY_PCT, s->steal_pct,
-                         s->storage_util_pct < 0 ? "not measured, " : "",
-                         s->storage_util_pct < 0 ? 0 : s->storage_util_pct);
+                         "cpu: the host was %.0f%% busy (>= %.0f%%, steal %.1f%%) while storage "
+                         "was %s",
+                         s->cpu_busy_pct, TIP_CPU_BUSY_PCT, s->steal_pct, st);
                 return TIP_CPU;
         }
         if (latency_doubled(s, first)) {
                 snprintf(why, len,
-                         "storage: latency %.2f ms, more than %.0fx the first step's "
+                         "storage: its latency was %.2f ms, more than %.0fx the first step's "
                          "%.2f ms",
                          s->storage_lat_ms, TIP_LAT_FACTOR, first->storage_lat_ms);
                 return TIP_STORAGE;
@@ -119,6 +121,6 @@ void tip_find(const struct tip_step *s, unsigned n, struct tip_result *out)
         out->limited_by = attribute(t, &s[idx[0]], why, sizeof(why));
         snprintf(out->reason, sizeof(out->reason),
                  "%.0f TPS at %u VMs; the next step gained %.0f TPS per added VM, below half the "
-                 "first step's %.0f TPS per VM; at %u VMs %s",
+                 "first step's %.0f TPS per VM; at %u VMs, %s",
                  t->tps, t->vms, gain, base, t->vms, why);
 }

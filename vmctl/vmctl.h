@@ -9,4 +9,9 @@
  * exit code of core/exitcode.h. */
 int cmd_lab(int argc, char **argv);
 
+/* `hcisweep scale [options]`: VM-count scaling and the tipping point (scale.c).
+ * argv[0] is "scale". Returns an exit code of core/exitcode.h, or 130 when
+ * interrupted. */
+int cmd_scale(int argc, char **argv);
+
 #endif

@@ -1,0 +1,105 @@
+/*
+ * scale.h - what the parts of `hcisweep scale` share (scale.c runs the
+ * plan, scale_probe.c reads the host, storage and VM counters around each
+ * measured window, scale_out.c prints the table and builds the JSON).
+ * Internal to vmctl; one thread.
+ */
+#ifndef HCI_VMCTL_SCALE_H
+#define HCI_VMCTL_SCALE_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "core/hist.h"
+#include "core/monitor.h"
+#include "oltp/engine.h"
+#include "vmctl/backend.h"
+
+#define SCALE_MAX_REPEAT 32
+
+/* Cumulative counters at one instant (scale_probe.c). -1 / 0 when unknown. */
+struct scale_snap {
+        uint64_t t_ns;
+        int have_disk;
+        uint64_t disk_ios, disk_sectors, disk_ticks_ms, disk_busy_ms;
+        int have_tgt;
+        uint64_t tgt_rchar, tgt_wchar, tgt_read_bytes, tgt_write_bytes;
+        int64_t tgt_cpu_ns;
+        uint64_t swap_pages;
+        int64_t vm_cpu_ns[VMCTL_MAX_VMS + 1];
+        uint64_t vm_majflt[VMCTL_MAX_VMS + 1], vm_failcnt[VMCTL_MAX_VMS + 1];
+        uint64_t vm_oom[VMCTL_MAX_VMS + 1];
+};
+
+/* What happened between two snapshots, as rates. */
+struct scale_rates {
+        double seconds;
+        double disk_util_pct, disk_bytes_s, disk_iops, disk_lat_ms; /* -1 when unknown */
+        double tgt_cpu_pct, tgt_io_bytes_s, tgt_disk_bytes_s;       /* -1 when unknown */
+        uint64_t swap_pages;
+        double vm_cpu_pct[VMCTL_MAX_VMS + 1]; /* -1 when unknown */
+        uint64_t majflt, failcnt, oom_kills;  /* all VMs */
+};
+
+struct scale_probe; /* which disk, which tgtd, which VMs */
+
+/* Probe the disk holding dir (the datadirs; looked up once it exists); NULL on ENOMEM. */
+struct scale_probe *scale_probe_new(const char *dir);
+void scale_probe_free(struct scale_probe *p);
+/* Follow the storage service's PID (0: none) and VMs 1..n's PIDs (pids[i], <=0: not local). */
+void scale_probe_set(struct scale_probe *p, int tgt_pid, const int *pids, unsigned n);
+/* The disk's name ("" when the directory is on no block device). */
+const char *scale_probe_disk(const struct scale_probe *p);
+void scale_probe_take(const struct scale_probe *p, struct scale_snap *s);
+void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
+                       const struct scale_snap *b, struct scale_rates *r);
+
+/* One measured run of a step. */
+struct scale_rep {
+        double seconds, tps;
+        struct oltp_counts total;
+        struct mon_cpu cpu;
+        struct scale_rates rates;
+        int lost;        /* a VM was lost (degraded) */
+        int interrupted; /* SIGINT */
+        char error[1024];
+};
+
+struct scale_vm {
+        char host[64];
+        unsigned port;
+        struct oltp_counts c;
+        struct hist *lat;
+        double seconds;
+        int alive; /* at the end of the step */
+        double cpu_pct;
+};
+
+/* One VM count of the plan, all its repeats. */
+struct scale_step {
+        unsigned vms;
+        unsigned nrep;
+        struct scale_rep rep[SCALE_MAX_REPEAT];
+        struct scale_vm vm[VMCTL_MAX_VMS + 1]; /* 1-based, summed over repeats */
+        struct hist *lat;                      /* every VM, every repeat, merged */
+        struct oltp_counts total;
+        double seconds;
+        double tps, tps_min, tps_max; /* median over repeats */
+        struct mon_cpu cpu;           /* mean over repeats */
+        struct scale_rates rates;     /* mean over repeats (counts summed) */
+        int state;                    /* enum scale_state */
+        char error[1024];
+        json_t *monitor; /* of its last repeat; owned */
+};
+
+enum scale_state { SCALE_OK, SCALE_DEGRADED, SCALE_PARTIAL, SCALE_FAILED };
+
+const char *scale_state_name(int state);
+double scale_cpu_busy(const struct mon_cpu *c);
+
+/* scale_out.c */
+void scale_print_header(unsigned repeat);
+void scale_print_step(const struct scale_step *s, unsigned repeat);
+json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned npct);
+
+#endif
