@@ -1,0 +1,63 @@
+# test_scale.sh - `hcisweep scale` on the local lab: a three-step plan (1, 2,
+# 3 real mariadbd "VMs" plus tgtd) with tiny tables and short steps. Checks
+# one step per VM count, the merged histogram of each step (its count is the
+# sum of the VMs' transactions), per-VM figures, host CPU, a tipping_point
+# object, the table and the run index, and that nothing of the lab is left
+# running afterwards, including a VM that was up before scale started.
+. "$TESTLIB"
+
+ADDR=$(test_addr 0)
+BASE=${ADDR%.*}
+LAB=$T/lab
+export HCISWEEP_INDEX=$T/index.sqlite
+common=(--lab-dir "$LAB" --addr-base "$BASE" --base-port "$(test_port 0)"
+        --target-port "$(test_port 1)")
+kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
+on_exit kill_listed
+on_exit "$HCISWEEP" lab down "${common[@]}"
+# Processes of this lab: every server started for it names the lab directory.
+lab_procs() { pgrep -f -- "$LAB/" || true; }
+
+# VM 1 is up before scale starts: scale must reuse it, and stop it at the end.
+expect_rc 0 "$HCISWEEP" lab up --vms 1 --vm-memory 256M --lun-size 16M "${common[@]}"
+P1=$(sed -n 's/^vm1 .*pid=\([0-9]*\).*/\1/p' <<<"$OUT")
+[ -n "$P1" ] || fail "no PID for vm1: $OUT"
+
+expect_rc 0 "$HCISWEEP" scale --vms 1-3:1 --vm-memory 256M --lun-size 16M "${common[@]}" \
+        --tables 2 --table-size 500 --threads 2 --time 2 --warmup-time 0.5 \
+        --percentile 50,99 --output-dir "$T/runs"
+RUN=$OUT
+RES=$(sed -n 's/^result: //p' <<<"$RUN")
+[ -f "$RES" ] || fail "no result path printed: $RUN"
+for n in 1 2 3; do
+        grep -Eq "^ +$n +[0-9.]+ +[0-9.]+ .* ok" <<<"$RUN" || fail "no ok row for $n VMs: $RUN"
+done
+grep -q "^tipping point: " <<<"$RUN" || fail "no tipping point line: $RUN"
+pass "three steps in the table, result at $RES"
+
+jq -e '.kind == "scale" and .status == "complete" and .partial == false' "$RES" >/dev/null ||
+        fail "kind/status: $(jq -c '{kind,status,partial}' "$RES")"
+jq -e '[.steps[].vms] == [1,2,3]' "$RES" >/dev/null || fail "steps: $(jq -c '[.steps[].vms]' "$RES")"
+jq -e 'all(.steps[]; .hist.count == ([.hosts[].totals.transactions] | add)
+        and .hist.count == .totals.transactions and .hist.count > 0
+        and (.hosts | length) == .vms and .lat_ns.percentile["99.0"] >= .lat_ns.percentile["50.0"]
+        and (.repeats | length) == 1 and .cpu.busy > 0 and .cpu.busy <= 100.5)' "$RES" >/dev/null ||
+        fail "step figures: $(jq -c '.steps[] | {vms, c: .hist.count, t: .totals.transactions,
+                v: [.hosts[].totals.transactions], cpu: .cpu.busy}' "$RES")"
+jq -e 'all(.steps[]; all(.hosts[]; .alive and .cpu_pct > 0))' "$RES" >/dev/null ||
+        fail "per-VM CPU: $(jq -c '[.steps[].hosts[] | {vm, cpu_pct, alive}]' "$RES")"
+jq -e '.tipping_point | has("vms") and (.limited_by | IN("cpu","storage","memory","none"))
+        and (.reason | length > 20)' "$RES" >/dev/null ||
+        fail "tipping_point: $(jq -c .tipping_point "$RES")"
+jq -e '.config.threads == 2 and .config.topology == "hci" and (.config | has("mysql-password") | not)' \
+        "$RES" >/dev/null || fail "config echo: $(jq -c .config "$RES")"
+pass "merged histograms: $(jq -c '[.steps[] | {vms, tps: (.totals.tps|floor), n: .hist.count}]' "$RES"); tipping $(jq -c .tipping_point.vms "$RES") ($(jq -r .tipping_point.limited_by "$RES"))"
+
+expect_rc 0 "$HCISWEEP" results list
+grep -q "$RES" <<<"$OUT" || fail "not in the run index: $OUT"
+pass "registered in the run index"
+
+[ -z "$(lab_procs)" ] || fail "left running: $(lab_procs | xargs -r ps -o pid,args -p)"
+! kill -0 "$P1" 2>/dev/null || fail "vm1 ($P1), up before scale, still runs"
+[ ! -f "$LAB/state" ] || fail "lab state left: $(cat "$LAB/state")"
+pass "nothing of the lab left running"
