@@ -13,4 +13,10 @@ int cmd_analyze(int argc, char **argv);
 /* hcisweep results list|show|add ... [--index FILE] */
 int cmd_results(int argc, char **argv);
 
+/* hcisweep report RUN [--output-dir DIR]: report.html + report.md next to the result */
+int cmd_report(int argc, char **argv);
+
+/* hcisweep compare A B [C...] [--html FILE] [--output-dir DIR] */
+int cmd_compare(int argc, char **argv);
+
 #endif

@@ -2,3 +2,6 @@ list(APPEND HCISWEEP_SOURCES
   results/ramp.c results/ramp_json.c results/knee.c
   results/runinfo.c results/store.c
   results/cmd_analyze.c results/cmd_results.c)
+list(APPEND HCISWEEP_SOURCES
+  results/rundir.c results/svg.c results/report.c results/report_doc.c
+  results/report_kinds.c results/report_view.c results/compare.c)

@@ -13,6 +13,8 @@ PKGS=(
   tgt libiscsi-bin mariadb-server mariadb-client
   # peers for the benchmarks and compatibility tests
   sysbench fio
+  # headless browser: report pages are opened and screenshotted in tests
+  chromium
   # misc tools the scripts use
   util-linux procps iproute2 xxd jq
   # quality gates

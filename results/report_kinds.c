@@ -1,0 +1,228 @@
+/*
+ * report_kinds.c - what a report shows that depends on the kind of run.
+ *
+ * block: IOPS, and mean and p99 latency (p99 dashed, same colour), against
+ * queue depth on a powers-of-two axis, one line per rw/bs group.
+ * oltp: TPS and the recorded latency percentiles over time, and a latency
+ * table read from the merged histograms (whole run and per server).
+ * scale: TPS, latency, host CPU and storage rates against VM count, each
+ * with the tipping point marked and its reason beside it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/report_priv.h"
+
+#define MAX_COLS 64
+
+/* Columns handed to plots, freed together once the plots are rendered. */
+struct cols {
+        double *a[MAX_COLS];
+        unsigned n;
+        int oom;
+};
+
+static const double *col(struct cols *c, const struct run_series *s, size_t off)
+{
+        static const double none = NAN;
+        double *a;
+
+        if (c->n == MAX_COLS || !(a = run_column(s, off))) {
+                c->oom = 1;
+                return &none;
+        }
+        c->a[c->n++] = a;
+        return a;
+}
+
+static double *col_new(struct cols *c, unsigned n)
+{
+        double *a;
+
+        if (c->n == MAX_COLS || !(a = calloc(n ? n : 1, sizeof(double)))) {
+                c->oom = 1;
+                return NULL;
+        }
+        c->a[c->n++] = a;
+        return a;
+}
+
+static int cols_free(struct cols *c)
+{
+        for (unsigned i = 0; i < c->n; i++)
+                free(c->a[i]);
+        return c->oom ? -ENOMEM : 0;
+}
+
+#define COL(c, s, f) col(c, s, offsetof(struct run_point, f))
+
+/* ---- block ------------------------------------------------------------------ */
+
+int report_block(struct doc *d, const json_t *r, const struct run_view *v)
+{
+        struct svg_plot tp, lp;
+        struct cols c = {0};
+        char names[SVG_MAX_SERIES][112];
+
+        (void)r;
+        doc_h(d, 2, "Plots");
+        svg_plot_init(&tp, "IOPS against queue depth", "queue depth", "IOPS");
+        svg_plot_init(&lp, "Latency against queue depth (mean solid, p99 dashed)", "queue depth",
+                      "latency (ms)");
+        tp.xlog2 = lp.xlog2 = 1;
+        for (unsigned i = 0; i < v->nseries && 2 * i + 1 < SVG_MAX_SERIES; i++) {
+                const struct run_series *s = &v->s[i];
+                const double *x = COL(&c, s, load);
+
+                svg_plot_add(&tp, s->name, x, COL(&c, s, tput), s->n, 0, (int)i);
+                snprintf(names[2 * i], sizeof(names[0]), "%s mean", s->name);
+                snprintf(names[2 * i + 1], sizeof(names[0]), "%s p99", s->name);
+                svg_plot_add(&lp, names[2 * i], x, COL(&c, s, mean_ms), s->n, 0, (int)i);
+                svg_plot_add(&lp, names[2 * i + 1], x, COL(&c, s, p99_ms), s->n, SVG_DASHED,
+                             (int)i);
+        }
+        doc_plot(d, &tp);
+        doc_plot(d, &lp);
+        return cols_free(&c);
+}
+
+/* ---- oltp ------------------------------------------------------------------- */
+
+static void pct_row(struct doc *d, const char *who, const json_t *hist)
+{
+        static const double pcts[] = {50, 95, 99, 99.9};
+        char c[6][32];
+        const char *cells[6] = {who, c[1], c[2], c[3], c[4], c[5]};
+        double mean;
+
+        for (unsigned i = 0; i < 4; i++) {
+                double v = res_hist_pct_ms(&hist, 1, pcts[i], i ? NULL : &mean);
+
+                doc_fmt_sig(v, c[2 + i], sizeof(c[0]));
+        }
+        doc_fmt_sig(mean, c[1], sizeof(c[0]));
+        doc_row(d, cells, 6);
+}
+
+static void oltp_latency_table(struct doc *d, const json_t *r)
+{
+        static const char *const head[] = {"servers",  "mean (ms)", "p50 (ms)",
+                                           "p95 (ms)", "p99 (ms)",  "p99.9 (ms)"};
+        const json_t *h;
+        size_t i;
+
+        doc_h(d, 2, "Latency (from merged histograms)");
+        doc_table(d, head, 6);
+        pct_row(d, "all", json_object_get(r, "hist"));
+        json_array_foreach(json_object_get(r, "hosts"), i, h)
+        {
+                char who[320];
+
+                snprintf(who, sizeof(who), "%s:%.0f",
+                         json_string_value(json_object_get(h, "host"))
+                             ? json_string_value(json_object_get(h, "host"))
+                             : "?",
+                         json_number_value(json_object_get(h, "port")));
+                pct_row(d, who, json_object_get(h, "hist"));
+        }
+        doc_table_end(d);
+}
+
+int report_oltp(struct doc *d, const json_t *r, const struct run_view *v)
+{
+        const json_t *iv = json_object_get(r, "intervals"), *x;
+        const json_t *pct0 =
+            json_object_get(json_object_get(json_array_get(iv, 0), "lat_ns"), "percentile");
+        const struct run_series *s = &v->s[0];
+        struct svg_plot tp, lp;
+        struct cols c = {0};
+        char names[SVG_MAX_SERIES][32];
+        const char *key;
+        const json_t *val;
+        unsigned k = 0;
+        size_t i;
+
+        doc_h(d, 2, "Plots");
+        svg_plot_init(&tp, "TPS over time", "time (s)", "TPS");
+        svg_plot_init(&lp, "Latency over time (per-interval percentiles)", "time (s)",
+                      "latency (ms)");
+        svg_plot_add(&tp, "TPS", COL(&c, s, load), COL(&c, s, tput), s->n, 0, 0);
+        json_object_foreach((json_t *)pct0, key, val)
+        {
+                double *y = col_new(&c, s->n);
+
+                if (!y || k == SVG_MAX_SERIES)
+                        break;
+                json_array_foreach(iv, i, x) if (i < s->n) y[i] =
+                    json_number_value(json_object_get(
+                        json_object_get(json_object_get(x, "lat_ns"), "percentile"), key)) /
+                    1e6;
+                snprintf(names[k], sizeof(names[0]), "p%g", atof(key));
+                svg_plot_add(&lp, names[k], tp.s[0].x, y, s->n, 0, (int)k + 1);
+                k++;
+        }
+        doc_plot(d, &tp);
+        doc_plot(d, &lp);
+        oltp_latency_table(d, r);
+        return cols_free(&c);
+}
+
+/* ---- scale ------------------------------------------------------------------ */
+
+static void tip_label(const json_t *tip, char *buf, size_t len)
+{
+        const char *by = json_string_value(json_object_get(tip, "limited_by"));
+        const char *why = json_string_value(json_object_get(tip, "reason"));
+
+        snprintf(buf, len, "tipping point: %.0f VMs, limited by %s%s%s",
+                 json_number_value(json_object_get(tip, "vms")), by ? by : "?", why ? ": " : "",
+                 why ? why : "");
+}
+
+int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
+{
+        const json_t *tip = json_object_get(r, "tipping_point");
+        const struct run_series *s = &v->s[0];
+        struct svg_plot p[5];
+        struct cols c = {0};
+        double mark = NAN;
+        const double *x;
+        char label[768];
+
+        doc_h(d, 2, "Tipping point");
+        if (json_is_number(json_object_get(tip, "vms")) &&
+            json_number_value(json_object_get(tip, "vms")) > 0) {
+                mark = json_number_value(json_object_get(tip, "vms"));
+                tip_label(tip, label, sizeof(label));
+                doc_p(d, "tip", "%s", label);
+        } else {
+                snprintf(label, sizeof(label), "none");
+                doc_p(d, "tip",
+                      "No tipping point within the steps run: throughput still "
+                      "scaled.");
+        }
+        doc_h(d, 2, "Plots");
+        x = COL(&c, s, load);
+        svg_plot_init(&p[0], "TPS against VM count", "VMs", "TPS");
+        svg_plot_add(&p[0], "TPS", x, COL(&c, s, tput), s->n, 0, 0);
+        svg_plot_init(&p[1], "Latency against VM count (merged histograms)", "VMs", "latency (ms)");
+        svg_plot_add(&p[1], "mean", x, COL(&c, s, mean_ms), s->n, 0, 1);
+        svg_plot_add(&p[1], "p99", x, COL(&c, s, p99_ms), s->n, SVG_DASHED, 1);
+        svg_plot_init(&p[2], "Host CPU against VM count", "VMs", "% of all CPU time");
+        svg_plot_add(&p[2], "busy (steal included)", x, COL(&c, s, cpu_busy), s->n, 0, 2);
+        svg_plot_add(&p[2], "steal", x, COL(&c, s, cpu_steal), s->n, SVG_DASHED, 3);
+        svg_plot_init(&p[3], "Storage-side IOPS against VM count", "VMs", "IOPS");
+        svg_plot_add(&p[3], "storage IOPS", x, COL(&c, s, stor_iops), s->n, 0, 4);
+        svg_plot_init(&p[4], "Storage-side throughput against VM count", "VMs", "MB/s");
+        svg_plot_add(&p[4], "storage MB/s", x, COL(&c, s, mb_s), s->n, 0, 5);
+        for (int i = 0; i < 5; i++) {
+                p[i].mark_x = mark;
+                p[i].mark_label = label;
+                doc_plot(d, &p[i]);
+        }
+        return cols_free(&c);
+}

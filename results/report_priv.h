@@ -1,0 +1,48 @@
+/*
+ * report_priv.h - the pieces `hcisweep report` and `hcisweep compare` share
+ * (results/report*.c and results/compare.c only).
+ *
+ * A struct doc is two documents written side by side, HTML and Markdown:
+ * headings, paragraphs and tables go into both; plots (inline SVG) only
+ * into the HTML. Text arguments are plain text: the helpers escape it.
+ */
+#ifndef HCI_REPORT_PRIV_H
+#define HCI_REPORT_PRIV_H
+
+#include <jansson.h>
+
+#include "results/rundir.h"
+#include "results/svg.h"
+
+struct doc {
+        struct sbuf html, md;
+};
+
+/* Start both documents with a title (also the first heading). */
+void doc_begin(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void doc_end(struct doc *d);
+void doc_free(struct doc *d);
+
+void doc_h(struct doc *d, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A paragraph; cls "warn" renders as a warning box (and a quoted line in Markdown). */
+void doc_p(struct doc *d, const char *cls, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void doc_table(struct doc *d, const char *const *head, unsigned n);
+void doc_row(struct doc *d, const char *const *cells, unsigned n);
+void doc_table_end(struct doc *d);
+
+/* Render p into the HTML (a figure); a plot with nothing to draw is left out. */
+void doc_plot(struct doc *d, const struct svg_plot *p);
+
+/* A latency or ratio with three significant digits and no exponent ("-" for NaN). */
+void doc_fmt_sig(double v, char *buf, size_t len);
+
+/* The plots and kind-specific sections of a report. 0 or -ENOMEM. */
+int report_block(struct doc *d, const json_t *r, const struct run_view *v);
+int report_oltp(struct doc *d, const json_t *r, const struct run_view *v);
+int report_scale(struct doc *d, const json_t *r, const struct run_view *v);
+
+/* A column of a series as a malloc'd array (field at byte offset off of struct run_point). */
+double *run_column(const struct run_series *s, size_t off);
+
+#endif

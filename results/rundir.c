@@ -1,0 +1,342 @@
+/*
+ * rundir.c - writing a run directory and finding the result a RUN names.
+ *
+ * The three files of a run are derived from the one result object, so a
+ * command only builds the result and calls res_rundir_write(); the CSV is
+ * for spreadsheets and the job file for rerunning the same thing. Each file
+ * goes through res_write_text/res_write_json, so an interruption at any
+ * moment leaves complete files. The job file leaves out the result path
+ * (a rerun must not overwrite the run it came from) and unset options.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/resfile.h"
+#include "results/rundir.h"
+#include "results/store.h"
+#include "results/svg.h"
+
+int res_load(const char *path, json_t **out, char *err, unsigned errlen)
+{
+        json_error_t e;
+        const json_t *ver;
+        const char *kind;
+        json_t *doc;
+        FILE *f = fopen(path, "r");
+
+        *out = NULL;
+        if (!f) {
+                int rc = -errno;
+
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                return rc;
+        }
+        doc = json_loadf(f, 0, &e);
+        fclose(f);
+        if (!doc) {
+                snprintf(err, errlen, "%s:%d: JSON: %s", path, e.line, e.text);
+                return -EINVAL;
+        }
+        ver = json_object_get(doc, "schema_version");
+        kind = json_string_value(json_object_get(doc, "kind"));
+        if (!json_is_object(doc) || !json_is_number(ver)) {
+                snprintf(err, errlen, "%s: not an hcisweep result (no schema_version)", path);
+        } else if (json_number_value(ver) > RES_SCHEMA_VERSION) {
+                snprintf(err, errlen,
+                         "%s: schema_version %g is newer than this hcisweep reads (%d): "
+                         "upgrade hcisweep",
+                         path, json_number_value(ver), RES_SCHEMA_VERSION);
+        } else if (!kind ||
+                   (strcmp(kind, "block") && strcmp(kind, "oltp") && strcmp(kind, "scale"))) {
+                snprintf(err, errlen, "%s: kind '%s' is not a run (block, oltp or scale)", path,
+                         kind ? kind : "(none)");
+        } else {
+                *out = doc;
+                return 0;
+        }
+        json_decref(doc);
+        return -EINVAL;
+}
+
+static int all_digits(const char *s)
+{
+        if (!*s)
+                return 0;
+        for (; *s; s++)
+                if (!isdigit((unsigned char)*s))
+                        return 0;
+        return 1;
+}
+
+static int from_index(const char *id, char *path, size_t len, char *err, unsigned errlen)
+{
+        struct res_index *ix = NULL;
+        struct res_run r;
+        int rc = res_index_open(NULL, &ix, err, errlen);
+
+        if (rc)
+                return rc;
+        rc = res_index_find(ix, id, &r, err, errlen);
+        res_index_close(ix);
+        if (!rc)
+                snprintf(path, len, "%s", r.path);
+        return rc;
+}
+
+int res_resolve_run(const char *run, char *path, size_t len, char *err, unsigned errlen)
+{
+        struct stat st;
+
+        if (!stat(run, &st) && S_ISDIR(st.st_mode)) {
+                snprintf(path, len, "%s/result.json", run);
+                if (stat(path, &st)) {
+                        snprintf(err, errlen, "%s: no result.json in this directory", run);
+                        return -ENOENT;
+                }
+                return 0;
+        }
+        if (!stat(run, &st)) {
+                snprintf(path, len, "%s", run);
+                return 0;
+        }
+        if (all_digits(run))
+                return from_index(run, path, len, err, errlen);
+        snprintf(err, errlen, "%s: no such run directory, result file or run id", run);
+        return -ENOENT;
+}
+
+int res_mark_partial(json_t *result, const char *why)
+{
+        if (json_object_set_new(result, "partial", json_true()) ||
+            json_object_set_new(result, "partial_reason", json_string(why ? why : "interrupted")))
+                return -ENOMEM;
+        return 0;
+}
+
+/* ---- intervals.csv -------------------------------------------------------- */
+
+static double num(const json_t *o, const char *key)
+{
+        const json_t *v = json_object_get(o, key);
+
+        return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A CSV number: empty when unknown. */
+static void csv_num(struct sbuf *b, double v, const char *sep)
+{
+        if (isfinite(v))
+                sb_printf(b, "%.10g%s", v, sep);
+        else
+                sb_printf(b, "%s", sep);
+}
+
+static void block_csv(const json_t *r, struct sbuf *b)
+{
+        const json_t *p, *x;
+        size_t i, k;
+
+        sb_printf(b, "rw,bs,iodepth,t_s,read_iops,write_iops,reconnects\n");
+        json_array_foreach(json_object_get(r, "points"), i, p)
+        {
+                json_array_foreach(json_object_get(p, "intervals"), k, x)
+                {
+                        const char *rw = json_string_value(json_object_get(p, "rw"));
+
+                        sb_printf(b, "%s,", rw ? rw : "");
+                        csv_num(b, num(p, "bs"), ",");
+                        csv_num(b, num(p, "iodepth"), ",");
+                        csv_num(b, num(x, "t"), ",");
+                        csv_num(b, num(x, "read_iops"), ",");
+                        csv_num(b, num(x, "write_iops"), ",");
+                        csv_num(b, num(x, "reconnects"), "\n");
+                }
+        }
+}
+
+static void oltp_csv(const json_t *r, struct sbuf *b)
+{
+        const json_t *iv = json_object_get(r, "intervals"), *x, *v;
+        const json_t *pct0 =
+            json_object_get(json_object_get(json_array_get(iv, 0), "lat_ns"), "percentile");
+        const char *key;
+        size_t i;
+
+        sb_printf(b, "t_s,tps,qps,read_s,write_s,other_s,errors_s,reconnects_s");
+        json_object_foreach((json_t *)pct0, key, v) sb_printf(b, ",p%s_ms", key);
+        sb_printf(b, "\n");
+        json_array_foreach(iv, i, x)
+        {
+                const json_t *q = json_object_get(x, "queries_s");
+                const json_t *pct = json_object_get(json_object_get(x, "lat_ns"), "percentile");
+
+                csv_num(b, num(x, "t"), ",");
+                csv_num(b, num(x, "tps"), ",");
+                csv_num(b, num(x, "qps"), ",");
+                csv_num(b, num(q, "read"), ",");
+                csv_num(b, num(q, "write"), ",");
+                csv_num(b, num(q, "other"), ",");
+                csv_num(b, num(x, "errors_s"), ",");
+                csv_num(b, num(x, "reconnects_s"), "");
+                json_object_foreach((json_t *)pct0, key, v)
+                {
+                        sb_printf(b, ",");
+                        csv_num(b, num(pct, key) / 1e6, "");
+                }
+                sb_printf(b, "\n");
+        }
+}
+
+static int scale_csv(const json_t *r, struct sbuf *b)
+{
+        struct run_view v;
+        char err[256];
+        int rc;
+
+        sb_printf(b, "vms,tps,qps,mean_ms,p99_ms,host_cpu_busy_pct,host_steal_pct,storage_iops,"
+                     "storage_mb_s\n");
+        rc = run_view_build(r, "", &v, err, sizeof(err));
+        if (rc)
+                return rc == -ENOMEM ? rc : 0; /* no steps yet: the header alone */
+        for (unsigned i = 0; v.nseries && i < v.s[0].n; i++) {
+                const struct run_point *p = &v.s[0].p[i];
+
+                csv_num(b, p->load, ",");
+                csv_num(b, p->tput, ",");
+                csv_num(b, p->ops_s, ",");
+                csv_num(b, p->mean_ms, ",");
+                csv_num(b, p->p99_ms, ",");
+                csv_num(b, p->cpu_busy, ",");
+                csv_num(b, p->cpu_steal, ",");
+                csv_num(b, p->stor_iops, ",");
+                csv_num(b, p->mb_s, "\n");
+        }
+        run_view_free(&v);
+        return 0;
+}
+
+char *res_intervals_csv(const json_t *result)
+{
+        const char *kind = json_string_value(json_object_get(result, "kind"));
+        struct sbuf b = {0};
+
+        if (kind && !strcmp(kind, "block"))
+                block_csv(result, &b);
+        else if (kind && !strcmp(kind, "oltp"))
+                oltp_csv(result, &b);
+        else if (kind && !strcmp(kind, "scale") && scale_csv(result, &b))
+                b.oom = 1;
+        if (!b.oom && !b.s)
+                sb_printf(&b, "%s", "");
+        if (b.oom) {
+                sb_free(&b);
+                return NULL;
+        }
+        return b.s;
+}
+
+/* ---- job.ini -------------------------------------------------------------- */
+
+/* One scalar as an option value; 0 when the value has no INI form (null, object). */
+static int ini_scalar(struct sbuf *b, const json_t *v)
+{
+        if (json_is_string(v) && !strpbrk(json_string_value(v), "\n\r"))
+                sb_printf(b, "%s", json_string_value(v));
+        else if (json_is_integer(v))
+                sb_printf(b, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v))
+                sb_printf(b, "%.15g", json_real_value(v));
+        else if (json_is_boolean(v))
+                sb_printf(b, "%s", json_is_true(v) ? "true" : "false");
+        else
+                return 0;
+        return 1;
+}
+
+static void ini_entry(struct sbuf *b, const char *key, const json_t *v)
+{
+        size_t i, mark = b->len;
+        const json_t *e;
+
+        if (!strcmp(key, "json")) {
+                if (json_is_string(v))
+                        sb_printf(b, "; json = %s (left out: a rerun would overwrite this run)\n",
+                                  json_string_value(v));
+                return;
+        }
+        sb_printf(b, "%s = ", key);
+        if (json_is_array(v) && json_array_size(v)) {
+                json_array_foreach(v, i, e)
+                {
+                        if (i)
+                                sb_printf(b, ",");
+                        if (!ini_scalar(b, e))
+                                goto drop;
+                }
+        } else if (!ini_scalar(b, v)) {
+                goto drop;
+        }
+        sb_printf(b, "\n");
+        return;
+drop: /* unset or not expressible: the option keeps its default on a rerun */
+        if (!b->oom) {
+                b->len = mark;
+                b->s[mark] = '\0';
+        }
+}
+
+char *res_job_ini(const json_t *result)
+{
+        const char *kind = json_string_value(json_object_get(result, "kind")), *key;
+        const char *cmd = kind && !strcmp(kind, "oltp") ? "oltp run" : kind ? kind : "block";
+        const json_t *v;
+        struct sbuf b = {0};
+
+        sb_printf(&b,
+                  "; the effective options of this run: `hcisweep run job.ini` runs it again\n"
+                  "[global]\ncommand = %s\n",
+                  cmd);
+        json_object_foreach(json_object_get(result, "config"), key, v) ini_entry(&b, key, v);
+        sb_printf(&b, "\n[rerun]\ncommand = %s\n", cmd);
+        if (b.oom) {
+                sb_free(&b);
+                return NULL;
+        }
+        return b.s;
+}
+
+static int write_text(const char *dir, const char *name, char *text, char *err, unsigned errlen)
+{
+        char path[4200];
+        int rc;
+
+        if (!text) {
+                snprintf(err, errlen, "%s: out of memory", name);
+                return -ENOMEM;
+        }
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        rc = res_write_text(path, text, strlen(text), err, errlen);
+        free(text);
+        return rc;
+}
+
+int res_rundir_write(const char *dir, const json_t *result, char *err, unsigned errlen)
+{
+        char path[4200];
+        int rc = res_mkdirs(dir, err, errlen);
+
+        if (rc)
+                return rc;
+        snprintf(path, sizeof(path), "%s/result.json", dir);
+        rc = res_write_json(path, result, err, errlen);
+        if (!rc)
+                rc = write_text(dir, "intervals.csv", res_intervals_csv(result), err, errlen);
+        if (!rc)
+                rc = write_text(dir, "job.ini", res_job_ini(result), err, errlen);
+        return rc;
+}

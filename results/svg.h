@@ -1,0 +1,63 @@
+/*
+ * svg.h - line plots as inline SVG, and the text buffer reports are built in.
+ *
+ * Reports must open offline with no script, so every plot is plain SVG text
+ * written here: axes with "nice" ticks (linear, or powers of two for queue
+ * depths), one polyline with circle markers per series, a legend, and an
+ * optional vertical marker with a label (a tipping point, a crossover).
+ * Points whose y is NaN are skipped and break the line. Nothing here
+ * allocates except the buffer; an allocation failure is remembered in the
+ * buffer (oom) so callers check once at the end.
+ */
+#ifndef HCI_SVG_H
+#define HCI_SVG_H
+
+#include <stddef.h>
+
+/* A growable NUL-terminated string. Zero-initialise; free with sb_free. */
+struct sbuf {
+        char *s;
+        size_t len, cap;
+        int oom; /* an append failed: the text is incomplete */
+};
+
+void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s with &, <, >, " escaped for HTML and SVG text. */
+void sb_esc(struct sbuf *b, const char *s);
+void sb_free(struct sbuf *b);
+
+#define SVG_MAX_SERIES 24
+#define SVG_DASHED     1u /* series drawn dashed (p99 next to a solid mean) */
+
+struct svg_series {
+        const char *name;
+        const double *x, *y;
+        unsigned n;
+        unsigned flags;
+        int color; /* index into the palette; series with one colour belong together */
+};
+
+struct svg_plot {
+        const char *title, *xlabel, *ylabel;
+        int xlog2; /* x axis in powers of two (queue depth) */
+        unsigned width, height;
+        unsigned nseries;
+        struct svg_series s[SVG_MAX_SERIES];
+        double mark_x;          /* NaN: no vertical marker */
+        const char *mark_label; /* text beside the marker, wrapped */
+};
+
+/* An empty 720x360 plot with no marker. */
+void svg_plot_init(struct svg_plot *p, const char *title, const char *xlabel, const char *ylabel);
+
+/* Add a series (arrays are not copied). 0, or -ENOSPC past SVG_MAX_SERIES. */
+int svg_plot_add(struct svg_plot *p, const char *name, const double *x, const double *y, unsigned n,
+                 unsigned flags, int color);
+
+/* Append the <svg> element. 0, or -EINVAL when no series has a finite point. */
+int svg_render(const struct svg_plot *p, struct sbuf *out);
+
+/* 12345 -> "12.3k", 0.5 -> "0.5": axis and table numbers. */
+void svg_fmt_num(double v, char *buf, size_t len);
+
+#endif
