@@ -6,5 +6,9 @@ cd "$(dirname "$0")/.."
 dir=${1:-build}
 shift || true
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-make -C "$dir" -j"$(nproc)" --no-print-directory -s >&2
+if ! make -C "$dir" -j"$(nproc)" --no-print-directory >"$dir/build.log" 2>&1; then
+  tail -40 "$dir/build.log" >&2
+  echo "build: failed, full log in $dir/build.log" >&2
+  exit 1
+fi
 echo "$dir/hcisweep"
