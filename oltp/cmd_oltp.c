@@ -33,6 +33,7 @@
 struct oltp_opts {
         int workload, rand_type, range_selects, skip_trx;
         char *mysql_host, *mysql_user, *mysql_db, *mysql_password, *mysql_password_file;
+        char *mysql_defaults_file;
         char *mysql_ignore_errors, *json, *driver;
         long long mysql_port, tables, table_size, threads, events, event_threads;
         long long point_selects, simple_ranges, sum_ranges, order_ranges, distinct_ranges;
@@ -59,6 +60,8 @@ static const struct opt_def oltp_defs[] = {
      OPT_F_SECRET},
     {"mysql-password-file", OPT_STR, O(mysql_password_file), NULL, NOLIM,
      "read the password from the first line of this file", NULL, 0},
+    {"mysql-defaults-file", OPT_STR, O(mysql_defaults_file), NULL, NOLIM,
+     "MySQL option file whose [client] password is used (default: ~/.my.cnf if present)", NULL, 0},
     {"mysql-ignore-errors", OPT_STR, O(mysql_ignore_errors), "1213,1020,1205", NOLIM,
      "error numbers that roll back and retry a transaction; 'all' or 'none'", NULL, 0},
     {"tables", OPT_INT, O(tables), "1", 1, 100000, "number of tables", NULL, 0},
@@ -118,7 +121,8 @@ static const struct opt_def oltp_defs[] = {
 static const char usage_line[] =
     "hcisweep oltp prepare|run|cleanup [options]\n"
     "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"
-    "  The password comes from MYSQL_PWD or --mysql-password-file.";
+    "  The password comes from --mysql-password-file, MYSQL_PWD or an option file\n"
+    "  (--mysql-defaults-file, else ~/.my.cnf): never needed on the command line.";
 
 /* The client libraries this build can drive, by --driver name. */
 static const struct oltp_driver_ops *const drivers[] = {&oltp_driver_mariadb, NULL};
@@ -189,6 +193,70 @@ static int parse_hosts(struct ctx *x, char *err, size_t errlen)
         return rc;
 }
 
+/*
+ * The password of a MySQL option file (my.cnf syntax): the last
+ * "password = ..." of a [client] or [mysql] section, quotes removed. NULL
+ * when the file has none. Caller frees.
+ */
+static char *option_file_password(FILE *f)
+{
+        char line[1024], *pw = NULL;
+        int in_client = 0;
+
+        while (fgets(line, sizeof(line), f)) {
+                char *p = line + strspn(line, " \t");
+                p[strcspn(p, "\r\n")] = '\0';
+                if (*p == '[') {
+                        in_client = !strncmp(p, "[client]", 8) || !strncmp(p, "[mysql]", 7);
+                        continue;
+                }
+                if (!in_client || strncmp(p, "password", 8))
+                        continue;
+                p += 8 + strspn(p + 8, " \t");
+                if (*p++ != '=')
+                        continue;
+                p += strspn(p, " \t");
+                size_t n = strlen(p);
+                while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+                        n--;
+                if (n >= 2 && (p[0] == '"' || p[0] == '\'') && p[n - 1] == p[0]) {
+                        p++;
+                        n -= 2;
+                }
+                free(pw);
+                pw = strndup(p, n);
+        }
+        memset(line, 0, sizeof(line));
+        return pw;
+}
+
+/* --mysql-defaults-file, else ~/.my.cnf when it exists: 0, or -EINVAL when a named file is
+ * unreadable. */
+static int read_option_file(struct ctx *x, char *err, size_t errlen)
+{
+        const char *home = getenv("HOME");
+        char path[4096];
+        FILE *f;
+
+        if (x->o.mysql_defaults_file)
+                snprintf(path, sizeof(path), "%s", x->o.mysql_defaults_file);
+        else if (home)
+                snprintf(path, sizeof(path), "%s/.my.cnf", home);
+        else
+                return 0;
+        f = fopen(path, "r");
+        if (!f && x->o.mysql_defaults_file) {
+                snprintf(err, errlen, "option --mysql-defaults-file: %s: %s", path,
+                         strerror(errno));
+                return -EINVAL;
+        }
+        if (f) {
+                x->password = option_file_password(f);
+                fclose(f);
+        }
+        return 0;
+}
+
 static int read_password(struct ctx *x, char *err, size_t errlen)
 {
         const char *env = getenv("MYSQL_PWD");
@@ -213,7 +281,7 @@ static int read_password(struct ctx *x, char *err, size_t errlen)
         } else if (env) {
                 x->password = strdup(env);
         } else {
-                return 0;
+                return read_option_file(x, err, errlen);
         }
         if (!x->password) {
                 snprintf(err, errlen, "out of memory");

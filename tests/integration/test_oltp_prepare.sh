@@ -56,6 +56,14 @@ expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --mysql-password-file "$T/pw" --time 
         --report-interval 0.5 --json "$T/r.json"
 ! grep -q "$PW" "$T/r.json" || fail "password in the JSON"
 ! echo "$OUT" | grep -q "$PW" || fail "password in the output"
+
+# ...and so does a MySQL option file, named or as ~/.my.cnf
+printf '[mysqld]\nport=1\n[client]\nuser = x\npassword = "%s"\n' "$PW" >"$T/my.cnf"
+expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --mysql-defaults-file "$T/my.cnf" --time 1
+mkdir -p "$T/home" && cp "$T/my.cnf" "$T/home/.my.cnf"
+HOME=$T/home expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --time 1
+expect_rc 2 "$HCISWEEP" oltp run "${C[@]}" --mysql-defaults-file "$T/none.cnf" --time 1
+HOME=$T expect_rc 3 "$HCISWEEP" oltp run "${C[@]}" --time 1
 export MYSQL_PWD=$PW
 
 expect_rc 0 "$HCISWEEP" oltp cleanup "${C[@]}"
