@@ -1,0 +1,58 @@
+#!/bin/bash
+# test_compare.sh - `hcisweep compare` finds the crossover on constructed
+# scale runs (HCI ahead up to 20 VMs, two-layer from 24) and on two real
+# null-engine block runs (one reshaped so the leader changes at a known
+# queue depth); runs of different kinds, missing files and newer schemas
+# exit 2.
+. "$TESTLIB"
+cd "$T" || exit 1
+MK="$SRC/tests/cli/mkscale.py"
+
+# 1. Scale: hci versus two-layer.
+mkdir hci two
+python3 "$MK" hci hci/result.json && python3 "$MK" two-layer two/result.json || fail "mkscale"
+expect_rc 0 "$HCISWEEP" compare hci two --output-dir out
+echo "$OUT"
+grep -q '^crossover: hci ahead up to 20 VMs, two-layer ahead from 24 VMs$' <<<"$OUT" ||
+        fail "scale crossover"
+grep -Eq '^ +24 +4700\.0 +4800\.0 +1\.02 ' <<<"$OUT" || fail "row 24 VMs with ratio 1.02"
+grep -q '^html: out/compare.html$' <<<"$OUT" || fail "html path"
+[ "$(grep -c '<svg' out/compare.html)" -eq 2 ] || fail "expected 2 overlay plots"
+grep -q 'class="marker"' out/compare.html || fail "crossover not marked"
+grep -q 'Crossover: hci ahead up to 20 VMs, two-layer ahead from 24 VMs.' out/compare.html ||
+        fail "crossover sentence not in the page"
+# the other way round, and a third run: ratios to A, the first
+expect_rc 0 "$HCISWEEP" compare two hci hci/result.json --html three.html
+grep -q '^crossover: two-layer ahead from 24 VMs' <<<"$OUT" && fail "order not respected"
+# the same run twice: labels made unique with their letter
+grep -q '^crossover: B:hci ahead up to 20 VMs, two-layer ahead from 24 VMs$' <<<"$OUT" ||
+        fail "reversed crossover: $OUT"
+grep -q '^crossover: C:hci ahead up to 20 VMs' <<<"$OUT" || fail "third run: $OUT"
+[ -s three.html ] || fail "--html FILE not written"
+pass "scale: hci ahead up to 20 VMs, two-layer ahead from 24"
+
+# 2. Two real block runs; B reshaped: half the IOPS up to QD 2, double from QD 4.
+mkdir a b c
+for r in a b; do
+        expect_rc 0 "$HCISWEEP" block --engine null --iodepth 1-8 --bs 4k --rw randread \
+                --runtime 1 --json $r/result.json
+done
+expect_rc 0 "$HCISWEEP" compare a b --html ab.html
+grep -q '^== randread 4k ==$' <<<"$OUT" || fail "no randread 4k group: $OUT"
+grep -q '^crossover: ' <<<"$OUT" || fail "no crossover line"
+jq '.points |= map(.read.iops = (if .iodepth <= 2 then .read.iops / 2 else .read.iops * 2 end))' \
+        a/result.json >c/result.json
+expect_rc 0 "$HCISWEEP" compare a c --html ac.html
+grep -q '^crossover: a ahead up to QD 2, c ahead from QD 4$' <<<"$OUT" || fail "block: $OUT"
+grep -Eq '^ +4 +[0-9.]+ +[0-9.]+ +2\.00 ' <<<"$OUT" || fail "QD 4 ratio 2.00: $OUT"
+pass "block: a ahead up to QD 2, c ahead from QD 4"
+
+# 3. Bad input exits 2.
+expect_rc 2 "$HCISWEEP" compare hci a
+grep -q 'compare runs of one kind' <<<"$OUT" || fail "kinds: $OUT"
+expect_rc 2 "$HCISWEEP" compare hci missing/result.json
+jq '.schema_version = 2' two/result.json >new.json
+expect_rc 2 "$HCISWEEP" compare hci new.json
+grep -q 'newer than this hcisweep reads' <<<"$OUT" || fail "newer: $OUT"
+expect_rc 2 "$HCISWEEP" compare hci
+pass "different kinds, missing file, newer schema, one run: exit 2"
