@@ -40,7 +40,7 @@
 #define MAX_PCT 16
 
 struct scale_cfg {
-        char *backend, *inventory, *lab_dir, *addr_base, *output_dir, *block_load;
+        char *backend, *inventory, *lab_dir, *addr_base, *output_dir;
         struct u64_list vms;
         long long base_port, target_port, repeat;
         double vm_cpus, latency_slo, lost_timeout;
@@ -72,8 +72,6 @@ static const struct opt_def scale_opts[] = {
     {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
      "results go to DIR/scale-TIME/result.json (unless --json)", NULL, 0},
     {"keep-lab", OPT_BOOL, O(keep_lab), "0", 0, 0, "leave the VMs running at the end", NULL, 0},
-    {"block-load", OPT_STR, O(block_load), NULL, 0, 0,
-     "concurrent block load on the VMs' LUNs, e.g. rw=randrw,bs=4k,iodepth=4", NULL, 0},
     {"lab-dir", OPT_STR, O(lab_dir), "runs/lab", 0, 0, "local: state directory", NULL, 0},
     {"addr-base", OPT_STR, O(addr_base), "127.0.1", 0, 0,
      "local: VM N listens on ADDR-BASE.N (127.A.B)", NULL, 0},
