@@ -25,6 +25,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
+#include "results/rundir.h"
 #include "results/store.h"
 
 #define MAX_TARGETS 64
@@ -111,6 +112,7 @@ struct block_cmd {
         struct progress *prog;
         json_t *result, *points;
         double plan_s, done_s;
+        char dir[4000]; /* run directory; "" with --json */
         char path[4096];
 };
 
@@ -504,7 +506,7 @@ static json_t *point_json(struct block_cmd *b, const struct blk_point_spec *p,
  * The knee of each queue-depth sweep (same rw and bs): the deepest queue
  * whose IOPS still rose by >= 10% over the previous depth.
  */
-static json_t *knees(struct block_cmd *b)
+static json_t *knees(struct block_cmd *b, int print)
 {
         json_t *out = json_array();
         size_t n = json_array_size(b->points);
@@ -536,7 +538,7 @@ static json_t *knees(struct block_cmd *b)
                         continue;
                 json_array_append_new(
                     out, json_pack("{s:s,s:I,s:I}", "rw", rw, "bs", bs, "iodepth", knee));
-                if (!b->cfg.quiet) {
+                if (print) {
                         char bss[16];
                         fmt_size((uint64_t)bs, bss, sizeof(bss));
                         printf("knee: %s %s: IOPS still rise >=10%% up to iodepth %lld\n", rw, bss,
@@ -546,9 +548,10 @@ static json_t *knees(struct block_cmd *b)
         return out;
 }
 
+/* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
 static int result_path(struct block_cmd *b, char *err, size_t errlen)
 {
-        char stamp[32], dir[4000];
+        char stamp[32];
         time_t now = time(NULL);
         struct tm tm;
 
@@ -558,9 +561,30 @@ static int result_path(struct block_cmd *b, char *err, size_t errlen)
         }
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-        snprintf(dir, sizeof(dir), "%s/block-%s-%d", b->cfg.output_dir, stamp, (int)getpid());
-        snprintf(b->path, sizeof(b->path), "%s/result.json", dir);
-        return res_mkdirs(dir, err, (unsigned)errlen);
+        snprintf(b->dir, sizeof(b->dir), "%s/block-%s-%d", b->cfg.output_dir, stamp, (int)getpid());
+        snprintf(b->path, sizeof(b->path), "%s/result.json", b->dir);
+        return res_mkdirs(b->dir, err, (unsigned)errlen);
+}
+
+static int save(struct block_cmd *b, char *err, size_t errlen)
+{
+        if (b->dir[0])
+                return res_rundir_write(b->dir, b->result, err, (unsigned)errlen);
+        return res_write_json(b->path, b->result, err, (unsigned)errlen);
+}
+
+/*
+ * After every point the result so far is saved, marked partial, so even a
+ * killed run keeps what it measured; the last save is the final one.
+ */
+static void save_progress(struct block_cmd *b)
+{
+        char err[512];
+
+        json_object_set_new(b->result, "knee", knees(b, 0));
+        res_mark_partial(b->result, "running");
+        if (save(b, err, sizeof(err)) < 0)
+                log_warn("saving the result so far: %s", err);
 }
 
 static int write_result(struct block_cmd *b, int partial, const char *why)
@@ -574,21 +598,22 @@ static int write_result(struct block_cmd *b, int partial, const char *why)
                 mon_stop(b->mon);
                 json_object_set_new(b->result, "monitor", mon_to_json(b->mon));
         }
-        json_object_set_new(b->result, "knee", knees(b));
-        if (partial) {
-                json_object_set_new(b->result, "partial", json_true());
-                json_object_set_new(b->result, "partial_reason", json_string(why));
-        }
-        rc = res_write_json(b->path, b->result, err, sizeof(err));
-        if (rc < 0)
+        json_object_set_new(b->result, "knee", knees(b, !b->cfg.quiet));
+        json_object_del(b->result, "partial");
+        json_object_del(b->result, "partial_reason");
+        if (partial)
+                res_mark_partial(b->result, why);
+        if ((rc = save(b, err, sizeof(err))) < 0) {
                 log_error("writing the result: %s", err);
-        else if (res_index_register(b->path, err, sizeof(err)) < 0)
+                return rc;
+        }
+        if (res_index_register(b->path, err, sizeof(err)) < 0)
                 log_warn("run index: %s", err);
-        else if (!b->cfg.quiet)
+        if (!b->cfg.quiet)
                 printf("result: %s%s\n", b->path, partial ? " (partial)" : "");
         else
                 printf("%s\n", b->path);
-        return rc;
+        return 0;
 }
 
 static int run_precondition(struct block_cmd *b, uint64_t generation, char *err, size_t errlen)
@@ -631,6 +656,7 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
                                   vfy_status_name(r.all.bad[i].status),
                                   (unsigned long long)r.all.bad[i].offset);
                 json_array_append_new(b->points, point_json(b, p, &r));
+                save_progress(b);
                 if (r.all.failed)
                         log_error("%s", r.all.error);
         }

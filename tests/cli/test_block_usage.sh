@@ -30,8 +30,6 @@ expect_rc 2 "$HCISWEEP" block --filename "$T/f" --engine libiscsi
 grep -q -- "--engine" <<<"$OUT" || fail "engine/target mismatch not explained: $OUT"
 
 expect_rc 2 "$HCISWEEP" nosuchcommand
-expect_rc 2 "$HCISWEEP" scale
-grep -q "not implemented yet" <<<"$OUT" || fail "unbuilt command: $OUT"
 expect_rc 0 "$HCISWEEP" --help
 
 # A short null-engine sweep: two points, JSON per CLI.md.
@@ -45,4 +43,17 @@ jq -e '.points[0] | .rw == "randread" and .bs == 4096 and .iodepth == 1 and .rea
         fail "point 0 lacks the CLI.md fields"
 jq -e '.config.iodepth == [1,8] and .host.cpus >= 1 and (.monitor.samples | length) >= 1' \
         "$T/r.json" >/dev/null || fail "config echo, host or monitor missing"
+# Without --json: a run directory with the result, the interval CSV and a
+# job file that runs the same thing again.
+expect_rc 0 "$HCISWEEP" block --engine null --iodepth 2 --bs 8k --runtime 1 --output-dir "$T/runs"
+d=$(echo "$T"/runs/block-*)
+[ -f "$d/result.json" ] && [ -f "$d/intervals.csv" ] && [ -f "$d/job.ini" ] ||
+        fail "run directory incomplete: $(ls "$d")"
+jq -e '.partial == null' "$d/result.json" >/dev/null || fail "final result still marked partial"
+head -1 "$d/intervals.csv" | grep -q "iodepth" || fail "intervals.csv has no header"
+expect_rc 0 "$HCISWEEP" run "$d/job.ini"
+[ "$(ls -d "$T"/runs/block-* | wc -l)" -eq 2 ] || fail "job.ini did not make a second run"
+d2=$(ls -d "$T"/runs/block-* | grep -v "^$d\$")
+jq -e --slurpfile a "$d/result.json" '.config == $a[0].config' "$d2/result.json" >/dev/null ||
+        fail "the rerun's config differs from the original's"
 pass "usage errors and null-engine JSON"
