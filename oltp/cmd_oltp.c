@@ -21,6 +21,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
+#include "results/rundir.h"
 #include "results/store.h"
 #include "oltp/engine.h"
 #include "oltp/oltp.h"
@@ -34,7 +35,7 @@ struct oltp_opts {
         int workload, rand_type, range_selects, skip_trx;
         char *mysql_host, *mysql_user, *mysql_db, *mysql_password, *mysql_password_file;
         char *mysql_defaults_file;
-        char *mysql_ignore_errors, *json, *driver;
+        char *mysql_ignore_errors, *json, *output_dir, *driver;
         long long mysql_port, tables, table_size, threads, events, event_threads;
         long long point_selects, simple_ranges, sum_ranges, order_ranges, distinct_ranges;
         long long index_updates, non_index_updates, delete_inserts, range_size;
@@ -113,7 +114,10 @@ static const struct opt_def oltp_defs[] = {
      "end the run when a server stays unreachable this long", NULL, 0},
     {"connect-timeout", OPT_INT, O(connect_timeout), "10", 1, 3600,
      "seconds for one connection attempt", NULL, 0},
-    {"json", OPT_STR, O(json), NULL, NOLIM, "write the result JSON here", NULL, 0},
+    {"json", OPT_STR, O(json), NULL, NOLIM,
+     "write the result JSON here (instead of a run directory)", NULL, 0},
+    {"output-dir", OPT_STR, O(output_dir), "runs", NOLIM,
+     "runs directory (result in DIR/oltp-TIME-PID/)", NULL, 0},
     {"driver", OPT_STR, O(driver), "mariadb", NOLIM, "client library", NULL, OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, NOLIM, NULL, NULL, 0},
 };
@@ -402,11 +406,31 @@ static void knobs_of(const struct oltp_opts *o, struct oltp_knobs *k)
         };
 }
 
+/* --json FILE: that file alone; otherwise a run directory --output-dir/oltp-TIME-PID. */
+static int save_result(struct ctx *x, const json_t *top, char *path, size_t len, char *err,
+                       size_t errlen)
+{
+        char dir[4000], stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+
+        if (x->o.json) {
+                snprintf(path, len, "%s", x->o.json);
+                return res_write_json(path, top, err, (unsigned)errlen);
+        }
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, sizeof(dir), "%s/oltp-%s-%d", x->o.output_dir ? x->o.output_dir : "runs",
+                 stamp, (int)getpid());
+        snprintf(path, len, "%s/result.json", dir);
+        return res_rundir_write(dir, top, err, (unsigned)errlen);
+}
+
 static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
                       struct mon *mon)
 {
         json_t *cfg = opt_to_json(x->g), *top = cfg ? res_new("oltp", cfg) : NULL;
-        char err[512];
+        char err[512], path[4096];
         int rc = -ENOMEM;
 
         json_decref(cfg);
@@ -416,14 +440,20 @@ static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_
                 goto out;
         if (oltp_report_json(rep, res, x->hosts, top))
                 goto out;
-        rc = res_write_json(x->o.json, top, err, sizeof(err));
-        if (rc)
+        /* A run that ended early (interrupt, lost server) keeps its figures, marked. */
+        if (res->exit_code && res_mark_partial(top, res->err))
+                goto out;
+        rc = save_result(x, top, path, sizeof(path), err, sizeof(err));
+        if (rc) {
                 log_error("oltp: %s", err);
-        else if (res_index_register(x->o.json, err, sizeof(err)) < 0)
+                goto out;
+        }
+        if (res_index_register(path, err, sizeof(err)) < 0)
                 log_warn("run index: %s", err);
+        printf("result: %s%s\n", path, res->exit_code ? " (partial)" : "");
 out:
         if (rc == -ENOMEM)
-                log_error("oltp: out of memory writing %s", x->o.json);
+                log_error("oltp: out of memory writing the result");
         json_decref(top);
         return rc;
 }
@@ -520,7 +550,7 @@ static int run_engine(struct ctx *x, struct oltp_workload *wl)
         }
         if (res.seconds > 0 || res.total.txns) {
                 oltp_report_final(rep, &res);
-                if (x->o.json && write_json(x, rep, &res, mon) && !res.exit_code)
+                if (write_json(x, rep, &res, mon) && !res.exit_code)
                         res.exit_code = HCI_EXIT_CHECK;
         }
         if (res.exit_code)

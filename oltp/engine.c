@@ -51,7 +51,7 @@ struct conn {
         enum cstate st;
         unsigned slot, nsteps, step;
         unsigned q[3]; /* statements done in this transaction, per class */
-        uint64_t t_sched, deadline, down_since;
+        uint64_t t_sched, t_started, deadline, down_since;
         unsigned backoff_ms;
         uint64_t txns, busy_ns;
         struct oltp_rng rng;
@@ -267,7 +267,7 @@ static int next_txn(struct conn *c)
 {
         struct worker *w = c->w;
         struct engine *e = w->e;
-        uint64_t now, t;
+        uint64_t t;
 
         if (!atomic_load(&e->go) || stopping(e)) {
                 push_idle(c);
@@ -288,9 +288,7 @@ static int next_txn(struct conn *c)
         w->qhead = (w->qhead + 1) % QUEUE_CAP;
         w->qn--;
         atomic_store_explicit(&w->qlen, w->qn, memory_order_relaxed);
-        now = clk_now_ns();
-        if (in_window(e, now))
-                hist_record(w->qwait, now - t);
+        c->t_started = clk_now_ns();
         return begin_txn(c, t);
 }
 
@@ -302,6 +300,9 @@ static void count_txn(struct conn *c, uint64_t now)
 
         if (!in_window(w->e, now))
                 return;
+        /* Queue wait is kept for the same transactions as latency, so wait <= latency holds. */
+        if (w->e->cfg->rate > 0)
+                hist_record(w->qwait, c->t_started - c->t_sched);
         h->c.txns++;
         h->c.reads += c->q[OLTP_Q_READ];
         h->c.writes += c->q[OLTP_Q_WRITE];

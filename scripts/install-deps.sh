@@ -16,7 +16,7 @@ PKGS=(
   # headless browser: report pages are opened and screenshotted in tests
   chromium
   # misc tools the scripts use
-  util-linux procps iproute2 xxd jq
+  util-linux procps iproute2 xxd jq python3
   # quality gates
   clang-format cppcheck
 )
