@@ -36,9 +36,15 @@ echo "== queue-depth sweep on $url"
         --runtime 4 --ramp-time 1 --size 256m --precondition --output-dir "$root/runs"
 
 echo "== VM-count scale, 1..4 VMs"
+out=$(mktemp)
 "$bin" scale --vms 1,2,3,4 "${vm[@]}" "${lab[@]}" --workload oltp_read_write \
         --tables 4 --table-size 10000 --threads 8 --warmup-time 3 --time 10 \
-        --percentile 95,99 --output-dir "$root/runs" "$@"
+        --percentile 95,99 --output-dir "$root/runs" "$@" | tee "$out"
+result=$(sed -n 's/^result: \([^ ]*\).*/\1/p' "$out" | tail -1)
+rm -f "$out"
+
+echo "== report"
+[ -n "$result" ] && "$bin" report "$result"
 
 echo "== results"
 "$bin" results list | head -8
