@@ -13,6 +13,8 @@ PKGS=(
   tgt libiscsi-bin mariadb-server mariadb-client
   # peers for the benchmarks and compatibility tests
   sysbench fio
+  # QEMU's iSCSI driver through qemu-img bench (bench/block_vs_peers)
+  qemu-utils qemu-block-extra
   # headless browser: report pages are opened and screenshotted in tests
   chromium
   # misc tools the scripts use
