@@ -21,6 +21,8 @@ PKGS=(
   util-linux procps iproute2 xxd jq python3
   # quality gates
   clang-format cppcheck
+  # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs
+  debootstrap qemu-system-x86 qemu-utils qemu-block-extra e2fsprogs
 )
 
 missing=()

@@ -8,10 +8,12 @@
 
 extern const struct vmctl_backend_ops vmctl_backend_local;
 extern const struct vmctl_backend_ops vmctl_backend_static;
+extern const struct vmctl_backend_ops vmctl_backend_qemu;
 
 const struct vmctl_backend_ops *const vmctl_backends[] = {
     &vmctl_backend_local,
     &vmctl_backend_static,
+    &vmctl_backend_qemu,
     NULL,
 };
 

@@ -13,6 +13,7 @@
 #include "core/exitcode.h"
 #include "core/log.h"
 #include "core/opts.h"
+#include "core/resfile.h"
 #include "vmctl/backend.h"
 #include "vmctl/vmctl.h"
 
@@ -30,8 +31,8 @@ static const char *const topology_names[] = {"hci", "two-layer", NULL};
 
 #define O(f) offsetof(struct lab_cfg, f)
 static const struct opt_def lab_opts[] = {
-    {"backend", OPT_STR, O(backend), "local", 0, 0, "where the VMs come from: local or static",
-     NULL, 0},
+    {"backend", OPT_STR, O(backend), "local", 0, 0,
+     "where the VMs come from: local, static or qemu", NULL, 0},
     {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
      "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
      0},
@@ -104,7 +105,7 @@ static int build_spec(struct lab *l)
         l->ops = vmctl_backend_find(c->backend);
         if (!l->ops) {
                 snprintf(l->err, sizeof(l->err), "option --backend: unknown backend '%s' (%s)",
-                         c->backend, "local, static");
+                         c->backend, "local, static, qemu");
                 return -EINVAL;
         }
         if (c->lun_size < (1 << 20)) {
@@ -191,8 +192,12 @@ static int lab_up(struct lab *l)
         int rc, started;
 
         if (!n)
-                n = strcmp(l->ops->name, "local") ? l->ops->count(l->b) : DEFAULT_LOCAL_VMS;
-        rc = l->ops->create(l->b, n, l->err, sizeof(l->err));
+                n = !strcmp(l->ops->name, "static") ? l->ops->count(l->b) : DEFAULT_LOCAL_VMS;
+        /* --lab-dir may name a directory whose parents do not exist yet */
+        rc = strcmp(l->ops->name, "static") ? res_mkdirs(l->spec.lab_dir, l->err, sizeof(l->err))
+                                            : 0;
+        if (!rc)
+                rc = l->ops->create(l->b, n, l->err, sizeof(l->err));
         for (unsigned i = 1; !rc && i <= n; i++) {
                 rc = l->ops->start(l->b, i, &started, l->err, sizeof(l->err));
                 if (!rc)
@@ -282,7 +287,8 @@ int cmd_lab(int argc, char **argv)
         rc = parse(l, argc, argv, &verb);
         if (rc == 0)
                 rc = run_verb(l, verb);
-        if (rc < 0 && rc != -ENOENT && rc != -EHOSTDOWN)
+        /* status has already said "no lab" (-ENOENT) or which server is down */
+        if (rc < 0 && rc != -EHOSTDOWN && (rc != -ENOENT || l->err[0]))
                 log_error("%s", l->err);
         rc = rc == 1 ? HCI_EXIT_OK : rc < 0 ? exit_code(rc) : HCI_EXIT_OK;
         opt_free(l->groups);
