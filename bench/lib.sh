@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/lib.sh - what the peer benchmarks share: finding the hcisweep binary,
 # a private work directory, a cleanup stack run on exit, the client CPU time of
 # one command from the kernel's accounting, medians, and the machine line.

@@ -3,6 +3,7 @@
 # servers, measures hcisweep and its peers, prints its tables and a summary
 # line with numeric ratios, and leaves no server behind. No figure is
 # asserted: these machines are shared and the ratios are for people to read.
+# shellcheck source=tests/lib.sh
 . "$TESTLIB"
 for t in sysbench fio iscsi-perf tgtd mariadbd jq; do
         command -v "$t" >/dev/null || fail "$t is not installed (scripts/install-deps.sh)"
