@@ -753,19 +753,11 @@ static int start_result(struct block_cmd *b)
 static int parse(struct block_cmd *b, int argc, char **argv)
 {
         char err[512] = "", *pos[4];
-        int npos = 0, help = 0;
+        int npos = 0, st;
 
         b->groups[0] = (struct opt_group){block_opts, &b->cfg, "block options"};
-        if (opt_defaults(b->groups, err, sizeof(err)) < 0 ||
-            opt_parse_argv(b->groups, argc - 1, argv + 1, pos, 4, &npos, &help, err, sizeof(err)) <
-                0) {
-                log_error("%s", err);
-                return HCI_EXIT_USAGE;
-        }
-        if (help) {
-                opt_help(stdout, b->groups, usage_text);
-                return -1;
-        }
+        if ((st = opt_command_start(b->groups, usage_text, argc, argv, pos, 4, &npos)) != 0)
+                return st > 0 ? -1 : HCI_EXIT_USAGE;
         if (npos) {
                 log_error("block: unexpected argument '%s'", pos[0]);
                 return HCI_EXIT_USAGE;

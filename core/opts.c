@@ -10,6 +10,7 @@
  * Values are parsed and checked before the config is touched: a rejected
  * value leaves the previous one in place.
  */
+#include "core/log.h"
 #include "core/opts.h"
 
 #include <ctype.h>
@@ -543,6 +544,24 @@ int opt_parse_argv(const struct opt_group *g, int argc, char **argv, char **pos,
                 } else if ((rc = opt_argv_one(g, argc - i, argv + i, &used, err, errlen))) {
                         return rc;
                 }
+        }
+        return 0;
+}
+
+int opt_command_start(const struct opt_group *g, const char *usage, int argc, char **argv,
+                      char **pos, int maxpos, int *npos)
+{
+        char err[512];
+        int help = 0;
+
+        if (opt_defaults(g, err, sizeof(err)) ||
+            opt_parse_argv(g, argc - 1, argv + 1, pos, maxpos, npos, &help, err, sizeof(err))) {
+                log_error("%s: %s", argv[0], err);
+                return -EINVAL;
+        }
+        if (help) {
+                opt_help(stdout, g, usage);
+                return 1;
         }
         return 0;
 }

@@ -75,6 +75,15 @@ int opt_set(const struct opt_group *g, const char *name, const char *val, char *
 int opt_parse_argv(const struct opt_group *g, int argc, char **argv, char **pos, int maxpos,
                    int *npos, int *help, char *err, size_t errlen);
 
+/*
+ * The start every command shares: defaults, then argv[1..argc) (argv[0] is
+ * the command's name), then --help. Returns 0 to go on, 1 when --help was
+ * printed to stdout (exit 0), or -EINVAL after logging "NAME: why" (exit 2).
+ * Positionals as for opt_parse_argv.
+ */
+int opt_command_start(const struct opt_group *g, const char *usage, int argc, char **argv,
+                      char **pos, int maxpos, int *npos);
+
 /* --help text: usage line, then every non-hidden option with type, default and help. */
 void opt_help(FILE *f, const struct opt_group *g, const char *usage);
 

@@ -146,25 +146,17 @@ int cmd_results(int argc, char **argv)
 {
         struct results_cfg c;
         struct opt_group g[2] = {{results_opts, &c, NULL}, {NULL, NULL, NULL}};
-        char err[512], *pos[MAX_ADD + 1];
-        int npos = 0, help = 0, rc = HCI_EXIT_USAGE;
+        char *pos[MAX_ADD + 1];
+        int npos = 0, rc = HCI_EXIT_USAGE, st;
 
         memset(&c, 0, sizeof(c));
-        if (opt_defaults(g, err, sizeof(err)) ||
-            opt_parse_argv(g, argc - 1, argv + 1, pos, MAX_ADD + 1, &npos, &help, err,
-                           sizeof(err))) {
-                log_error("results: %s", err);
-                goto out;
-        }
-        if (help) {
-                opt_help(stdout, g, usage_text);
-                rc = HCI_EXIT_OK;
+        if ((st = opt_command_start(g, usage_text, argc, argv, pos, MAX_ADD + 1, &npos)) != 0) {
+                rc = st > 0 ? HCI_EXIT_OK : HCI_EXIT_USAGE;
         } else if (npos < 1) {
                 log_error("results: expected list, show RUN or add PATH... (try --help)");
         } else {
                 rc = results_dispatch(&c, pos, npos);
         }
-out:
         opt_free(g);
         return rc;
 }

@@ -389,19 +389,13 @@ int cmd_compare(int argc, char **argv)
         struct compare_cfg cfg;
         struct opt_group g[2] = {{compare_opts, &cfg, NULL}, {NULL, NULL, NULL}};
         static struct cmp c;
-        char err[512], *pos[MAX_RUNS];
-        int npos = 0, help = 0, rc = HCI_EXIT_USAGE;
+        char *pos[MAX_RUNS];
+        int npos = 0, rc = HCI_EXIT_USAGE, st;
 
         memset(&cfg, 0, sizeof(cfg));
         memset(&c, 0, sizeof(c));
-        if (opt_defaults(g, err, sizeof(err)) ||
-            opt_parse_argv(g, argc - 1, argv + 1, pos, MAX_RUNS, &npos, &help, err, sizeof(err))) {
-                log_error("compare: %s", err);
-                goto out;
-        }
-        if (help) {
-                opt_help(stdout, g, usage_text);
-                rc = HCI_EXIT_OK;
+        if ((st = opt_command_start(g, usage_text, argc, argv, pos, MAX_RUNS, &npos)) != 0) {
+                rc = st > 0 ? HCI_EXIT_OK : HCI_EXIT_USAGE;
                 goto out;
         }
         if (npos < 2) {

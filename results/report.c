@@ -297,18 +297,12 @@ int cmd_report(int argc, char **argv)
 {
         struct report_cfg c;
         struct opt_group g[2] = {{report_opts, &c, NULL}, {NULL, NULL, NULL}};
-        char err[512], *pos[2];
-        int npos = 0, help = 0, rc = HCI_EXIT_USAGE;
+        char *pos[2];
+        int npos = 0, rc = HCI_EXIT_USAGE, st;
 
         memset(&c, 0, sizeof(c));
-        if (opt_defaults(g, err, sizeof(err)) ||
-            opt_parse_argv(g, argc - 1, argv + 1, pos, 2, &npos, &help, err, sizeof(err))) {
-                log_error("report: %s", err);
-                goto out;
-        }
-        if (help) {
-                opt_help(stdout, g, usage_text);
-                rc = HCI_EXIT_OK;
+        if ((st = opt_command_start(g, usage_text, argc, argv, pos, 2, &npos)) != 0) {
+                rc = st > 0 ? HCI_EXIT_OK : HCI_EXIT_USAGE;
                 goto out;
         }
         if (npos != 1) {
