@@ -22,7 +22,9 @@ PKGS=(
   # quality gates
   clang-format cppcheck
   # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs
-  debootstrap qemu-system-x86 qemu-utils qemu-block-extra e2fsprogs
+  debootstrap qemu-system-x86 e2fsprogs
+  # Vagrantfile check (tests/cli/test_vagrant.sh: vagrant validate, no VM made)
+  vagrant
 )
 
 missing=()
