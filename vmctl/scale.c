@@ -13,6 +13,12 @@
  * (the next step starts the VM again). SIGINT ends the current run; what
  * was measured is written, marked partial. The lab is torn down at the end
  * unless --keep-lab, so no server outlives the command.
+ *
+ * With --block-load, block I/O runs on every VM's LUN during each measured
+ * run (warm-up included), the mixed load of an HCI cluster whose storage
+ * serves databases and block volumes at once. The run directory (result,
+ * intervals.csv, job.ini) is saved after every step, marked partial until
+ * the last write, so a killed run keeps its steps.
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,6 +37,7 @@
 #include "core/resfile.h"
 #include "oltp/oltp.h"
 #include "oltp/prepare.h"
+#include "results/rundir.h"
 #include "results/store.h"
 #include "vmctl/scale.h"
 #include "vmctl/sql.h"
@@ -40,7 +47,7 @@
 #define MAX_PCT 16
 
 struct scale_cfg {
-        char *backend, *inventory, *lab_dir, *addr_base, *output_dir;
+        char *backend, *inventory, *lab_dir, *addr_base, *output_dir, *block_load;
         struct u64_list vms;
         long long base_port, target_port, repeat;
         double vm_cpus, latency_slo, lost_timeout;
@@ -80,6 +87,10 @@ static const struct opt_def scale_opts[] = {
     {"target-port", OPT_INT, O(target_port), "3260", 1, 65535,
      "local: iSCSI portal port of the storage service", NULL, 0},
     {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
+    {"block-load", OPT_STR, O(block_load), NULL, 0, 0,
+     "block I/O on every VM's LUN during each measured run: rw=randrw,bs=4k,iodepth=4,"
+     "rwmixread=70,numjobs=1 (any of the keys; these are the defaults)",
+     NULL, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -100,7 +111,10 @@ struct scale {
         const struct vmctl_backend_ops *ops;
         struct vmctl_backend *b;
         struct scale_probe *probe;
-        struct mon *mon; /* the whole run */
+        struct scale_load_spec load; /* --block-load */
+        struct scale_load *ld;       /* the step's LUNs, open */
+        struct mon *mon;             /* the whole run */
+        int mon_stopped;
         struct oltp_dsn dsn[VMCTL_MAX_VMS];
         char pw[VMCTL_MAX_VMS][256];
         int has_tables[VMCTL_MAX_VMS + 1];
@@ -119,7 +133,8 @@ struct scale {
         struct scale_snap snap0;
         uint64_t t0;
         char stop_reason[256];
-        char path[1024];
+        char dir[1024]; /* run directory; "" with --json */
+        char path[1100];
         char err[1024];
 };
 
@@ -192,6 +207,19 @@ static int build_spec(struct scale *s)
         return check_plan(s);
 }
 
+/* The lab's LUNs take the block load; a static inventory has none. */
+static int check_load(struct scale *s)
+{
+        if (!s->cfg.block_load)
+                return 0;
+        if (!strcmp(s->ops->name, "static")) {
+                snprintf(s->err, sizeof(s->err),
+                         "option --block-load: the static backend has no LUNs to load");
+                return -EINVAL;
+        }
+        return scale_load_parse(s->cfg.block_load, &s->load, s->err, sizeof(s->err));
+}
+
 static int parse(struct scale *s, int argc, char **argv)
 {
         char *pos[1];
@@ -215,7 +243,8 @@ static int parse(struct scale *s, int argc, char **argv)
                 snprintf(s->err, sizeof(s->err), "scale: unexpected argument '%s'", pos[0]);
                 return -EINVAL;
         }
-        if (build_spec(s) < 0 || oltp_cli_setup(s->oc, s->err, sizeof(s->err)) < 0)
+        if (build_spec(s) < 0 || check_load(s) < 0 ||
+            oltp_cli_setup(s->oc, s->err, sizeof(s->err)) < 0)
                 return -EINVAL;
         s->npct = oltp_cli_percentiles(s->oc, s->pcts, MAX_PCT);
         return 0;
@@ -459,6 +488,10 @@ static int run_once(struct scale *s, struct scale_step *st)
         s->cur_rep = st->nrep;
         s->warmup_s = ec.warmup_s;
         s->window_open = 0;
+        r->load_iops = -1;
+        if (s->ld &&
+            (rc = scale_load_start(s->ld, ec.warmup_s, ec.time_s, s->err, sizeof(s->err))) < 0)
+                return rc;
         m = mon_start(500, err, sizeof(err));
         if (ec.warmup_s <= 0)
                 open_window(s);
@@ -466,6 +499,8 @@ static int run_once(struct scale *s, struct scale_step *st)
         if (!s->window_open)
                 open_window(s);
         scale_probe_take(s->probe, &snap1);
+        if (s->ld && scale_load_finish(s->ld, &st->load, &r->load_iops) < 0)
+                log_warn("scale: %u VMs: %s", st->vms, st->load.error);
         if (m) {
                 mon_stop(m);
                 mon_cpu_between(m, s->t0, snap1.t_ns, &r->cpu);
@@ -575,10 +610,39 @@ static void step_state(struct scale *s, struct scale_step *st)
         }
 }
 
+/* Open VMs 1..n's LUNs for the block load, once for all the step's runs. */
+static int open_load(struct scale *s, unsigned n)
+{
+        struct vmctl_endpoint *ep = calloc(n, sizeof(*ep));
+        const char *urls[VMCTL_MAX_VMS];
+        int rc = 0;
+
+        if (!ep) {
+                snprintf(s->err, sizeof(s->err), "out of memory");
+                return -ENOMEM;
+        }
+        for (unsigned i = 1; !rc && i <= n; i++) {
+                rc = s->ops->endpoint(s->b, i, &ep[i - 1], s->err, sizeof(s->err));
+                if (!rc && !ep[i - 1].lun_url[0]) {
+                        snprintf(s->err, sizeof(s->err),
+                                 "option --block-load: vm%u has no LUN (backend %s)", i,
+                                 s->ops->name);
+                        rc = -EINVAL;
+                }
+                urls[i - 1] = ep[i - 1].lun_url;
+        }
+        if (!rc)
+                rc = scale_load_open(&s->ld, &s->load, urls, n, s->err, sizeof(s->err));
+        free(ep);
+        return rc;
+}
+
 static int run_step(struct scale *s, struct scale_step *st)
 {
         int rc = step_up(s, st->vms);
 
+        if (!rc && s->load.on)
+                rc = open_load(s, st->vms);
         if (rc < 0) {
                 st->state = SCALE_FAILED;
                 snprintf(st->error, sizeof(st->error), "%s", s->err);
@@ -586,6 +650,8 @@ static int run_step(struct scale *s, struct scale_step *st)
         }
         for (long long r = 0; !rc && !interrupted && r < s->cfg.repeat; r++)
                 rc = run_once(s, st);
+        scale_load_close(s->ld);
+        s->ld = NULL;
         summarise(st);
         step_state(s, st);
         if (rc < 0) {
@@ -656,26 +722,36 @@ static void tipping(struct scale *s, struct tip_result *t)
         tip_find(ts, s->nsteps, t);
 }
 
-static int result_path(struct scale *s, const char *json)
+/* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
+static int result_path(struct scale *s)
 {
-        char stamp[32], err[512];
+        json_t *cfg = opt_to_json(s->g);
+        const char *json = json_string_value(json_object_get(cfg, "json"));
+        char stamp[32], why[512];
         time_t now = time(NULL);
         struct tm tm;
+        int rc = 0;
 
+        if (!cfg) {
+                snprintf(s->err, sizeof(s->err), "out of memory");
+                return -ENOMEM;
+        }
         if (json) {
                 snprintf(s->path, sizeof(s->path), "%s", json);
-                return 0;
+                goto out;
         }
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-        snprintf(s->path, sizeof(s->path), "%s/scale-%s-%d", s->cfg.output_dir, stamp,
-                 (int)getpid());
-        if (res_mkdirs(s->path, err, sizeof(err)) < 0) {
-                log_error("scale: %s", err);
-                return -EIO;
+        snprintf(s->dir, sizeof(s->dir), "%s/scale-%s-%d", s->cfg.output_dir, stamp, (int)getpid());
+        snprintf(s->path, sizeof(s->path), "%s/result.json", s->dir);
+        rc = res_mkdirs(s->dir, why, sizeof(why));
+        if (rc < 0) {
+                snprintf(s->err, sizeof(s->err), "option --output-dir: %s", why);
+                rc = -EINVAL;
         }
-        strncat(s->path, "/result.json", sizeof(s->path) - strlen(s->path) - 1);
-        return 0;
+out:
+        json_decref(cfg);
+        return rc;
 }
 
 static json_t *steps_json(struct scale *s)
@@ -683,7 +759,8 @@ static json_t *steps_json(struct scale *s)
         json_t *a = json_array();
 
         for (unsigned i = 0; a && i < s->nsteps; i++)
-                if (json_array_append_new(a, scale_step_json(&s->steps[i], s->pcts, s->npct))) {
+                if (json_array_append_new(
+                        a, scale_step_json(&s->steps[i], s->pcts, s->npct, &s->load))) {
                         json_decref(a);
                         return NULL;
                 }
@@ -696,15 +773,14 @@ static json_t *tip_json(const struct tip_result *t)
                          "limited_by", tip_limit_name(t->limited_by), "reason", t->reason);
 }
 
-static int write_result(struct scale *s, const struct tip_result *t, const char *status)
+static json_t *build_result(struct scale *s, const struct tip_result *t, const char *status)
 {
         json_t *cfg = opt_to_json(s->g), *top = cfg ? res_new("scale", cfg) : NULL;
-        const char *json = json_string_value(json_object_get(cfg, "json"));
-        char err[512];
-        int rc = -ENOMEM, bad;
+        int bad;
 
+        json_decref(cfg);
         if (!top)
-                goto out;
+                return NULL;
         bad = json_object_set_new(top, "status", json_string(status));
         bad |= json_object_set_new(
             top, "partial",
@@ -712,13 +788,52 @@ static int write_result(struct scale *s, const struct tip_result *t, const char 
         if (s->stop_reason[0])
                 bad |= json_object_set_new(top, "stop_reason", json_string(s->stop_reason));
         bad |= json_object_set_new(top, "storage_disk", json_string(scale_probe_disk(s->probe)));
-        if (s->mon)
+        if (s->mon && s->mon_stopped)
                 bad |= json_object_set_new(top, "monitor", mon_to_json(s->mon));
         bad |= json_object_set_new(top, "steps", steps_json(s));
         bad |= json_object_set_new(top, "tipping_point", tip_json(t));
-        if (bad || (rc = result_path(s, json)) < 0)
+        if (bad) {
+                json_decref(top);
+                return NULL;
+        }
+        return top;
+}
+
+static int save(struct scale *s, const json_t *top, char *err, size_t errlen)
+{
+        if (s->dir[0])
+                return res_rundir_write(s->dir, top, err, (unsigned)errlen);
+        return res_write_json(s->path, top, err, (unsigned)errlen);
+}
+
+/* The steps so far, marked partial, so a killed run keeps them. */
+static void save_progress(struct scale *s)
+{
+        struct tip_result t;
+        json_t *top;
+        char err[512];
+
+        tipping(s, &t);
+        top = build_result(s, &t, "running");
+        if (!top || res_mark_partial(top, "running") < 0)
+                log_warn("scale: out of memory saving the steps so far");
+        else if (save(s, top, err, sizeof(err)) < 0)
+                log_warn("scale: saving the steps so far: %s", err);
+        json_decref(top);
+}
+
+static int write_result(struct scale *s, const struct tip_result *t, const char *status)
+{
+        json_t *top = build_result(s, t, status);
+        char err[512];
+        int rc = -ENOMEM;
+
+        if (!top ||
+            (json_is_true(json_object_get(top, "partial")) && res_mark_partial(top, status) < 0)) {
+                log_error("scale: out of memory building the result");
                 goto out;
-        rc = res_write_json(s->path, top, err, sizeof(err));
+        }
+        rc = save(s, top, err, sizeof(err));
         if (rc < 0) {
                 log_error("scale: %s", err);
                 goto out;
@@ -727,9 +842,6 @@ static int write_result(struct scale *s, const struct tip_result *t, const char 
         if (res_index_register(s->path, err, sizeof(err)) < 0)
                 log_warn("scale: not added to the run index: %s", err);
 out:
-        if (rc == -ENOMEM)
-                log_error("scale: out of memory building the result");
-        json_decref(cfg);
         json_decref(top);
         return rc;
 }
@@ -750,6 +862,9 @@ static int alloc_steps(struct scale *s)
                 for (unsigned v = 1; v <= st->vms; v++)
                         if (!(st->vm[v].lat = hist_new()))
                                 return -ENOMEM;
+                for (unsigned d = 0; s->load.on && d < 2; d++)
+                        if (!(st->load.lat[d] = hist_new()))
+                                return -ENOMEM;
         }
         return 0;
 }
@@ -760,6 +875,8 @@ static void free_steps(struct scale *s)
                 hist_free(s->steps[i].lat);
                 for (unsigned v = 1; v <= VMCTL_MAX_VMS; v++)
                         hist_free(s->steps[i].vm[v].lat);
+                hist_free(s->steps[i].load.lat[0]);
+                hist_free(s->steps[i].load.lat[1]);
                 json_decref(s->steps[i].monitor);
         }
         free(s->steps);
@@ -785,12 +902,13 @@ static int run_plan(struct scale *s)
 {
         int rc = 0;
 
-        scale_print_header((unsigned)s->cfg.repeat);
+        scale_print_header((unsigned)s->cfg.repeat, s->load.on);
         for (unsigned k = 0; k < s->cfg.vms.n && !interrupted; k++) {
                 rc = run_step(s, &s->steps[k]);
                 s->nsteps = k + 1;
                 prog_clear(s->prog);
-                scale_print_step(&s->steps[k], (unsigned)s->cfg.repeat);
+                scale_print_step(&s->steps[k], (unsigned)s->cfg.repeat, &s->load);
+                save_progress(s);
                 if (rc < 0 || should_stop(s, k))
                         break;
         }
@@ -825,8 +943,10 @@ static int run_all(struct scale *s)
         rc = check_backend(s);
         if (!rc && !(s->probe = scale_probe_new(s->cfg.lab_dir)))
                 rc = -ENOMEM;
+        if (!rc && (rc = alloc_steps(s)) < 0)
+                snprintf(s->err, sizeof(s->err), "out of memory");
         if (!rc)
-                rc = alloc_steps(s);
+                rc = result_path(s);
         if (rc < 0) {
                 log_error("scale: %s", s->err);
                 goto out;
@@ -838,6 +958,7 @@ static int run_all(struct scale *s)
         s->prog = NULL;
         if (s->mon)
                 mon_stop(s->mon);
+        s->mon_stopped = 1;
         if (rc < 0)
                 log_error("scale: %s", s->err);
         tipping(s, &t);
@@ -857,6 +978,30 @@ static int run_all(struct scale *s)
 out:
         teardown(s);
         s->ops->close(s->b);
+        return rc;
+}
+
+int cmd_scale_check_option(const char *name, const char *val, char *err, unsigned errlen)
+{
+        struct scale_cfg *cfg = calloc(1, sizeof(*cfg));
+        struct opt_group g[3] = {{scale_opts, cfg, NULL}, {0}, {0}};
+        struct oltp_cli *oc = cfg ? oltp_cli_new(&g[1]) : NULL;
+        struct scale_load_spec sp;
+        int rc = -ENOMEM;
+
+        if (!oc) {
+                snprintf(err, errlen, "out of memory");
+                goto out;
+        }
+        rc = opt_defaults(g, err, errlen);
+        if (!rc)
+                rc = opt_set(g, name, val, err, errlen);
+        if (!rc && cfg->block_load)
+                rc = scale_load_parse(cfg->block_load, &sp, err, errlen);
+        opt_free(g);
+out:
+        oltp_cli_free(oc);
+        free(cfg);
         return rc;
 }
 

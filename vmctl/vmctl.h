@@ -14,4 +14,8 @@ int cmd_lab(int argc, char **argv);
  * interrupted. */
 int cmd_scale(int argc, char **argv);
 
+/* Check one scale (or oltp) option of a job file without running anything:
+ * 0, or -EINVAL with err naming the option. */
+int cmd_scale_check_option(const char *name, const char *val, char *err, unsigned errlen);
+
 #endif
