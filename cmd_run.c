@@ -3,7 +3,7 @@
  *
  * fio-style: [global] holds options for every job, then one section per
  * job, run in file order. A job's `command` key picks the command (block,
- * the default, or "oltp prepare|run|cleanup"); every other key is an option
+ * the default, "oltp prepare|run|cleanup" or scale); every other key is an option
  * of that command, checked against its options table first so a mistake is
  * reported with its file and line before anything runs. Each job then runs
  * exactly as `hcisweep COMMAND --key=value ...` would.
@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "oltp/oltp.h"
+#include "vmctl/vmctl.h"
 
 #define MAX_JOBS 64
 #define MAX_KEYS 128
@@ -94,12 +95,14 @@ static int check_key(const struct jobfile *f, const char *cmd, const struct kv *
 
         if (!strcmp(cmd, "block"))
                 rc = cmd_block_check_option(kv->key, kv->val, why, sizeof(why));
+        else if (!strcmp(cmd, "scale"))
+                rc = cmd_scale_check_option(kv->key, kv->val, why, sizeof(why));
         else if (!strncmp(cmd, "oltp ", 5))
                 return 0; /* checked by the oltp command itself when the job runs */
         else {
                 snprintf(err, errlen,
-                         "%s:%d: unknown command '%s' (block, oltp prepare|run|cleanup)", f->path,
-                         kv->line, cmd);
+                         "%s:%d: unknown command '%s' (block, oltp prepare|run|cleanup, scale)",
+                         f->path, kv->line, cmd);
                 return -EINVAL;
         }
         if (rc < 0)
@@ -153,7 +156,9 @@ static int run_job(const struct jobfile *f, const struct job *j)
                         goto out;
         fflush(stdout);
         log_info("job [%s]: %s%s%s", j->name, cmd, sub ? " " : "", sub ? sub : "");
-        rc = !strcmp(cmd, "block") ? cmd_block(argc, argv) : cmd_oltp(argc, argv);
+        rc = !strcmp(cmd, "block")   ? cmd_block(argc, argv)
+             : !strcmp(cmd, "scale") ? cmd_scale(argc, argv)
+                                     : cmd_oltp(argc, argv);
 out:
         for (int i = sub ? 2 : 1; i < argc; i++)
                 free(argv[i]);
@@ -179,9 +184,9 @@ int cmd_run(int argc, char **argv)
                 printf(
                     "usage: hcisweep run JOBFILE\n\n"
                     "Runs the jobs of an INI job file in order: [global] options apply to every\n"
-                    "job; each other [section] is a job; `command = block` (default) or\n"
-                    "`command = oltp prepare|run|cleanup`; every other key is an option of\n"
-                    "that command, written without the leading --.\n");
+                    "job; each other [section] is a job; `command = block` (default),\n"
+                    "`command = oltp prepare|run|cleanup` or `command = scale`; every other key\n"
+                    "is an option of that command, written without the leading --.\n");
                 return HCI_EXIT_OK;
         }
         if (argc != 2) {

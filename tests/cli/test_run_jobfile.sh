@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `hcisweep run JOBFILE`: [global] applies to every job, jobs run in order,
-# and a bad key is reported with its file and line before anything runs.
+# and a bad key is reported with its file and line before anything runs
+# (block and scale jobs).
 . "$TESTLIB"
 
 cat >"$T/good.ini" <<INI
@@ -36,6 +37,17 @@ grep -q "^randread" <<<"$OUT" && fail "job [a] ran although the file was invalid
 printf '[a]\nengine = null\nthis is not ini\n' >"$T/syntax.ini"
 expect_rc 2 "$HCISWEEP" run "$T/syntax.ini"
 grep -q "syntax.ini:3" <<<"$OUT" || fail "syntax error without its line: $OUT"
+
+# scale jobs are checked against scale's and oltp's options; nothing runs (no lab needed).
+printf '[global]\ncommand = scale\nvms = 1,2\nthreads = 2\nblock-load = rw=randrw,bs=4k\n\n[s]\nvm-memroy = 256M\n' \
+        >"$T/scale.ini"
+expect_rc 2 "$HCISWEEP" run "$T/scale.ini"
+grep -q "scale.ini:8: unknown option --vm-memroy (did you mean --vm-memory?)" <<<"$OUT" ||
+        fail "bad scale key not reported with its line: $OUT"
+printf '[s]\ncommand = scale\nblock-load = rw=randrw,iodpth=4\n' >"$T/load.ini"
+expect_rc 2 "$HCISWEEP" run "$T/load.ini"
+grep -q "load.ini:3: .*iodpth" <<<"$OUT" || fail "bad --block-load key not reported: $OUT"
+grep -q "job \[s\]" <<<"$OUT" && fail "scale job ran although the file was invalid"
 
 expect_rc 2 "$HCISWEEP" run "$T/missing.ini"
 grep -q "missing.ini" <<<"$OUT" || fail "missing file not named: $OUT"
