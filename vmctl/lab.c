@@ -219,6 +219,7 @@ static int lab_status(struct lab *l)
 
         if (!n) {
                 printf("no lab in %s\n", l->spec.lab_dir);
+                l->err[0] = '\0'; /* said: not an error to print again */
                 return -ENOENT;
         }
         for (unsigned i = 1; i <= n; i++) {
