@@ -9,7 +9,7 @@
  * not hold are NaN and shown as "-", never guessed.
  *
  * Scale steps are read by the names of CLI.md: vms, totals{tps,qps}, lat_ns,
- * hist, host_cpu{user,system,iowait,steal,idle} (or cpu_busy_pct) and
+ * hist, host_cpu{user,system,iowait,steal,idle[,busy]} (or cpu_busy_pct) and
  * storage{r_iops,w_iops,r_bytes_s,w_bytes_s} (or iops and bytes_s).
  */
 #include <errno.h>
@@ -177,6 +177,8 @@ static void scale_resources(const json_t *st, struct run_point *p)
         const json_t *cpu = json_object_get(st, "host_cpu"), *sto = json_object_get(st, "storage");
 
         p->cpu_busy = num(st, "cpu_busy_pct");
+        if (isnan(p->cpu_busy))
+                p->cpu_busy = num(cpu, "busy");
         if (isnan(p->cpu_busy) && json_is_object(cpu))
                 p->cpu_busy = 100.0 - add2(num(cpu, "idle"), num(cpu, "iowait"));
         p->cpu_steal = num(cpu, "steal");

@@ -123,7 +123,7 @@ static json_t *rep_json(const struct scale_rep *r)
 {
         json_t *o =
             json_pack("{s:f,s:f,s:I,s:o,s:o,s:o,s:b,s:b}", "seconds", r->seconds, "tps", r->tps,
-                      "transactions", (json_int_t)r->total.txns, "cpu", cpu_json(&r->cpu),
+                      "transactions", (json_int_t)r->total.txns, "host_cpu", cpu_json(&r->cpu),
                       "storage", storage_json(&r->rates, r->load_iops), "memory",
                       memory_json(&r->rates), "vm_lost", r->lost, "interrupted", r->interrupted);
 
@@ -196,7 +196,7 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
             scale_state_name(s->state), "totals", totals_json(&s->total, s->seconds, s->tps),
             "tps_spread", "min", s->tps_min, "median", s->tps, "max", s->tps_max, "tps_per_vm",
             s->vms ? s->tps / s->vms : 0.0, "lat_ns", hist_lat_json(s->lat, pcts, npct), "hist",
-            hist_to_json(s->lat), "cpu", cpu_json(&s->cpu), "storage",
+            hist_to_json(s->lat), "host_cpu", cpu_json(&s->cpu), "storage",
             storage_json(&s->rates, load_iops), "memory", memory_json(&s->rates));
 
         if (!o)

@@ -53,9 +53,9 @@ jq -e '[.steps[].vms] == [1,2,3]' "$RES" >/dev/null || fail "steps: $(jq -c '[.s
 jq -e 'all(.steps[]; .hist.count == ([.hosts[].totals.transactions] | add)
         and .hist.count == .totals.transactions and .hist.count > 0
         and (.hosts | length) == .vms and .lat_ns.percentile["99.0"] >= .lat_ns.percentile["50.0"]
-        and (.repeats | length) == 1 and .cpu.busy > 0 and .cpu.busy <= 100.5)' "$RES" >/dev/null ||
+        and (.repeats | length) == 1 and .host_cpu.busy > 0 and .host_cpu.busy <= 100.5)' "$RES" >/dev/null ||
         fail "step figures: $(jq -c '.steps[] | {vms, c: .hist.count, t: .totals.transactions,
-                v: [.hosts[].totals.transactions], cpu: .cpu.busy}' "$RES")"
+                v: [.hosts[].totals.transactions], cpu: .host_cpu.busy}' "$RES")"
 jq -e 'all(.steps[]; all(.hosts[]; .alive and .cpu_pct > 0))' "$RES" >/dev/null ||
         fail "per-VM CPU: $(jq -c '[.steps[].hosts[] | {vm, cpu_pct, alive}]' "$RES")"
 jq -e '.tipping_point | has("vms") and (.limited_by | IN("cpu","storage","memory","none"))
