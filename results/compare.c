@@ -241,6 +241,7 @@ static int group_plots(const struct cmp *c, const struct run_series *const *s, d
                  s[0]->name[0] ? ": " : "", v->load_name);
         svg_plot_init(&tp, title[0], v->load_name, v->tput_name);
         svg_plot_init(&lp, title[1], v->load_name, "p99 latency (ms)");
+        tp.xint = lp.xint = !strcmp(v->kind, "scale");
         tp.xlog2 = lp.xlog2 = !strcmp(v->kind, "block");
         tp.mark_x = lp.mark_x = mark;
         tp.mark_label = lp.mark_label = mark_label;

@@ -220,6 +220,7 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
         svg_plot_init(&p[4], "Storage-side throughput against VM count", "VMs", "MB/s");
         svg_plot_add(&p[4], "storage MB/s", x, COL(&c, s, mb_s), s->n, 0, 5);
         for (int i = 0; i < 5; i++) {
+                p[i].xint = 1;
                 p[i].mark_x = mark;
                 p[i].mark_label = label;
                 doc_plot(d, &p[i]);

@@ -232,6 +232,8 @@ static void draw_axes(const struct svg_plot *p, const struct frame *f, struct sb
                           f->px0, f->px1, py(f, y), py(f, y), f->px0 - 5, py(f, y) + 4, t);
         }
         xs = f->xlog2 ? (f->x1 - f->x0 > 10 ? 2 : 1) : nice_step(f->x1 - f->x0, 8);
+        if (p->xint && xs < 1)
+                xs = 1;
         for (double x = ceil(f->x0 / xs) * xs; x <= f->x1 + xs * 1e-9; x += xs) {
                 double v = f->xlog2 ? exp2(x) : x, pxx;
 

@@ -40,6 +40,7 @@ struct svg_series {
 struct svg_plot {
         const char *title, *xlabel, *ylabel;
         int xlog2; /* x axis in powers of two (queue depth) */
+        int xint;  /* x values are counts (VMs): ticks on whole numbers only */
         unsigned width, height;
         unsigned nseries;
         struct svg_series s[SVG_MAX_SERIES];
