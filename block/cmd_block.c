@@ -128,7 +128,8 @@ static void on_signal(int sig)
 /* "iscsi://user%pass@host/iqn/1?target_password=x" -> "host/iqn/1". */
 static void url_label(const char *url, char *out, size_t len)
 {
-        const char *p = url + strlen("iscsi://"), *at = strchr(p, '@'), *slash = strchr(p, '/');
+        const char *p = strstr(url, "://") ? strstr(url, "://") + 3 : url;
+        const char *at = strchr(p, '@'), *slash = strchr(p, '/');
 
         if (at && (!slash || at < slash))
                 p = at + 1;

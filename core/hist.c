@@ -362,7 +362,7 @@ static int check_buckets(const struct hist_json_head *hd, char *err, unsigned er
 
 int hist_add_json(struct hist *h, const json_t *j, char *err, unsigned errlen)
 {
-        struct hist_json_head hd;
+        struct hist_json_head hd = {0};
         uint64_t n;
         unsigned idx;
         size_t k;
