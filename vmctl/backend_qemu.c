@@ -12,156 +12,56 @@
  * ADDR_BASE.N:BASE_PORT on the host. KVM is used when a probe boot shows it
  * works, TCG (emulation, much slower) otherwise.
  *
- * State (PIDs, addresses, the target) goes to LAB/state through
- * labstate.h, and every op holds LAB/lock, as in the local backend, so
- * `lab down` from another process finds every QEMU and the tgtd.
+ * State (PIDs, addresses, the target) goes to LAB/state and every op
+ * holds the lab's lock (labdir.h), as in the local backend, so `lab down`
+ * from another process finds every QEMU and the tgtd (target.h).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 #include "vmctl/backend.h"
+#include "vmctl/labdir.h"
 #include "vmctl/labstate.h"
 #include "vmctl/proc.h"
 #include "vmctl/sql.h"
+#include "vmctl/target.h"
 
-#define IQN_PREFIX     "iqn.2026-11.io.hcisweep:"
 #define QEMU           "qemu-system-x86_64"
 #define QEMU_COMM      "qemu-system-x86" /* /proc/PID/comm keeps 15 characters */
 #define GUEST_DIR      "/var/tmp/hcisweep-guest"
 #define BOOT_TIMEOUT_S 180
 /* TCG's translation cache defaults to 1 GiB per VM; a small guest needs far less. */
-#define TCG_ACCEL       "tcg,tb-size=256"
-#define PROBE_MS        6000U
-#define VM_STOP_MS      15000U
-#define TARGET_READY_MS 10000U
-#define TARGET_STOP_MS  10000U
-#define DEFAULT_MEMORY  (512ULL << 20)
-#define MIN_MEMORY      (256ULL << 20)
-#define MIN_POOL        (32ULL << 20)
+#define TCG_ACCEL      "tcg,tb-size=256"
+#define PROBE_MS       6000U
+#define VM_STOP_MS     15000U
+#define DEFAULT_MEMORY (512ULL << 20)
+#define MIN_MEMORY     (256ULL << 20)
+#define MIN_POOL       (32ULL << 20)
 
 enum accel { ACCEL_UNKNOWN, ACCEL_KVM, ACCEL_TCG };
 
 struct vmctl_backend {
         const struct vmctl_spec *spec;
-        char dir[VMCTL_PATH_MAX - 128]; /* absolute lab directory */
+        struct labdir lab;
         char guest[VMCTL_PATH_MAX - 128];
-        int lock_fd;
         enum accel accel;
-        struct lab_state st;
 };
 
-typedef char path_t[VMCTL_PATH_MAX + 64];
-
-static void sleep_ms(unsigned ms)
+static void guest_path(const struct vmctl_backend *b, const char *name, lab_path_t out)
 {
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-}
-
-static void vm_path(const struct vmctl_backend *b, unsigned i, const char *name, path_t out)
-{
-        snprintf(out, sizeof(path_t), "%s/vm%u%s%s", b->dir, i, name[0] ? "/" : "", name);
-}
-
-static void guest_path(const struct vmctl_backend *b, const char *name, path_t out)
-{
-        snprintf(out, sizeof(path_t), "%s/%s", b->guest, name);
-}
-
-static int save(struct vmctl_backend *b, char *err, size_t errlen)
-{
-        return labstate_write(b->dir, &b->st, err, errlen);
-}
-
-static int run_quiet(char *const argv[], const char *log, char *err, size_t errlen)
-{
-        char tail[400];
-        int status,
-            rc = proc_run(&(struct proc_spawn){argv, log, NULL, NULL}, &status, err, errlen);
-
-        if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-                proc_log_tail(log, 3, tail, sizeof(tail));
-                snprintf(err, errlen, "%s failed (%s): %s", argv[0], log, tail);
-                rc = -EIO;
-        }
-        return rc;
-}
-
-/* ---- opening ------------------------------------------------------------ */
-
-static int absolute_dir(const char *dir, char *out, size_t outlen, char *err, size_t errlen)
-{
-        char cwd[PATH_MAX];
-        int n;
-
-        if (dir[0] == '/') {
-                n = snprintf(out, outlen, "%s", dir);
-        } else if (getcwd(cwd, sizeof(cwd))) {
-                n = snprintf(out, outlen, "%s/%s", cwd, dir);
-        } else {
-                snprintf(err, errlen, "getcwd: %s", strerror(errno));
-                return -errno;
-        }
-        if (n < 0 || (size_t)n >= outlen - 64) {
-                snprintf(err, errlen, "option --lab-dir: path too long");
-                return -EINVAL;
-        }
-        while (n > 1 && out[n - 1] == '/')
-                out[--n] = '\0';
-        return 0;
-}
-
-static int take_lock(struct vmctl_backend *b, char *err, size_t errlen)
-{
-        path_t path;
-
-        if (b->lock_fd >= 0)
-                return 0;
-        snprintf(path, sizeof(path), "%s/lock", b->dir);
-        b->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (b->lock_fd < 0 || flock(b->lock_fd, LOCK_EX) < 0) {
-                snprintf(err, errlen, "locking %s: %s", path, strerror(errno));
-                return -errno;
-        }
-        return 0;
-}
-
-/* The IQN suffix: the lab directory's base name plus a hash of its path. */
-static void lab_name(const char *dir, char *out, size_t outlen)
-{
-        const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-        unsigned h = 2166136261u;
-        char clean[32];
-        size_t n = 0;
-
-        for (const char *p = dir; *p; p++)
-                h = (h ^ (unsigned char)*p) * 16777619u;
-        for (const char *p = base; *p && n < sizeof(clean) - 1; p++) {
-                char c = *p;
-
-                if (c >= 'A' && c <= 'Z')
-                        c = (char)(c - 'A' + 'a');
-                clean[n++] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ? c : '-';
-        }
-        clean[n] = '\0';
-        snprintf(out, outlen, "%s-%08x", n ? clean : "lab", h);
+        snprintf(out, sizeof(lab_path_t), "%s/%s", b->guest, name);
 }
 
 static int qemu_open(const struct vmctl_spec *spec, struct vmctl_backend **out, char *err,
@@ -176,23 +76,9 @@ static int qemu_open(const struct vmctl_spec *spec, struct vmctl_backend **out, 
                 return -ENOMEM;
         }
         b->spec = spec;
-        b->lock_fd = -1;
         snprintf(b->guest, sizeof(b->guest), "%s/current", g && g[0] ? g : GUEST_DIR);
-        rc = absolute_dir(spec->lab_dir, b->dir, sizeof(b->dir), err, errlen);
-        if (!rc && access(b->dir, F_OK) == 0)
-                rc = take_lock(b, err, errlen);
-        if (!rc) {
-                rc = labstate_read(b->dir, &b->st, err, errlen);
-                if (rc == -ENOENT) {
-                        memset(&b->st, 0, sizeof(b->st));
-                        rc = 0;
-                }
-        }
-        if (!b->st.name[0])
-                lab_name(b->dir, b->st.name, sizeof(b->st.name));
+        rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
         if (rc < 0) {
-                if (b->lock_fd >= 0)
-                        close(b->lock_fd);
                 free(b);
                 return rc;
         }
@@ -202,11 +88,7 @@ static int qemu_open(const struct vmctl_spec *spec, struct vmctl_backend **out, 
 
 static unsigned qemu_count(struct vmctl_backend *b)
 {
-        unsigned n = 0;
-
-        for (unsigned i = 1; i <= b->st.nvms; i++)
-                n += b->st.vm[i].exists ? 1 : 0;
-        return n;
+        return labdir_count(&b->lab);
 }
 
 /* ---- prerequisites, password ------------------------------------------- */
@@ -231,7 +113,7 @@ static int check_tools(struct vmctl_backend *b, char *err, size_t errlen)
 {
         static const char *const progs[] = {QEMU, "qemu-img", "tgtd", "tgtadm", "mkfs.ext4"};
         static const char *const files[] = {"image.raw", "vmlinuz", "initrd.img"};
-        path_t p;
+        lab_path_t p;
 
         for (size_t k = 0; k < sizeof(progs) / sizeof(progs[0]); k++)
                 if (!in_path(progs[k])) {
@@ -252,172 +134,6 @@ static int check_tools(struct vmctl_backend *b, char *err, size_t errlen)
                         return -ENOENT;
                 }
         }
-        return 0;
-}
-
-static int ensure_password(struct vmctl_backend *b, char *err, size_t errlen)
-{
-        static const char alnum[] = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-        unsigned char raw[20];
-        char pw[sizeof(raw) + 1];
-        path_t path;
-        int fd = -1, rc = 0;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/password", b->dir);
-        if (access(path, F_OK) == 0)
-                return 0;
-        f = fopen("/dev/urandom", "re");
-        if (!f || fread(raw, 1, sizeof(raw), f) != sizeof(raw)) {
-                snprintf(err, errlen, "reading /dev/urandom failed");
-                rc = -EIO;
-                goto out;
-        }
-        for (size_t i = 0; i < sizeof(raw); i++)
-                pw[i] = alnum[raw[i] % (sizeof(alnum) - 1)];
-        pw[sizeof(raw)] = '\n';
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 || write(fd, pw, sizeof(pw)) != (ssize_t)sizeof(pw)) {
-                rc = -errno;
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        }
-out:
-        if (fd >= 0)
-                close(fd);
-        if (f)
-                fclose(f);
-        memset(pw, 0, sizeof(pw));
-        return rc;
-}
-
-/* ---- tgtd ---------------------------------------------------------------- */
-
-static int tgtadm(struct vmctl_backend *b, const char *const *args, char *err, size_t errlen)
-{
-        char ctl[16], *argv[24];
-        path_t log;
-        int n = 0;
-
-        snprintf(ctl, sizeof(ctl), "%u", b->st.tgt.control);
-        snprintf(log, sizeof(log), "%s/tgtd.log", b->dir);
-        argv[n++] = "tgtadm";
-        argv[n++] = "-C";
-        argv[n++] = ctl;
-        while (*args && n < 23)
-                argv[n++] = (char *)*args++;
-        argv[n] = NULL;
-        return run_quiet(argv, log, err, errlen);
-}
-
-static int port_answers(const char *addr, unsigned port)
-{
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
-
-        if (fd < 0)
-                return 0;
-        inet_pton(AF_INET, addr, &sa.sin_addr);
-        ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-        close(fd);
-        return ok;
-}
-
-static int target_configure(struct vmctl_backend *b, char *err, size_t errlen)
-{
-        static const char *const show[] = {"--op", "show", "--mode", "sys", NULL};
-        const char *new_target[] = {"--lld",        "iscsi",       "--op",  "new",
-                                    "--mode",       "target",      "--tid", "1",
-                                    "--targetname", b->st.tgt.iqn, NULL};
-        static const char *const bind[] = {"--lld", "iscsi",  "--op",
-                                           "bind",  "--mode", "target",
-                                           "--tid", "1",      "--initiator-address",
-                                           "ALL",   NULL};
-        int rc = -ETIMEDOUT;
-
-        for (unsigned waited = 0; rc && waited < TARGET_READY_MS; waited += 100) {
-                if (!proc_alive(b->st.tgt.pid, "tgtd")) {
-                        snprintf(err, errlen, "tgtd exited during start-up (see %s/tgtd.log)",
-                                 b->dir);
-                        return -EIO;
-                }
-                rc = tgtadm(b, show, err, errlen) == 0 && port_answers("127.0.0.1", b->st.tgt.port)
-                         ? 0
-                         : -ETIMEDOUT;
-                if (rc)
-                        sleep_ms(100);
-        }
-        if (!rc)
-                rc = tgtadm(b, new_target, err, errlen);
-        return rc ? rc : tgtadm(b, bind, err, errlen);
-}
-
-static int target_start(struct vmctl_backend *b, char *err, size_t errlen)
-{
-        struct lab_target *t = &b->st.tgt;
-        char portal[64], ctl[16];
-        char *argv[] = {"tgtd", "-f", "--iscsi", portal, "-C", ctl, NULL};
-        path_t log;
-        int rc;
-
-        if (proc_alive(t->pid, "tgtd"))
-                return 0;
-        t->port = b->spec->target_port;
-        t->control = b->spec->target_port; /* one tgtd per portal port: a unique number */
-        t->luns = 0;
-        snprintf(t->iqn, sizeof(t->iqn), "%s%s", IQN_PREFIX, b->st.name);
-        if (port_answers("127.0.0.1", t->port)) {
-                snprintf(err, errlen, "option --target-port: 127.0.0.1:%u is already in use",
-                         t->port);
-                return -EADDRINUSE;
-        }
-        snprintf(portal, sizeof(portal), "portal=127.0.0.1:%u", t->port);
-        snprintf(ctl, sizeof(ctl), "%u", t->control);
-        snprintf(log, sizeof(log), "%s/tgtd.log", b->dir);
-        rc = proc_spawn(&(struct proc_spawn){argv, log, NULL, NULL}, &t->pid, err, errlen);
-        if (!rc)
-                rc = save(b, err, errlen);
-        return rc ? rc : target_configure(b, err, errlen);
-}
-
-static int target_add_luns(struct vmctl_backend *b, unsigned n, char *err, size_t errlen)
-{
-        char lun[16];
-        path_t store;
-        const char *args[] = {"--lld",           "iscsi", "--op", "new",   "--mode",
-                              "logicalunit",     "--tid", "1",    "--lun", lun,
-                              "--backing-store", store,   NULL};
-        int rc = 0;
-
-        while (!rc && b->st.tgt.luns < n) {
-                snprintf(lun, sizeof(lun), "%u", b->st.tgt.luns + 1);
-                vm_path(b, b->st.tgt.luns + 1, "lun.img", store);
-                rc = tgtadm(b, args, err, errlen);
-                if (!rc)
-                        b->st.tgt.luns++;
-        }
-        return rc;
-}
-
-/* tgtd ignores SIGTERM: offline, delete the target, delete the system. */
-static int target_stop(struct vmctl_backend *b, char *err, size_t errlen)
-{
-        static const char *const offline[] = {"--op",  "update", "--mode",  "sys", "--name",
-                                              "State", "-v",     "offline", NULL};
-        static const char *const del[] = {"--lld",  "iscsi",  "--op",  "delete", "--force",
-                                          "--mode", "target", "--tid", "1",      NULL};
-        static const char *const del_sys[] = {"--op", "delete", "--mode", "system", NULL};
-        struct lab_target *t = &b->st.tgt;
-        char ignored[256];
-
-        if (proc_alive(t->pid, "tgtd")) {
-                tgtadm(b, offline, ignored, sizeof(ignored));
-                tgtadm(b, del, ignored, sizeof(ignored));
-                tgtadm(b, del_sys, ignored, sizeof(ignored));
-                if (proc_stop(t->pid, "tgtd", 0, TARGET_STOP_MS, err, errlen) < 0)
-                        return -EBUSY;
-        }
-        t->pid = 0;
-        t->luns = 0;
         return 0;
 }
 
@@ -449,12 +165,12 @@ static int write_file(const char *path, const char *text, char *err, size_t errl
  * (init_file, run by MariaDB at every start) and the buffer pool. */
 static int write_seed(struct vmctl_backend *b, const char *seed, char *err, size_t errlen)
 {
-        char pw[256], sql[1024], cnf[256], p[sizeof(path_t) + 16];
-        path_t pwfile;
+        char pw[256], sql[1024], cnf[256], p[sizeof(lab_path_t) + 16];
+        lab_path_t pwfile;
         unsigned long long pool = (vm_memory(b) / 4) & ~((1ULL << 20) - 1);
         int rc;
 
-        snprintf(pwfile, sizeof(pwfile), "%s/password", b->dir);
+        snprintf(pwfile, sizeof(pwfile), "%s/password", b->lab.dir);
         rc = vmctl_read_password(pwfile, pw, sizeof(pw), err, errlen);
         if (rc < 0)
                 return rc;
@@ -482,7 +198,7 @@ static int write_seed(struct vmctl_backend *b, const char *seed, char *err, size
 
 static void remove_seed(const char *seed)
 {
-        char p[sizeof(path_t) + 16];
+        char p[sizeof(lab_path_t) + 16];
 
         snprintf(p, sizeof(p), "%s/init.sql", seed);
         unlink(p);
@@ -496,19 +212,19 @@ static void remove_seed(const char *seed)
 static int vm_make_lun(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
         char size[32];
-        path_t lun, seed, log;
+        lab_path_t lun, seed, log;
         char *argv[] = {"mkfs.ext4", "-q", "-F", "-L", "hcisweep-db", "-d", seed, lun, size, NULL};
         int rc;
 
-        vm_path(b, i, "lun.img", lun);
+        labdir_vm_path(&b->lab, i, "lun.img", lun);
         if (access(lun, F_OK) == 0)
                 return 0;
-        vm_path(b, i, "seed", seed);
-        vm_path(b, i, "mkfs.log", log);
+        labdir_vm_path(&b->lab, i, "seed", seed);
+        labdir_vm_path(&b->lab, i, "mkfs.log", log);
         snprintf(size, sizeof(size), "%lluk", (unsigned long long)(b->spec->lun_size >> 10));
         rc = write_seed(b, seed, err, errlen);
         if (!rc)
-                rc = run_quiet(argv, log, err, errlen);
+                rc = proc_run_quiet(argv, log, err, errlen);
         if (rc < 0)
                 unlink(lun);
         remove_seed(seed);
@@ -517,12 +233,12 @@ static int vm_make_lun(struct vmctl_backend *b, unsigned i, char *err, size_t er
 
 static int vm_make_root(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
-        path_t disk, image, log;
-        char backing[sizeof(path_t) + 8];
+        lab_path_t disk, image, log;
+        char backing[sizeof(lab_path_t) + 8];
         char *argv[] = {"qemu-img", "create", "-q",  "-f", "qcow2", "-b",
                         image,      "-F",     "raw", disk, NULL};
 
-        vm_path(b, i, "root.qcow2", disk);
+        labdir_vm_path(&b->lab, i, "root.qcow2", disk);
         if (access(disk, F_OK) == 0)
                 return 0;
         /* The overlay names the image by its resolved path, so a rebuilt
@@ -532,19 +248,19 @@ static int vm_make_root(struct vmctl_backend *b, unsigned i, char *err, size_t e
                 snprintf(err, errlen, "%s: %s", backing, strerror(errno));
                 return -ENOENT;
         }
-        vm_path(b, i, "qemu-img.log", log);
-        return run_quiet(argv, log, err, errlen);
+        labdir_vm_path(&b->lab, i, "qemu-img.log", log);
+        return proc_run_quiet(argv, log, err, errlen);
 }
 
 static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->st.vm[i];
-        path_t dir;
+        struct lab_vm *v = &b->lab.st.vm[i];
+        lab_path_t dir;
         int rc;
 
         if (v->exists)
                 return 0;
-        vm_path(b, i, "", dir);
+        labdir_vm_path(&b->lab, i, "", dir);
         if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
                 snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
                 return -errno;
@@ -557,9 +273,9 @@ static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errl
         if (rc < 0)
                 return rc;
         v->exists = 1;
-        if (i > b->st.nvms)
-                b->st.nvms = i;
-        return save(b, err, errlen);
+        if (i > b->lab.st.nvms)
+                b->lab.st.nvms = i;
+        return labdir_save(&b->lab, err, errlen);
 }
 
 static int qemu_create(struct vmctl_backend *b, unsigned n, char *err, size_t errlen)
@@ -577,21 +293,17 @@ static int qemu_create(struct vmctl_backend *b, unsigned n, char *err, size_t er
         rc = check_tools(b, err, errlen);
         if (rc < 0)
                 return rc;
-        if (mkdir(b->dir, 0755) < 0 && errno != EEXIST) {
-                snprintf(err, errlen, "mkdir %s: %s", b->dir, strerror(errno));
-                return -errno;
-        }
-        rc = take_lock(b, err, errlen);
+        rc = labdir_create(&b->lab, err, errlen);
         if (!rc)
-                rc = ensure_password(b, err, errlen);
+                rc = labdir_ensure_password(&b->lab, err, errlen);
         for (unsigned i = 1; !rc && i <= n; i++)
                 rc = vm_create(b, i, err, errlen);
         if (!rc)
-                rc = target_start(b, err, errlen);
+                rc = target_start(&b->lab, b->spec->target_port, 0, err, errlen);
         if (!rc)
-                rc = target_add_luns(b, n, err, errlen);
+                rc = target_add_luns(&b->lab, n, err, errlen);
         if (!rc)
-                rc = save(b, err, errlen);
+                rc = labdir_save(&b->lab, err, errlen);
         return rc;
 }
 
@@ -600,30 +312,15 @@ static int qemu_create(struct vmctl_backend *b, unsigned n, char *err, size_t er
 static int qemu_endpoint(struct vmctl_backend *b, unsigned i, struct vmctl_endpoint *ep, char *err,
                          size_t errlen)
 {
-        struct lab_vm *v = &b->st.vm[i];
-
-        if (i < 1 || i > b->st.nvms || !v->exists) {
-                snprintf(err, errlen, "vm%u does not exist in %s", i, b->dir);
-                return -ENOENT;
-        }
-        memset(ep, 0, sizeof(*ep));
-        snprintf(ep->host, sizeof(ep->host), "%s", v->addr);
-        ep->port = v->port;
-        snprintf(ep->user, sizeof(ep->user), "root");
-        snprintf(ep->database, sizeof(ep->database), "sbtest");
-        snprintf(ep->password_file, sizeof(ep->password_file), "%s/password", b->dir);
-        if (b->st.tgt.luns >= i)
-                snprintf(ep->lun_url, sizeof(ep->lun_url), "iscsi://127.0.0.1:%u/%s/%u",
-                         b->st.tgt.port, b->st.tgt.iqn, i);
-        return 0;
+        return labdir_endpoint(&b->lab, i, ep, err, errlen);
 }
 
 /* Does a kernel get anywhere under KVM within a few seconds? /dev/kvm can
  * exist and still not boot a guest (nested virtualisation), hence a boot. */
 static int kvm_boots(struct vmctl_backend *b)
 {
-        path_t kernel, log;
-        char serial[sizeof(path_t) + 8], buf[4096];
+        lab_path_t kernel, log;
+        char serial[sizeof(lab_path_t) + 8], buf[4096];
         char *argv[] = {QEMU,         "-accel",  "kvm",     "-nodefaults",
                         "-display",   "none",    "-m",      "128",
                         "-kernel",    kernel,    "-append", "console=ttyS0 panic=-1",
@@ -634,7 +331,7 @@ static int kvm_boots(struct vmctl_backend *b)
         if (access("/dev/kvm", R_OK | W_OK) < 0)
                 return 0;
         guest_path(b, "vmlinuz", kernel);
-        snprintf(log, sizeof(log), "%s/kvm-probe.log", b->dir);
+        snprintf(log, sizeof(log), "%s/kvm-probe.log", b->lab.dir);
         snprintf(serial, sizeof(serial), "file:%s", log);
         unlink(log);
         if (proc_spawn(&(struct proc_spawn){argv, "/dev/null", NULL, NULL}, &pid, buf,
@@ -651,7 +348,7 @@ static int kvm_boots(struct vmctl_backend *b)
                 if (!ok && !proc_alive(pid, QEMU_COMM))
                         break;
                 if (!ok)
-                        sleep_ms(200);
+                        clk_sleep_ns(200 * 1000000ULL);
         }
         proc_stop(pid, QEMU_COMM, SIGKILL, 2000, buf, sizeof(buf));
         unlink(log);
@@ -671,10 +368,11 @@ static void choose_accel(struct vmctl_backend *b)
 static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endpoint *ep, char *err,
                     size_t errlen)
 {
-        struct lab_vm *v = &b->st.vm[i];
+        struct lab_vm *v = &b->lab.st.vm[i];
         char name[96], smp[16], mem[32], net[128];
-        path_t kernel, initrd, log;
-        char root[sizeof(path_t) + 48], data[VMCTL_PATH_MAX + 48], serial[sizeof(path_t) + 8];
+        lab_path_t kernel, initrd, log;
+        char root[sizeof(lab_path_t) + 48], data[VMCTL_PATH_MAX + 48],
+            serial[sizeof(lab_path_t) + 8];
         int kvm = b->accel == ACCEL_KVM;
         char *argv[] = {QEMU,
                         "-name",
@@ -711,18 +409,18 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
 
         /* libiscsi's initiator name comes from -name: one per VM, so tgtd
          * never takes two VMs' logins for one initiator reconnecting. */
-        snprintf(name, sizeof(name), "hcisweep-%s-vm%u", b->st.name, i);
+        snprintf(name, sizeof(name), "hcisweep-%s-vm%u", b->lab.st.name, i);
         snprintf(smp, sizeof(smp), "%u", (unsigned)fmax(1, ceil(b->spec->vm_cpus)));
         snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)(vm_memory(b) >> 20));
         snprintf(net, sizeof(net), "user,id=n0,hostfwd=tcp:%s:%u-:3306", ep->host, ep->port);
         guest_path(b, "vmlinuz", kernel);
         guest_path(b, "initrd.img", initrd);
-        vm_path(b, i, "console.log", log);
+        labdir_vm_path(&b->lab, i, "console.log", log);
         snprintf(serial, sizeof(serial), "file:%s", log);
-        vm_path(b, i, "root.qcow2", log);
+        labdir_vm_path(&b->lab, i, "root.qcow2", log);
         snprintf(root, sizeof(root), "file=%s,format=qcow2,if=virtio", log);
         snprintf(data, sizeof(data), "file=%s,format=raw,if=virtio", ep->lun_url);
-        vm_path(b, i, "qemu.log", log);
+        labdir_vm_path(&b->lab, i, "qemu.log", log);
         return proc_spawn(&(struct proc_spawn){argv, log, NULL, NULL}, &v->pid, err, errlen);
 }
 
@@ -730,11 +428,11 @@ static void boot_failure(struct vmctl_backend *b, unsigned i, const char *what, 
                          size_t errlen)
 {
         char qemu_tail[400], console_tail[600];
-        path_t log;
+        lab_path_t log;
 
-        vm_path(b, i, "qemu.log", log);
+        labdir_vm_path(&b->lab, i, "qemu.log", log);
         proc_log_tail(log, 3, qemu_tail, sizeof(qemu_tail));
-        vm_path(b, i, "console.log", log);
+        labdir_vm_path(&b->lab, i, "console.log", log);
         proc_log_tail(log, 6, console_tail, sizeof(console_tail));
         snprintf(err, errlen, "vm%u: %s; qemu: %s; console (%s): %s", i, what,
                  qemu_tail[0] ? qemu_tail : "-", log, console_tail[0] ? console_tail : "-");
@@ -749,7 +447,7 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
         int rc = vmctl_read_password(ep->password_file, pw, sizeof(pw), err, errlen);
 
         while (!rc) {
-                if (!proc_alive(b->st.vm[i].pid, QEMU_COMM)) {
+                if (!proc_alive(b->lab.st.vm[i].pid, QEMU_COMM)) {
                         boot_failure(b, i, "QEMU exited during boot", err, errlen);
                         rc = -EIO;
                 } else if (vmctl_sql_ping(ep, 0, pw, 5, why, sizeof(why)) == 0) {
@@ -760,7 +458,7 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
                         boot_failure(b, i, what, err, errlen);
                         rc = -ETIMEDOUT;
                 } else {
-                        sleep_ms(1000);
+                        clk_sleep_ns(1000 * 1000000ULL);
                 }
         }
         memset(pw, 0, sizeof(pw));
@@ -769,17 +467,17 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
 
 static int qemu_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->st.vm[i];
+        struct lab_vm *v = &b->lab.st.vm[i];
         int rc;
 
-        if (i < 1 || i > b->st.nvms || !v->exists)
+        if (i < 1 || i > b->lab.st.nvms || !v->exists)
                 return 0;
         /* The guest's writes are on the target once acknowledged (InnoDB
          * flushes its log), so pulling the plug loses nothing committed. */
         rc = proc_stop(v->pid, QEMU_COMM, SIGTERM, VM_STOP_MS, err, errlen);
         if (!rc) {
                 v->pid = 0;
-                rc = save(b, err, errlen);
+                rc = labdir_save(&b->lab, err, errlen);
         }
         return rc;
 }
@@ -797,13 +495,13 @@ static int qemu_start(struct vmctl_backend *b, unsigned i, int *started, char *e
                 snprintf(err, errlen, "vm%u has no LUN on the target: run create first", i);
                 return -ENOENT;
         }
-        if (!proc_alive(b->st.vm[i].pid, QEMU_COMM)) {
+        if (!proc_alive(b->lab.st.vm[i].pid, QEMU_COMM)) {
                 choose_accel(b);
                 rc = vm_spawn(b, i, &ep, err, errlen);
                 if (rc < 0)
                         return rc;
                 *started = 1;
-                rc = save(b, err, errlen);
+                rc = labdir_save(&b->lab, err, errlen);
         }
         if (!rc)
                 rc = vm_wait_ready(b, i, &ep, err, errlen);
@@ -818,19 +516,19 @@ static void purge_files(struct vmctl_backend *b)
 {
         static const char *const names[] = {"root.qcow2", "lun.img",      "console.log",
                                             "qemu.log",   "qemu-img.log", "mkfs.log"};
-        path_t p;
+        lab_path_t p;
 
         for (unsigned i = 1; i <= VMCTL_MAX_VMS; i++) {
                 for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-                        vm_path(b, i, names[k], p);
+                        labdir_vm_path(&b->lab, i, names[k], p);
                         unlink(p);
                 }
-                vm_path(b, i, "", p);
+                labdir_vm_path(&b->lab, i, "", p);
                 rmdir(p);
         }
-        snprintf(p, sizeof(p), "%s/password", b->dir);
+        snprintf(p, sizeof(p), "%s/password", b->lab.dir);
         unlink(p);
-        snprintf(p, sizeof(p), "%s/tgtd.log", b->dir);
+        snprintf(p, sizeof(p), "%s/tgtd.log", b->lab.dir);
         unlink(p);
 }
 
@@ -838,99 +536,42 @@ static int qemu_destroy(struct vmctl_backend *b, int purge, char *err, size_t er
 {
         int rc = 0, r;
 
-        for (unsigned i = 1; i <= b->st.nvms; i++) {
+        for (unsigned i = 1; i <= b->lab.st.nvms; i++) {
                 r = qemu_stop(b, i, err, errlen);
                 rc = rc ? rc : r;
         }
-        r = target_stop(b, err, errlen);
-        rc = rc ? rc : r;
-        if (rc < 0) {
-                char ignored[256];
-
-                save(b, ignored, sizeof(ignored)); /* keep what is left on record */
-                return rc;
-        }
-        if (access(b->dir, F_OK) == 0)
-                rc = labstate_remove(b->dir, err, errlen);
-        memset(&b->st.vm, 0, sizeof(b->st.vm));
-        b->st.nvms = 0;
+        r = target_stop(&b->lab, err, errlen);
+        rc = labdir_forget(&b->lab, rc ? rc : r, err, errlen);
         if (!rc && purge)
                 purge_files(b);
         return rc;
 }
 
-/* ---- inspection ---------------------------------------------------------- */
-
-static int64_t pid_cpu_ns(pid_t pid)
-{
-        unsigned long long ut, st;
-        char path[64], buf[1024], *p;
-        size_t n;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -1;
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        p = strrchr(buf, ')');
-        if (!p ||
-            sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-                return -1;
-        return (int64_t)((ut + st) * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
-}
-
-static int64_t pid_rss(pid_t pid)
-{
-        char path[64];
-        long long pages;
-        FILE *f;
-        int ok;
-
-        snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -1;
-        ok = fscanf(f, "%*s %lld", &pages) == 1;
-        fclose(f);
-        return ok ? pages * sysconf(_SC_PAGESIZE) : -1;
-}
-
 static int qemu_stats(struct vmctl_backend *b, unsigned i, struct vmctl_vm_stats *st, char *err,
                       size_t errlen)
 {
-        struct lab_vm *v = &b->st.vm[i];
+        const struct lab_vm *v;
+        int rc = labdir_check_vm(&b->lab, i, err, errlen);
 
-        if (i < 1 || i > b->st.nvms || !v->exists) {
-                snprintf(err, errlen, "vm%u does not exist in %s", i, b->dir);
-                return -ENOENT;
-        }
+        if (rc < 0)
+                return rc;
+        v = &b->lab.st.vm[i];
         memset(st, 0, sizeof(*st));
         st->pid = v->pid;
         st->alive = proc_alive(v->pid, QEMU_COMM);
-        st->cpu_usage_ns = st->alive ? pid_cpu_ns(v->pid) : -1;
-        st->mem_usage = st->alive ? pid_rss(v->pid) : -1;
+        st->cpu_usage_ns = st->alive ? proc_cpu_ns(v->pid) : -1;
+        st->mem_usage = st->alive ? proc_rss(v->pid) : -1;
         st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
         st->mem_limit = (int64_t)vm_memory(b);
-        snprintf(st->where, sizeof(st->where), "%s/vm%u/console.log", b->dir, i);
+        snprintf(st->where, sizeof(st->where), "%s/vm%u/console.log", b->lab.dir, i);
         return 0;
 }
 
 static int qemu_storage(struct vmctl_backend *b, struct vmctl_storage *st, char *err, size_t errlen)
 {
-        const struct lab_target *t = &b->st.tgt;
-
         (void)err;
         (void)errlen;
-        memset(st, 0, sizeof(*st));
-        st->exists = t->pid > 0;
-        st->pid = t->pid;
-        st->alive = proc_alive(t->pid, "tgtd");
-        snprintf(st->portal, sizeof(st->portal), "127.0.0.1:%u", t->port);
-        snprintf(st->iqn, sizeof(st->iqn), "%s", t->iqn);
-        st->luns = t->luns;
+        target_storage(&b->lab.st.tgt, st);
         return 0;
 }
 
@@ -948,8 +589,7 @@ static void qemu_close(struct vmctl_backend *b)
 {
         if (!b)
                 return;
-        if (b->lock_fd >= 0)
-                close(b->lock_fd);
+        labdir_close(&b->lab);
         free(b);
 }
 

@@ -292,3 +292,18 @@ void cg_read_str(const struct cg_group *g, enum cg_ctrl c, const char *name, cha
         if (g->path[c][0])
                 read_line(g->path[c], name, out, outlen);
 }
+
+const cpu_set_t *cg_affinity(const struct cg_group *g, const char *list, cpu_set_t *set)
+{
+        const char *p = list;
+
+        if (!list[0] || g->path[CG_CPUSET][0])
+                return NULL;
+        CPU_ZERO(set);
+        while (*p) {
+                CPU_SET(atoi(p), set);
+                p += strcspn(p, ",");
+                p += *p == ',';
+        }
+        return set;
+}

@@ -14,6 +14,7 @@
 #ifndef HCI_VMCTL_CGROUP_H
 #define HCI_VMCTL_CGROUP_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,11 @@ int cg_apply(const struct cg_group *g, const struct cg_limits *lim, char *err, s
 /* The cgroup.procs files of g, NULL-terminated, pointing into bufs. */
 void cg_procs_files(const struct cg_group *g, char bufs[CG_NCTRL][VMCTL_PATH_MAX + 16],
                     const char *files[CG_NCTRL + 1]);
+
+/* The CPU affinity that stands in for g's cpuset group when the cpuset
+ * controller is missing: list ("0,2") in *set, returned; NULL when list is
+ * "" or g has its cpuset group. */
+const cpu_set_t *cg_affinity(const struct cg_group *g, const char *list, cpu_set_t *set);
 
 /* SIGKILL every process still in g; returns how many were signalled. */
 int cg_kill_all(const struct cg_group *g);

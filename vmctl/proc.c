@@ -155,6 +155,20 @@ int proc_run(const struct proc_spawn *s, int *status, char *err, size_t errlen)
         return 0;
 }
 
+int proc_run_quiet(char *const argv[], const char *log, char *err, size_t errlen)
+{
+        char tail[400];
+        int status,
+            rc = proc_run(&(struct proc_spawn){argv, log, NULL, NULL}, &status, err, errlen);
+
+        if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+                proc_log_tail(log, 3, tail, sizeof(tail));
+                snprintf(err, errlen, "%s failed (%s): %s", argv[0], log, tail);
+                rc = -EIO;
+        }
+        return rc;
+}
+
 /* State letter of /proc/PID/stat and the name in its parentheses. */
 static int read_stat(pid_t pid, char *state, char *comm, size_t commlen)
 {
@@ -230,6 +244,44 @@ int proc_stop(pid_t pid, const char *comm, int sig, unsigned timeout_ms, char *e
         snprintf(err, errlen, "%s (pid %d) is still running after SIGKILL", comm ? comm : "process",
                  (int)pid);
         return -EBUSY;
+}
+
+int64_t proc_cpu_ns(pid_t pid)
+{
+        unsigned long long ut, st;
+        char path[64], buf[1024], *p;
+        size_t n;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        p = strrchr(buf, ')');
+        /* After ") " come state and 10 more fields; utime and stime follow. */
+        if (!p ||
+            sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+                return -1;
+        return (int64_t)((ut + st) * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
+}
+
+int64_t proc_rss(pid_t pid)
+{
+        char path[64];
+        long long pages;
+        FILE *f;
+        int ok;
+
+        snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        ok = fscanf(f, "%*s %lld", &pages) == 1;
+        fclose(f);
+        return ok ? pages * sysconf(_SC_PAGESIZE) : -1;
 }
 
 void proc_log_tail(const char *path, unsigned lines, char *out, size_t outlen)

@@ -16,6 +16,7 @@
 
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct proc_spawn {
@@ -33,6 +34,10 @@ int proc_spawn(const struct proc_spawn *s, pid_t *pid, char *err, size_t errlen)
 /* Start s->argv and wait for it; *status as from waitpid(). */
 int proc_run(const struct proc_spawn *s, int *status, char *err, size_t errlen);
 
+/* Run argv (no cgroup, no affinity) with its output appended to log and
+ * wait; a non-zero exit is -EIO with "ARGV0 failed (LOG): last lines". */
+int proc_run_quiet(char *const argv[], const char *log, char *err, size_t errlen);
+
 /* 1 if pid runs (is not a zombie) and, when comm is not NULL, is called comm. */
 int proc_alive(pid_t pid, const char *comm);
 
@@ -43,6 +48,12 @@ int proc_wait_gone(pid_t pid, unsigned timeout_ms);
 /* Send sig to pid (if it is still comm), wait up to timeout_ms, then SIGKILL
  * and wait a little more. 0 once it is gone (or was never there). */
 int proc_stop(pid_t pid, const char *comm, int sig, unsigned timeout_ms, char *err, size_t errlen);
+
+/* CPU time (user + system) pid has used, in ns; -1 if unknown. */
+int64_t proc_cpu_ns(pid_t pid);
+
+/* Resident memory of pid in bytes; -1 if unknown. */
+int64_t proc_rss(pid_t pid);
 
 /* The last lines of a log file, newlines turned into "|", into out ("" if none). */
 void proc_log_tail(const char *path, unsigned lines, char *out, size_t outlen);
