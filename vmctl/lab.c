@@ -1,8 +1,9 @@
 /*
- * lab.c - `hcisweep lab up|down|status`: the controller's options, and the
- * three verbs written against the backend ops only, so they work the same
- * for the local lab, a static inventory and, later, real VMs. Output lines
- * on stdout are "NAME key=value ..." so scripts can read them.
+ * lab.c - `hcisweep lab up|down|status`: the lab's options (labopts.h) plus
+ * --vms and --purge, and the three verbs written against the backend ops
+ * only, so they work the same for the local lab, a static inventory and
+ * QEMU guests. Output lines on stdout are "NAME key=value ..." so scripts
+ * can read them.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -15,45 +16,21 @@
 #include "core/opts.h"
 #include "core/resfile.h"
 #include "vmctl/backend.h"
+#include "vmctl/labopts.h"
 #include "vmctl/vmctl.h"
 
 #define DEFAULT_LOCAL_VMS 2
 
+/* The options of lab alone; the lab itself is described by labopts.h. */
 struct lab_cfg {
-        char *backend, *inventory, *lab_dir, *addr_base;
-        long long vms, base_port, target_port;
-        double vm_cpus;
-        uint64_t vm_memory, lun_size;
-        int topology, purge;
+        long long vms;
+        int purge;
 };
-
-static const char *const topology_names[] = {"hci", "two-layer", NULL};
 
 #define O(f) offsetof(struct lab_cfg, f)
 static const struct opt_def lab_opts[] = {
-    {"backend", OPT_STR, O(backend), "local", 0, 0,
-     "where the VMs come from: local, static or qemu", NULL, 0},
-    {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
-     "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
-     0},
     {"vms", OPT_INT, O(vms), "0", 0, VMCTL_MAX_VMS,
      "VMs to bring up (0: 2 for local, every server of a static inventory)", NULL, 0},
-    {"vm-cpus", OPT_DOUBLE, O(vm_cpus), "1", 0, 1024,
-     "CPU limit per VM in CPUs (CFS quota; 0.5 allowed; 0: none)", NULL, 0},
-    {"vm-memory", OPT_SIZE, O(vm_memory), "512M", 0, 0,
-     "memory limit per VM (buffer pool: half of it, at least 32M; 0: none)", NULL, 0},
-    {"topology", OPT_ENUM, O(topology), "hci", 0, 0,
-     "hci: VMs and storage share the CPUs; two-layer: storage gets a CPU of its own",
-     topology_names, 0},
-    {"lab-dir", OPT_STR, O(lab_dir), "runs/lab", 0, 0,
-     "local: state directory (datadirs, LUN files, logs, state)", NULL, 0},
-    {"addr-base", OPT_STR, O(addr_base), "127.0.1", 0, 0,
-     "local: VM N listens on ADDR-BASE.N (must be in 127.0.0.0/8)", NULL, 0},
-    {"base-port", OPT_INT, O(base_port), "13306", 1, 65535, "local: port of every VM's server",
-     NULL, 0},
-    {"target-port", OPT_INT, O(target_port), "3260", 1, 65535,
-     "local: iSCSI portal port of the storage service (127.0.0.1)", NULL, 0},
-    {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
     {"purge", OPT_BOOL, O(purge), "0", 0, 0,
      "down: also delete datadirs, LUN files and the password", NULL, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
@@ -71,8 +48,9 @@ static const char usage_text[] =
     "reached or prepared.";
 
 struct lab {
+        struct vmctl_lab_cfg lab;
         struct lab_cfg cfg;
-        struct opt_group groups[2];
+        struct opt_group groups[3];
         struct vmctl_spec spec;
         const struct vmctl_backend_ops *ops;
         struct vmctl_backend *b;
@@ -82,51 +60,6 @@ struct lab {
 static int exit_code(int rc)
 {
         return rc == -EINVAL ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
-}
-
-/* ADDR-BASE is three dotted numbers 127.A.B, so ADDR-BASE.N is loopback. */
-static int check_addr_base(const char *s, char *err, size_t errlen)
-{
-        unsigned a, b;
-        char tail;
-
-        if (sscanf(s, "127.%u.%u%c", &a, &b, &tail) != 2 || a > 255 || b > 255) {
-                snprintf(err, errlen, "option --addr-base: '%s' is not 127.A.B", s);
-                return -EINVAL;
-        }
-        return 0;
-}
-
-static int build_spec(struct lab *l)
-{
-        struct lab_cfg *c = &l->cfg;
-        int rc;
-
-        l->ops = vmctl_backend_find(c->backend);
-        if (!l->ops) {
-                snprintf(l->err, sizeof(l->err), "option --backend: unknown backend '%s' (%s)",
-                         c->backend, "local, static, qemu");
-                return -EINVAL;
-        }
-        if (c->lun_size < (1 << 20)) {
-                snprintf(l->err, sizeof(l->err), "option --lun-size: at least 1M");
-                return -EINVAL;
-        }
-        rc = check_addr_base(c->addr_base, l->err, sizeof(l->err));
-        if (rc < 0)
-                return rc;
-        l->spec = (struct vmctl_spec){
-            .lab_dir = c->lab_dir,
-            .inventory = c->inventory,
-            .addr_base = c->addr_base,
-            .base_port = (unsigned)c->base_port,
-            .target_port = (unsigned)c->target_port,
-            .vm_cpus = c->vm_cpus,
-            .vm_memory = c->vm_memory,
-            .lun_size = c->lun_size,
-            .topology = c->topology ? VMCTL_TWO_LAYER : VMCTL_HCI,
-        };
-        return 0;
 }
 
 static void print_limits(const struct vmctl_vm_stats *st)
@@ -256,7 +189,8 @@ static int parse(struct lab *l, int argc, char **argv, const char **verb)
         char *pos[2];
         int npos = 0, help = 0;
 
-        l->groups[0] = (struct opt_group){lab_opts, &l->cfg, "lab options"};
+        l->groups[0] = (struct opt_group){vmctl_lab_opts, &l->lab, "lab options"};
+        l->groups[1] = (struct opt_group){lab_opts, &l->cfg, "up and down"};
         if (opt_defaults(l->groups, l->err, sizeof(l->err)) < 0 ||
             opt_parse_argv(l->groups, argc - 1, argv + 1, pos, 2, &npos, &help, l->err,
                            sizeof(l->err)) < 0)
@@ -272,7 +206,7 @@ static int parse(struct lab *l, int argc, char **argv, const char **verb)
                 return -EINVAL;
         }
         *verb = pos[0];
-        return build_spec(l);
+        return vmctl_lab_spec(&l->lab, &l->spec, &l->ops, l->err, sizeof(l->err));
 }
 
 int cmd_lab(int argc, char **argv)

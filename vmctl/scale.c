@@ -39,6 +39,7 @@
 #include "oltp/prepare.h"
 #include "results/rundir.h"
 #include "results/store.h"
+#include "vmctl/labopts.h"
 #include "vmctl/scale.h"
 #include "vmctl/sql.h"
 #include "vmctl/tipping.h"
@@ -46,31 +47,19 @@
 
 #define MAX_PCT 16
 
+/* The options of scale alone; the lab is described by labopts.h. */
 struct scale_cfg {
-        char *backend, *inventory, *lab_dir, *addr_base, *output_dir, *block_load;
+        char *output_dir, *block_load;
         struct u64_list vms;
-        long long base_port, target_port, repeat;
-        double vm_cpus, latency_slo, lost_timeout;
-        uint64_t vm_memory, lun_size;
-        int topology, keep_lab;
+        long long repeat;
+        double latency_slo, lost_timeout;
+        int keep_lab;
 };
-
-static const char *const topology_names[] = {"hci", "two-layer", NULL};
 
 #define O(f) offsetof(struct scale_cfg, f)
 static const struct opt_def scale_opts[] = {
-    {"backend", OPT_STR, O(backend), "local", 0, 0,
-     "where the VMs come from: local, static or qemu", NULL, 0},
-    {"inventory", OPT_STR, O(inventory), NULL, 0, 0, "static: INI file, one [section] per server",
-     NULL, 0},
     {"vms", OPT_LIST, O(vms), "1,2,4", 1, VMCTL_MAX_VMS,
      "VM counts of the plan, ascending: 1,2,4 or 4-32:4", NULL, 0},
-    {"topology", OPT_ENUM, O(topology), "hci", 0, 0,
-     "hci: VMs and storage share the CPUs; two-layer: storage gets a CPU of its own",
-     topology_names, 0},
-    {"vm-cpus", OPT_DOUBLE, O(vm_cpus), "1", 0, 1024, "CPU limit per VM in CPUs (0: none)", NULL,
-     0},
-    {"vm-memory", OPT_SIZE, O(vm_memory), "512M", 0, 0, "memory limit per VM (0: none)", NULL, 0},
     {"repeat", OPT_INT, O(repeat), "1", 1, SCALE_MAX_REPEAT, "measured runs per step", NULL, 0},
     {"latency-slo", OPT_DOUBLE, O(latency_slo), "0", 0, 1e7,
      "stop when a step's p99 exceeds MS milliseconds (0: no limit)", NULL, 0},
@@ -79,14 +68,6 @@ static const struct opt_def scale_opts[] = {
     {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
      "results go to DIR/scale-TIME/result.json (unless --json)", NULL, 0},
     {"keep-lab", OPT_BOOL, O(keep_lab), "0", 0, 0, "leave the VMs running at the end", NULL, 0},
-    {"lab-dir", OPT_STR, O(lab_dir), "runs/lab", 0, 0, "local: state directory", NULL, 0},
-    {"addr-base", OPT_STR, O(addr_base), "127.0.1", 0, 0,
-     "local: VM N listens on ADDR-BASE.N (127.A.B)", NULL, 0},
-    {"base-port", OPT_INT, O(base_port), "13306", 1, 65535, "local: port of every VM's server",
-     NULL, 0},
-    {"target-port", OPT_INT, O(target_port), "3260", 1, 65535,
-     "local: iSCSI portal port of the storage service", NULL, 0},
-    {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
     {"block-load", OPT_STR, O(block_load), NULL, 0, 0,
      "block I/O on every VM's LUN during each measured run: rw=randrw,bs=4k,iodepth=4,"
      "rwmixread=70,numjobs=1 (any of the keys; these are the defaults)",
@@ -105,7 +86,8 @@ static const char usage_text[] =
 
 struct scale {
         struct scale_cfg cfg;
-        struct opt_group g[3];
+        struct vmctl_lab_cfg lab;
+        struct opt_group g[4]; /* scale, lab, oltp */
         struct oltp_cli *oc;
         struct vmctl_spec spec;
         const struct vmctl_backend_ops *ops;
@@ -172,41 +154,6 @@ static int check_plan(struct scale *s)
         return 0;
 }
 
-static int build_spec(struct scale *s)
-{
-        struct scale_cfg *c = &s->cfg;
-        unsigned a, b;
-        char tail;
-
-        s->ops = vmctl_backend_find(c->backend);
-        if (!s->ops) {
-                snprintf(s->err, sizeof(s->err), "option --backend: unknown backend '%s' (%s)",
-                         c->backend, "local, static, qemu");
-                return -EINVAL;
-        }
-        if (sscanf(c->addr_base, "127.%u.%u%c", &a, &b, &tail) != 2 || a > 255 || b > 255) {
-                snprintf(s->err, sizeof(s->err), "option --addr-base: '%s' is not 127.A.B",
-                         c->addr_base);
-                return -EINVAL;
-        }
-        if (c->lun_size < (1 << 20)) {
-                snprintf(s->err, sizeof(s->err), "option --lun-size: at least 1M");
-                return -EINVAL;
-        }
-        s->spec = (struct vmctl_spec){
-            .lab_dir = c->lab_dir,
-            .inventory = c->inventory,
-            .addr_base = c->addr_base,
-            .base_port = (unsigned)c->base_port,
-            .target_port = (unsigned)c->target_port,
-            .vm_cpus = c->vm_cpus,
-            .vm_memory = c->vm_memory,
-            .lun_size = c->lun_size,
-            .topology = c->topology ? VMCTL_TWO_LAYER : VMCTL_HCI,
-        };
-        return check_plan(s);
-}
-
 /* The lab's LUNs take the block load; a static inventory has none. */
 static int check_load(struct scale *s)
 {
@@ -225,12 +172,13 @@ static int parse(struct scale *s, int argc, char **argv)
         char *pos[1];
         int npos = 0, help = 0;
 
-        s->oc = oltp_cli_new(&s->g[1]);
+        s->oc = oltp_cli_new(&s->g[2]);
         if (!s->oc) {
                 snprintf(s->err, sizeof(s->err), "out of memory");
                 return -ENOMEM;
         }
         s->g[0] = (struct opt_group){scale_opts, &s->cfg, "scale options"};
+        s->g[1] = (struct opt_group){vmctl_lab_opts, &s->lab, "lab options"};
         if (opt_defaults(s->g, s->err, sizeof(s->err)) < 0 ||
             opt_parse_argv(s->g, argc - 1, argv + 1, pos, 1, &npos, &help, s->err, sizeof(s->err)) <
                 0)
@@ -243,7 +191,8 @@ static int parse(struct scale *s, int argc, char **argv)
                 snprintf(s->err, sizeof(s->err), "scale: unexpected argument '%s'", pos[0]);
                 return -EINVAL;
         }
-        if (build_spec(s) < 0 || check_load(s) < 0 ||
+        if (vmctl_lab_spec(&s->lab, &s->spec, &s->ops, s->err, sizeof(s->err)) < 0 ||
+            check_plan(s) < 0 || check_load(s) < 0 ||
             oltp_cli_setup(s->oc, s->err, sizeof(s->err)) < 0)
                 return -EINVAL;
         s->npct = oltp_cli_percentiles(s->oc, s->pcts, MAX_PCT);
@@ -921,7 +870,7 @@ static void teardown(struct scale *s)
 
         if (s->cfg.keep_lab) {
                 printf("lab kept running (--keep-lab): hcisweep lab down --lab-dir %s\n",
-                       s->cfg.lab_dir);
+                       s->lab.lab_dir);
                 return;
         }
         if (s->ops->destroy(s->b, 0, err, sizeof(err)) < 0 && strcmp(s->ops->name, "static"))
@@ -941,7 +890,7 @@ static int run_all(struct scale *s)
                 return rc;
         }
         rc = check_backend(s);
-        if (!rc && !(s->probe = scale_probe_new(s->cfg.lab_dir)))
+        if (!rc && !(s->probe = scale_probe_new(s->lab.lab_dir)))
                 rc = -ENOMEM;
         if (!rc && (rc = alloc_steps(s)) < 0)
                 snprintf(s->err, sizeof(s->err), "out of memory");
@@ -984,8 +933,9 @@ out:
 int cmd_scale_check_option(const char *name, const char *val, char *err, unsigned errlen)
 {
         struct scale_cfg *cfg = calloc(1, sizeof(*cfg));
-        struct opt_group g[3] = {{scale_opts, cfg, NULL}, {0}, {0}};
-        struct oltp_cli *oc = cfg ? oltp_cli_new(&g[1]) : NULL;
+        struct vmctl_lab_cfg *lab = calloc(1, sizeof(*lab));
+        struct opt_group g[4] = {{scale_opts, cfg, NULL}, {vmctl_lab_opts, lab, NULL}, {0}, {0}};
+        struct oltp_cli *oc = cfg && lab ? oltp_cli_new(&g[2]) : NULL;
         struct scale_load_spec sp;
         int rc = -ENOMEM;
 
@@ -1001,6 +951,7 @@ int cmd_scale_check_option(const char *name, const char *val, char *err, unsigne
         opt_free(g);
 out:
         oltp_cli_free(oc);
+        free(lab);
         free(cfg);
         return rc;
 }

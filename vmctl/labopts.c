@@ -1,0 +1,82 @@
+/*
+ * labopts.c - the lab's option table and its checks. Where the commands
+ * once had texts of their own, the help here is the fuller of the two.
+ */
+#include "vmctl/labopts.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+static const char *const topology_names[] = {"hci", "two-layer", NULL};
+
+#define O(f) offsetof(struct vmctl_lab_cfg, f)
+const struct opt_def vmctl_lab_opts[] = {
+    {"backend", OPT_STR, O(backend), "local", 0, 0,
+     "where the VMs come from: local, static or qemu", NULL, 0},
+    {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
+     "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
+     0},
+    {"vm-cpus", OPT_DOUBLE, O(vm_cpus), "1", 0, 1024,
+     "CPU limit per VM in CPUs (CFS quota; 0.5 allowed; 0: none)", NULL, 0},
+    {"vm-memory", OPT_SIZE, O(vm_memory), "512M", 0, 0,
+     "memory limit per VM (buffer pool: half of it, at least 32M; 0: none)", NULL, 0},
+    {"topology", OPT_ENUM, O(topology), "hci", 0, 0,
+     "hci: VMs and storage share the CPUs; two-layer: storage gets a CPU of its own",
+     topology_names, 0},
+    {"lab-dir", OPT_STR, O(lab_dir), "runs/lab", 0, 0,
+     "local: state directory (datadirs, LUN files, logs, state)", NULL, 0},
+    {"addr-base", OPT_STR, O(addr_base), "127.0.1", 0, 0,
+     "local: VM N listens on ADDR-BASE.N (ADDR-BASE is 127.A.B, so in 127.0.0.0/8)", NULL, 0},
+    {"base-port", OPT_INT, O(base_port), "13306", 1, 65535, "local: port of every VM's server",
+     NULL, 0},
+    {"target-port", OPT_INT, O(target_port), "3260", 1, 65535,
+     "local: iSCSI portal port of the storage service (127.0.0.1)", NULL, 0},
+    {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+};
+#undef O
+
+/* ADDR-BASE is three dotted numbers 127.A.B, so ADDR-BASE.N is loopback. */
+static int check_addr_base(const char *s, char *err, size_t errlen)
+{
+        unsigned a, b;
+        char tail;
+
+        if (sscanf(s, "127.%u.%u%c", &a, &b, &tail) != 2 || a > 255 || b > 255) {
+                snprintf(err, errlen, "option --addr-base: '%s' is not 127.A.B", s);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int vmctl_lab_spec(const struct vmctl_lab_cfg *c, struct vmctl_spec *spec,
+                   const struct vmctl_backend_ops **ops, char *err, size_t errlen)
+{
+        int rc;
+
+        *ops = vmctl_backend_find(c->backend);
+        if (!*ops) {
+                snprintf(err, errlen, "option --backend: unknown backend '%s' (%s)", c->backend,
+                         "local, static, qemu");
+                return -EINVAL;
+        }
+        rc = check_addr_base(c->addr_base, err, errlen);
+        if (rc < 0)
+                return rc;
+        if (c->lun_size < (1 << 20)) {
+                snprintf(err, errlen, "option --lun-size: at least 1M");
+                return -EINVAL;
+        }
+        *spec = (struct vmctl_spec){
+            .lab_dir = c->lab_dir,
+            .inventory = c->inventory,
+            .addr_base = c->addr_base,
+            .base_port = (unsigned)c->base_port,
+            .target_port = (unsigned)c->target_port,
+            .vm_cpus = c->vm_cpus,
+            .vm_memory = c->vm_memory,
+            .lun_size = c->lun_size,
+            .topology = c->topology ? VMCTL_TWO_LAYER : VMCTL_HCI,
+        };
+        return 0;
+}
