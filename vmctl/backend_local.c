@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,26 +207,21 @@ static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errl
         vm_limits(b, &lim);
         if (v->exists)
                 return cg_apply(&v->cg, &lim, err, errlen);
-        labdir_vm_path(&b->lab, i, "", dir);
+        rc = labdir_new_vm(&b->lab, i, b->spec->addr_base, b->spec->base_port, err, errlen);
+        if (rc < 0)
+                return rc;
         /* A private tmpdir: bootstrap names its temporary files after a small
          * id, and servers sharing /tmp can collide. */
-        for (int k = 0; k < 2; k++) {
-                if (k)
-                        labdir_vm_path(&b->lab, i, "tmp", dir);
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                        snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
-                        return -errno;
-                }
+        labdir_vm_path(&b->lab, i, "tmp", dir);
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+                return -errno;
         }
-        snprintf(v->addr, sizeof(v->addr), "%s.%u", b->spec->addr_base, i);
-        v->port = b->spec->base_port;
         snprintf(name, sizeof(name), "vm%u", i);
         rc = cg_create(b->lab.st.name, name, &lim, &v->cg, err, errlen);
         if (rc < 0)
                 return rc;
-        v->exists = 1;
-        if (i > b->lab.st.nvms)
-                b->lab.st.nvms = i;
+        labdir_add_vm(&b->lab, i);
         rc = labdir_save(&b->lab, err, errlen); /* the cgroups are now on record for `lab down` */
         if (!rc)
                 rc = vm_install(b, i, err, errlen);
@@ -391,17 +385,7 @@ static int local_start(struct vmctl_backend *b, unsigned i, int *started, char *
 
 static int local_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
-        int rc;
-
-        if (i < 1 || i > b->lab.st.nvms || !v->exists)
-                return 0;
-        rc = proc_stop(v->pid, "mariadbd", SIGTERM, SERVER_STOP_MS, err, errlen);
-        if (!rc) {
-                v->pid = 0;
-                rc = labdir_save(&b->lab, err, errlen);
-        }
-        return rc;
+        return labdir_stop_vm(&b->lab, i, "mariadbd", SERVER_STOP_MS, err, errlen);
 }
 
 /* ---- teardown ---------------------------------------------------------- */

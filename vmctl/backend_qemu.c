@@ -254,27 +254,18 @@ static int vm_make_root(struct vmctl_backend *b, unsigned i, char *err, size_t e
 
 static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
-        lab_path_t dir;
         int rc;
 
-        if (v->exists)
+        if (b->lab.st.vm[i].exists)
                 return 0;
-        labdir_vm_path(&b->lab, i, "", dir);
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
-                return -errno;
-        }
-        snprintf(v->addr, sizeof(v->addr), "%s.%u", b->spec->addr_base, i);
-        v->port = b->spec->base_port;
-        rc = vm_make_root(b, i, err, errlen);
+        rc = labdir_new_vm(&b->lab, i, b->spec->addr_base, b->spec->base_port, err, errlen);
+        if (!rc)
+                rc = vm_make_root(b, i, err, errlen);
         if (!rc)
                 rc = vm_make_lun(b, i, err, errlen);
         if (rc < 0)
                 return rc;
-        v->exists = 1;
-        if (i > b->lab.st.nvms)
-                b->lab.st.nvms = i;
+        labdir_add_vm(&b->lab, i);
         return labdir_save(&b->lab, err, errlen);
 }
 
@@ -467,19 +458,9 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
 
 static int qemu_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
-        int rc;
-
-        if (i < 1 || i > b->lab.st.nvms || !v->exists)
-                return 0;
         /* The guest's writes are on the target once acknowledged (InnoDB
          * flushes its log), so pulling the plug loses nothing committed. */
-        rc = proc_stop(v->pid, QEMU_COMM, SIGTERM, VM_STOP_MS, err, errlen);
-        if (!rc) {
-                v->pid = 0;
-                rc = labdir_save(&b->lab, err, errlen);
-        }
-        return rc;
+        return labdir_stop_vm(&b->lab, i, QEMU_COMM, VM_STOP_MS, err, errlen);
 }
 
 static int qemu_start(struct vmctl_backend *b, unsigned i, int *started, char *err, size_t errlen)

@@ -9,12 +9,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vmctl/proc.h"
 #include "vmctl/target.h"
 
 /* The directory's base name, cleaned, plus an FNV-1a hash of its path. */
@@ -181,6 +183,45 @@ out:
 void labdir_vm_path(const struct labdir *l, unsigned i, const char *name, lab_path_t out)
 {
         snprintf(out, sizeof(lab_path_t), "%s/vm%u%s%s", l->dir, i, name[0] ? "/" : "", name);
+}
+
+int labdir_new_vm(struct labdir *l, unsigned i, const char *addr_base, unsigned port, char *err,
+                  size_t errlen)
+{
+        struct lab_vm *v = &l->st.vm[i];
+        lab_path_t dir;
+
+        labdir_vm_path(l, i, "", dir);
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+                return -errno;
+        }
+        snprintf(v->addr, sizeof(v->addr), "%s.%u", addr_base, i);
+        v->port = port;
+        return 0;
+}
+
+void labdir_add_vm(struct labdir *l, unsigned i)
+{
+        l->st.vm[i].exists = 1;
+        if (i > l->st.nvms)
+                l->st.nvms = i;
+}
+
+int labdir_stop_vm(struct labdir *l, unsigned i, const char *comm, unsigned timeout_ms, char *err,
+                   size_t errlen)
+{
+        struct lab_vm *v = &l->st.vm[i];
+        int rc;
+
+        if (i < 1 || i > l->st.nvms || !v->exists)
+                return 0;
+        rc = proc_stop(v->pid, comm, SIGTERM, timeout_ms, err, errlen);
+        if (!rc) {
+                v->pid = 0;
+                rc = labdir_save(l, err, errlen);
+        }
+        return rc;
 }
 
 int labdir_check_vm(const struct labdir *l, unsigned i, char *err, size_t errlen)

@@ -56,6 +56,19 @@ int labdir_ensure_password(const struct labdir *l, char *err, size_t errlen);
 /* LAB/vmI/NAME into out; LAB/vmI when name is "". */
 void labdir_vm_path(const struct labdir *l, unsigned i, const char *name, lab_path_t out);
 
+/* Make LAB/vmI and give VM i its address ADDR_BASE.I and port; it is not
+ * on record until labdir_add_vm(). */
+int labdir_new_vm(struct labdir *l, unsigned i, const char *addr_base, unsigned port, char *err,
+                  size_t errlen);
+
+/* Record that VM i exists (is provisioned); save to keep it. */
+void labdir_add_vm(struct labdir *l, unsigned i);
+
+/* Stop VM i's process, called comm: SIGTERM, SIGKILL after timeout_ms;
+ * then save it as stopped. A VM that does not exist is not an error. */
+int labdir_stop_vm(struct labdir *l, unsigned i, const char *comm, unsigned timeout_ms, char *err,
+                   size_t errlen);
+
 /* 0 if VM i exists, else -ENOENT with "vmI does not exist in LAB". */
 int labdir_check_vm(const struct labdir *l, unsigned i, char *err, size_t errlen);
 
