@@ -3,6 +3,7 @@
  * limited it (see tipping.h for the rules). Figures are cited in the reason
  * sentence so a reader can check the verdict without the JSON.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,5 +123,5 @@ void tip_find(const struct tip_step *s, unsigned n, struct tip_result *out)
         snprintf(out->reason, sizeof(out->reason),
                  "%.0f TPS at %u VMs; the next step gained %.0f TPS per added VM, below half the "
                  "first step's %.0f TPS per VM; at %u VMs, %s",
-                 t->tps, t->vms, gain, base, t->vms, why);
+                 t->tps, t->vms, round(gain) + 0.0 /* no "-0" */, base, t->vms, why);
 }
