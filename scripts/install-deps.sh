@@ -25,6 +25,8 @@ PKGS=(
   debootstrap qemu-system-x86 e2fsprogs
   # Vagrantfile check (tests/cli/test_vagrant.sh: vagrant validate, no VM made)
   vagrant
+  # libvirt backend (vmctl/backend_libvirt.c) and its test's own libvirtd
+  libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 )
 
 missing=()

@@ -58,6 +58,7 @@ struct vmctl_spec {
         uint64_t vm_memory;    /* memory limit per VM in bytes (0: none) */
         uint64_t lun_size;     /* local: bytes of each VM's LUN */
         enum vmctl_topology topology;
+        const char *libvirt_uri; /* libvirt: comma-separated connection URIs */
 };
 
 /* Where VM i is reached. Plain buffers: copied out, nothing to free. */

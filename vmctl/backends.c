@@ -9,11 +9,17 @@
 extern const struct vmctl_backend_ops vmctl_backend_local;
 extern const struct vmctl_backend_ops vmctl_backend_static;
 extern const struct vmctl_backend_ops vmctl_backend_qemu;
+#ifdef HAVE_LIBVIRT
+extern const struct vmctl_backend_ops vmctl_backend_libvirt;
+#endif
 
 const struct vmctl_backend_ops *const vmctl_backends[] = {
     &vmctl_backend_local,
     &vmctl_backend_static,
     &vmctl_backend_qemu,
+#ifdef HAVE_LIBVIRT
+    &vmctl_backend_libvirt,
+#endif
     NULL,
 };
 

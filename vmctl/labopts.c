@@ -7,12 +7,18 @@
 #include <errno.h>
 #include <stdio.h>
 
+#ifdef HAVE_LIBVIRT
+#define BACKEND_NAMES "local, static, qemu, libvirt"
+#else
+#define BACKEND_NAMES "local, static, qemu"
+#endif
+
 static const char *const topology_names[] = {"hci", "two-layer", NULL};
 
 #define O(f) offsetof(struct vmctl_lab_cfg, f)
 const struct opt_def vmctl_lab_opts[] = {
-    {"backend", OPT_STR, O(backend), "local", 0, 0,
-     "where the VMs come from: local, static or qemu", NULL, 0},
+    {"backend", OPT_STR, O(backend), "local", 0, 0, "where the VMs come from: " BACKEND_NAMES, NULL,
+     0},
     {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
      "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
      0},
@@ -32,6 +38,9 @@ const struct opt_def vmctl_lab_opts[] = {
     {"target-port", OPT_INT, O(target_port), "3260", 1, 65535,
      "local: iSCSI portal port of the storage service (127.0.0.1)", NULL, 0},
     {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
+    {"libvirt-uri", OPT_STR, O(libvirt_uri), "qemu:///system", 0, 0,
+     "libvirt: connection URIs, comma-separated (qemu+ssh://HOST/system); VMs go round-robin", NULL,
+     0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -57,7 +66,7 @@ int vmctl_lab_spec(const struct vmctl_lab_cfg *c, struct vmctl_spec *spec,
         *ops = vmctl_backend_find(c->backend);
         if (!*ops) {
                 snprintf(err, errlen, "option --backend: unknown backend '%s' (%s)", c->backend,
-                         "local, static, qemu");
+                         BACKEND_NAMES);
                 return -EINVAL;
         }
         rc = check_addr_base(c->addr_base, err, errlen);
@@ -77,6 +86,7 @@ int vmctl_lab_spec(const struct vmctl_lab_cfg *c, struct vmctl_spec *spec,
             .vm_memory = c->vm_memory,
             .lun_size = c->lun_size,
             .topology = c->topology ? VMCTL_TWO_LAYER : VMCTL_HCI,
+            .libvirt_uri = c->libvirt_uri,
         };
         return 0;
 }

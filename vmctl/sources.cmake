@@ -4,3 +4,6 @@ list(APPEND HCISWEEP_SOURCES
   vmctl/scale.c vmctl/scale_probe.c vmctl/scale_out.c
   vmctl/backend_qemu.c vmctl/labdir.c vmctl/target.c
   vmctl/labopts.c)
+if(LIBVIRT_FOUND)
+  list(APPEND HCISWEEP_SOURCES vmctl/backend_libvirt.c)
+endif()

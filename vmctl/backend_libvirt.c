@@ -1,0 +1,737 @@
+/*
+ * backend_libvirt.c - the `libvirt` backend: every VM is a transient libvirt
+ * domain, placed round-robin over the connection URIs of --libvirt-uri
+ * (VM N on URI (N-1) mod count), so one lab can span hypervisor hosts. The
+ * guest is the one of the qemu backend: the image of
+ * scripts/build-guest-image.sh booted directly from its kernel and initrd,
+ * root disk a qcow2 overlay LAB/vmN/root.qcow2, database disk LUN N of the
+ * lab's tgtd as a libvirt iSCSI network disk (LUN file pre-formatted from
+ * the host with init.sql and my.cnf), and MariaDB's port 3306 forwarded to
+ * ADDR_BASE.N:BASE_PORT by QEMU's user-mode network, passed to QEMU through
+ * libvirt's qemu:commandline (libvirt 9.0 forwards ports of a user
+ * interface only with passt). Domains are named hcisweep-LAB-vmN, so a later
+ * process finds them by name; the rest of the state (addresses, the target)
+ * lives in LAB/state under the lab's lock (labdir.h, target.h).
+ *
+ * Paths in the domain are this host's, and the portal is 127.0.0.1: a
+ * remote URI needs the same paths and a target it can reach.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "core/clock.h"
+#include "vmctl/backend.h"
+#include "vmctl/labdir.h"
+#include "vmctl/labstate.h"
+#include "vmctl/proc.h"
+#include "vmctl/sql.h"
+#include "vmctl/target.h"
+
+#define GUEST_DIR      "/var/tmp/hcisweep-guest"
+#define QEMU_COMM      "qemu-system-x86"
+#define DEFAULT_URI    "qemu:///system"
+#define MAX_URIS       16
+#define BOOT_TIMEOUT_S 240
+#define DEFAULT_MEMORY (512ULL << 20)
+#define MIN_MEMORY     (256ULL << 20)
+#define MIN_POOL       (32ULL << 20)
+#define XML_MAX        8192
+
+struct vmctl_backend {
+        const struct vmctl_spec *spec;
+        struct labdir lab;
+        char guest[VMCTL_PATH_MAX - 128];
+        char *uris;                   /* copy of --libvirt-uri, cut at the commas */
+        const char *uri[MAX_URIS];    /* pointers into uris */
+        virConnectPtr conn[MAX_URIS]; /* opened on first use */
+        unsigned nuris;
+};
+
+static void lv_quiet(void *opaque, virErrorPtr e)
+{
+        (void)opaque;
+        (void)e; /* errors are reported through err, not libvirt's stderr line */
+}
+
+static const char *lv_last_error(void)
+{
+        const char *m = virGetLastErrorMessage();
+
+        return m ? m : "unknown libvirt error";
+}
+
+static void guest_path(const struct vmctl_backend *b, const char *name, lab_path_t out)
+{
+        snprintf(out, sizeof(lab_path_t), "%s/%s", b->guest, name);
+}
+
+static uint64_t vm_memory(const struct vmctl_backend *b)
+{
+        uint64_t m = b->spec->vm_memory ? b->spec->vm_memory : DEFAULT_MEMORY;
+
+        return m < MIN_MEMORY ? MIN_MEMORY : m;
+}
+
+/* ---- connections --------------------------------------------------------- */
+
+static int split_uris(struct vmctl_backend *b, const char *list, char *err, size_t errlen)
+{
+        char *save = NULL;
+
+        b->uris = strdup(list && list[0] ? list : DEFAULT_URI);
+        if (!b->uris) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        for (char *u = strtok_r(b->uris, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
+                if (b->nuris == MAX_URIS || !strstr(u, "://") || strstr(u, "://") == u) {
+                        snprintf(err, errlen,
+                                 "option --libvirt-uri: '%s' is not a libvirt URI "
+                                 "(DRIVER://[HOST]/PATH), or more than %d of them",
+                                 u, MAX_URIS);
+                        return -EINVAL;
+                }
+                b->uri[b->nuris++] = u;
+        }
+        if (!b->nuris) {
+                snprintf(err, errlen, "option --libvirt-uri: no URI in '%s'", list);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static unsigned vm_uri(const struct vmctl_backend *b, unsigned i)
+{
+        return (i - 1) % b->nuris;
+}
+
+static int lv_connect(struct vmctl_backend *b, unsigned i, virConnectPtr *out, char *err,
+                      size_t errlen)
+{
+        unsigned k = vm_uri(b, i);
+        virErrorPtr e;
+
+        if (!b->conn[k]) {
+                b->conn[k] = virConnectOpen(b->uri[k]);
+                if (!b->conn[k]) {
+                        e = virGetLastError();
+                        snprintf(err, errlen, "libvirt %s: %s", b->uri[k], lv_last_error());
+                        /* No driver for the scheme or a malformed URI: bad input. */
+                        if (e && (e->code == VIR_ERR_NO_CONNECT || e->code == VIR_ERR_INVALID_ARG ||
+                                  e->code == VIR_ERR_PARSE_FAILED))
+                                return -EINVAL;
+                        return -ECONNREFUSED;
+                }
+        }
+        *out = b->conn[k];
+        return 0;
+}
+
+static void domain_name(const struct vmctl_backend *b, unsigned i, char *out, size_t outlen)
+{
+        snprintf(out, outlen, "hcisweep-%s-vm%u", b->lab.st.name, i);
+}
+
+/* VM i's domain, *dom NULL if there is none. */
+static int lv_lookup(struct vmctl_backend *b, unsigned i, virDomainPtr *dom, char *err,
+                     size_t errlen)
+{
+        char name[96];
+        virConnectPtr c;
+        virErrorPtr e;
+        int rc = lv_connect(b, i, &c, err, errlen);
+
+        *dom = NULL;
+        if (rc < 0)
+                return rc;
+        domain_name(b, i, name, sizeof(name));
+        *dom = virDomainLookupByName(c, name);
+        if (*dom)
+                return 0;
+        e = virGetLastError();
+        if (e && e->code == VIR_ERR_NO_DOMAIN)
+                return 0;
+        snprintf(err, errlen, "libvirt %s: %s", b->uri[vm_uri(b, i)], lv_last_error());
+        return -EIO;
+}
+
+static int lv_open(const struct vmctl_spec *spec, struct vmctl_backend **out, char *err,
+                   size_t errlen)
+{
+        struct vmctl_backend *b = calloc(1, sizeof(*b));
+        const char *g = getenv("HCISWEEP_GUEST_DIR");
+        int rc;
+
+        if (!b) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        virSetErrorFunc(NULL, lv_quiet);
+        b->spec = spec;
+        snprintf(b->guest, sizeof(b->guest), "%s/current", g && g[0] ? g : GUEST_DIR);
+        rc = split_uris(b, spec->libvirt_uri, err, errlen);
+        if (!rc)
+                rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
+        if (rc < 0) {
+                free(b->uris);
+                free(b);
+                return rc;
+        }
+        *out = b;
+        return 0;
+}
+
+static unsigned lv_count(struct vmctl_backend *b)
+{
+        return labdir_count(&b->lab);
+}
+
+/* ---- provisioning: overlay root disk, formatted LUN file ------------------ */
+
+static int write_file(const char *path, const char *text, char *err, size_t errlen)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        ssize_t len = (ssize_t)strlen(text);
+        int rc = 0;
+
+        if (fd < 0 || write(fd, text, (size_t)len) != len) {
+                rc = -errno;
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        }
+        if (fd >= 0)
+                close(fd);
+        return rc;
+}
+
+/* The database disk's first contents, read by the guest at every MariaDB
+ * start: the users with the lab's password, and the buffer pool size. */
+static int write_seed(struct vmctl_backend *b, const char *seed, char *err, size_t errlen)
+{
+        char pw[256], sql[1024], cnf[256], p[sizeof(lab_path_t) + 16];
+        lab_path_t pwfile;
+        unsigned long long pool = (vm_memory(b) / 4) & ~((1ULL << 20) - 1);
+        int rc;
+
+        snprintf(pwfile, sizeof(pwfile), "%s/password", b->lab.dir);
+        rc = vmctl_read_password(pwfile, pw, sizeof(pw), err, errlen);
+        if (rc < 0)
+                return rc;
+        snprintf(sql, sizeof(sql),
+                 "CREATE DATABASE IF NOT EXISTS sbtest;\n"
+                 "CREATE USER IF NOT EXISTS 'root'@'%%' IDENTIFIED BY '%s';\n"
+                 "ALTER USER 'root'@'%%' IDENTIFIED BY '%s';\n"
+                 "GRANT ALL PRIVILEGES ON *.* TO 'root'@'%%' WITH GRANT OPTION;\n",
+                 pw, pw);
+        memset(pw, 0, sizeof(pw));
+        snprintf(cnf, sizeof(cnf),
+                 "[mysqld]\ninnodb_buffer_pool_size = %llu\nmax_connections = 1000\n",
+                 pool < MIN_POOL ? MIN_POOL : pool);
+        if (mkdir(seed, 0700) < 0 && errno != EEXIST) {
+                rc = -errno;
+                snprintf(err, errlen, "mkdir %s: %s", seed, strerror(errno));
+        }
+        snprintf(p, sizeof(p), "%s/init.sql", seed);
+        if (!rc)
+                rc = write_file(p, sql, err, errlen);
+        memset(sql, 0, sizeof(sql));
+        snprintf(p, sizeof(p), "%s/my.cnf", seed);
+        return rc ? rc : write_file(p, cnf, err, errlen);
+}
+
+static void remove_seed(const char *seed)
+{
+        char p[sizeof(lab_path_t) + 16];
+
+        snprintf(p, sizeof(p), "%s/init.sql", seed);
+        unlink(p);
+        snprintf(p, sizeof(p), "%s/my.cnf", seed);
+        unlink(p);
+        rmdir(seed);
+}
+
+/* An existing LUN file (data of an earlier lab) is kept. */
+static int vm_make_lun(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
+{
+        char size[32];
+        lab_path_t lun, seed, log;
+        char *argv[] = {"mkfs.ext4", "-q", "-F", "-L", "hcisweep-db", "-d", seed, lun, size, NULL};
+        int rc;
+
+        labdir_vm_path(&b->lab, i, "lun.img", lun);
+        if (access(lun, F_OK) == 0)
+                return 0;
+        labdir_vm_path(&b->lab, i, "seed", seed);
+        labdir_vm_path(&b->lab, i, "mkfs.log", log);
+        snprintf(size, sizeof(size), "%lluk", (unsigned long long)(b->spec->lun_size >> 10));
+        rc = write_seed(b, seed, err, errlen);
+        if (!rc)
+                rc = proc_run_quiet(argv, log, err, errlen);
+        if (rc < 0)
+                unlink(lun);
+        remove_seed(seed);
+        return rc;
+}
+
+static int vm_make_root(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
+{
+        lab_path_t disk, image, log;
+        char backing[sizeof(lab_path_t) + 8];
+        char *argv[] = {"qemu-img", "create", "-q",  "-f", "qcow2", "-b",
+                        image,      "-F",     "raw", disk, NULL};
+
+        labdir_vm_path(&b->lab, i, "root.qcow2", disk);
+        if (access(disk, F_OK) == 0)
+                return 0;
+        /* By its resolved path, so a rebuilt image never changes a disk under it. */
+        guest_path(b, "image.raw", backing);
+        if (!realpath(backing, image)) {
+                snprintf(err, errlen, "%s: %s", backing, strerror(errno));
+                return -ENOENT;
+        }
+        labdir_vm_path(&b->lab, i, "qemu-img.log", log);
+        return proc_run_quiet(argv, log, err, errlen);
+}
+
+static int check_guest(struct vmctl_backend *b, char *err, size_t errlen)
+{
+        static const char *const files[] = {"image.raw", "vmlinuz", "initrd.img"};
+        lab_path_t p;
+
+        for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+                guest_path(b, files[k], p);
+                if (access(p, R_OK) < 0) {
+                        snprintf(err, errlen,
+                                 "libvirt backend: guest %s missing; build it with "
+                                 "scripts/build-guest-image.sh %.*s (or set HCISWEEP_GUEST_DIR)",
+                                 p, (int)(strlen(b->guest) - strlen("/current")), b->guest);
+                        return -ENOENT;
+                }
+        }
+        return 0;
+}
+
+static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
+{
+        int rc;
+
+        if (b->lab.st.vm[i].exists)
+                return 0;
+        rc = labdir_new_vm(&b->lab, i, b->spec->addr_base, b->spec->base_port, err, errlen);
+        if (!rc)
+                rc = vm_make_root(b, i, err, errlen);
+        if (!rc)
+                rc = vm_make_lun(b, i, err, errlen);
+        if (rc < 0)
+                return rc;
+        labdir_add_vm(&b->lab, i);
+        return labdir_save(&b->lab, err, errlen);
+}
+
+static int lv_create(struct vmctl_backend *b, unsigned n, char *err, size_t errlen)
+{
+        virConnectPtr c;
+        int rc;
+
+        if (n < 1 || n > VMCTL_MAX_VMS) {
+                snprintf(err, errlen, "option --vms: %u is not in 1..%d", n, VMCTL_MAX_VMS);
+                return -EINVAL;
+        }
+        if (b->spec->topology == VMCTL_TWO_LAYER) {
+                snprintf(err, errlen, "option --topology: the libvirt backend runs hci only");
+                return -EINVAL;
+        }
+        /* Every URI first: a bad one is refused before anything is made. */
+        for (unsigned k = 1; k <= b->nuris; k++) {
+                rc = lv_connect(b, k, &c, err, errlen);
+                if (rc < 0)
+                        return rc;
+        }
+        rc = check_guest(b, err, errlen);
+        if (!rc)
+                rc = labdir_create(&b->lab, err, errlen);
+        if (!rc)
+                rc = labdir_ensure_password(&b->lab, err, errlen);
+        for (unsigned i = 1; !rc && i <= n; i++)
+                rc = vm_create(b, i, err, errlen);
+        if (!rc)
+                rc = target_start(&b->lab, b->spec->target_port, 0, err, errlen);
+        if (!rc)
+                rc = target_add_luns(&b->lab, n, err, errlen);
+        if (!rc)
+                rc = labdir_save(&b->lab, err, errlen);
+        return rc;
+}
+
+/* ---- the domain ------------------------------------------------------------ */
+
+static int lv_endpoint(struct vmctl_backend *b, unsigned i, struct vmctl_endpoint *ep, char *err,
+                       size_t errlen)
+{
+        return labdir_endpoint(&b->lab, i, ep, err, errlen);
+}
+
+/* Paths go into XML attributes and text: refuse what would need escaping. */
+static int xml_safe(const char *s, char *err, size_t errlen)
+{
+        if (strpbrk(s, "<>&'\"")) {
+                snprintf(err, errlen,
+                         "libvirt backend: path '%s' has a character XML needs "
+                         "escaped; use another --lab-dir",
+                         s);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int domain_xml(struct vmctl_backend *b, unsigned i, const struct vmctl_endpoint *ep,
+                      char *xml, char *err, size_t errlen)
+{
+        char name[96];
+        lab_path_t kernel, initrd, root, console;
+        const struct lab_target *t = &b->lab.st.tgt;
+        int n;
+
+        domain_name(b, i, name, sizeof(name));
+        guest_path(b, "vmlinuz", kernel);
+        guest_path(b, "initrd.img", initrd);
+        labdir_vm_path(&b->lab, i, "root.qcow2", root);
+        labdir_vm_path(&b->lab, i, "console.log", console);
+        if (xml_safe(b->lab.dir, err, errlen) < 0 || xml_safe(b->guest, err, errlen) < 0)
+                return -EINVAL;
+        n = snprintf(
+            xml, XML_MAX,
+            "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>"
+            "<name>%s</name><memory unit='MiB'>%llu</memory><vcpu>%u</vcpu>"
+            "<os><type arch='x86_64'>hvm</type><kernel>%s</kernel><initrd>%s</initrd>"
+            "<cmdline>root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1 quiet</cmdline></os>"
+            /* TCG's translation cache defaults to 1 GiB per VM; far more than needed. */
+            "<features><tcg><tb-cache unit='MiB'>256</tb-cache></tcg></features>"
+            "<on_poweroff>destroy</on_poweroff><on_reboot>destroy</on_reboot>"
+            "<on_crash>destroy</on_crash><devices>"
+            "<disk type='file' device='disk'><driver name='qemu' type='qcow2'/>"
+            "<source file='%s'/><target dev='vda' bus='virtio'/></disk>"
+            /* One initiator name per VM, so tgtd never takes two VMs'
+             * logins for one initiator reconnecting. */
+            "<disk type='network' device='disk'><driver name='qemu' type='raw'/>"
+            "<source protocol='iscsi' name='%s/%u'><host name='127.0.0.1' port='%u'/>"
+            "<initiator><iqn name='iqn.2026-11.io.hcisweep:%s'/></initiator></source>"
+            "<target dev='vdb' bus='virtio'/></disk>"
+            "<serial type='file'><source path='%s'/><target port='0'/></serial>"
+            "<console type='file'><source path='%s'/><target type='serial' port='0'/></console>"
+            "<video><model type='none'/></video><memballoon model='none'/></devices>"
+            "<qemu:commandline><qemu:arg value='-netdev'/>"
+            "<qemu:arg value='user,id=hcinet0,hostfwd=tcp:%s:%u-:3306'/>"
+            "<qemu:arg value='-device'/><qemu:arg value='virtio-net-pci,netdev=hcinet0,bus=pci.0,addr=0x1f'/>"
+            "</qemu:commandline></domain>",
+            name, (unsigned long long)(vm_memory(b) >> 20),
+            (unsigned)fmax(1, ceil(b->spec->vm_cpus)), kernel, initrd, root, t->iqn, i, t->port,
+            name, console, console, ep->host, ep->port);
+        if (n < 0 || n >= XML_MAX) {
+                snprintf(err, errlen, "vm%u: domain XML longer than %d bytes", i, XML_MAX);
+                return -ENAMETOOLONG;
+        }
+        return 0;
+}
+
+/* The QEMU process of a domain on this host, found by its -name, or -1
+ * (remote, or gone). libvirt's API has no call for it. */
+static pid_t local_qemu_pid(const struct vmctl_backend *b, unsigned i)
+{
+        char name[112], path[64], cmd[4096];
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        pid_t found = -1;
+
+        if (!d)
+                return -1;
+        domain_name(b, i, name + 6, sizeof(name) - 6);
+        memcpy(name, "guest=", 6);
+        strcat(name, ",");
+        while (found < 0 && (de = readdir(d))) {
+                pid_t pid = (pid_t)atoi(de->d_name);
+                FILE *f;
+                size_t n;
+
+                if (pid <= 0 || !proc_alive(pid, QEMU_COMM))
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+                f = fopen(path, "re");
+                n = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+                if (f)
+                        fclose(f);
+                for (size_t k = 0; k < n; k++)
+                        cmd[k] = cmd[k] ? cmd[k] : ' ';
+                cmd[n] = '\0';
+                if (strstr(cmd, name))
+                        found = pid;
+        }
+        closedir(d);
+        return found;
+}
+
+static int dom_running(virDomainPtr dom)
+{
+        int state = 0, reason = 0;
+
+        return dom && virDomainGetState(dom, &state, &reason, 0) == 0 &&
+               (state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED ||
+                state == VIR_DOMAIN_PAUSED);
+}
+
+static void boot_failure(struct vmctl_backend *b, unsigned i, const char *what, char *err,
+                         size_t errlen)
+{
+        char tail[600];
+        lab_path_t log;
+
+        labdir_vm_path(&b->lab, i, "console.log", log);
+        proc_log_tail(log, 6, tail, sizeof(tail));
+        snprintf(err, errlen, "vm%u: %s; console (%s): %s", i, what, log, tail[0] ? tail : "-");
+}
+
+/* Until MariaDB in the guest answers through the forwarded port. */
+static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl_endpoint *ep,
+                         char *err, size_t errlen)
+{
+        char pw[256], why[256] = "", what[320];
+        time_t t0 = time(NULL);
+        virDomainPtr dom = NULL;
+        int rc = vmctl_read_password(ep->password_file, pw, sizeof(pw), err, errlen);
+
+        while (!rc) {
+                rc = lv_lookup(b, i, &dom, err, errlen);
+                if (rc < 0)
+                        break;
+                if (!dom_running(dom)) {
+                        boot_failure(b, i, "the domain stopped during boot", err, errlen);
+                        rc = -EIO;
+                } else if (vmctl_sql_ping(ep, 0, pw, 5, why, sizeof(why)) == 0) {
+                        virDomainFree(dom);
+                        break;
+                } else if (time(NULL) - t0 >= BOOT_TIMEOUT_S) {
+                        snprintf(what, sizeof(what), "MariaDB did not answer within %d s (%s)",
+                                 BOOT_TIMEOUT_S, why);
+                        boot_failure(b, i, what, err, errlen);
+                        rc = -ETIMEDOUT;
+                } else {
+                        clk_sleep_ns(1000 * 1000000ULL);
+                }
+                if (dom)
+                        virDomainFree(dom);
+                dom = NULL;
+        }
+        memset(pw, 0, sizeof(pw));
+        return rc;
+}
+
+static int lv_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
+{
+        virDomainPtr dom;
+        int rc;
+
+        if (i < 1 || i > VMCTL_MAX_VMS || !b->lab.st.vm[i].exists)
+                return 0;
+        rc = lv_lookup(b, i, &dom, err, errlen);
+        if (rc < 0)
+                return rc;
+        /* Pulling the plug loses nothing committed: InnoDB's log is on the
+         * target once acknowledged. A transient domain is gone after it. */
+        if (dom && dom_running(dom) && virDomainDestroy(dom) < 0) {
+                snprintf(err, errlen, "vm%u: destroy: %s", i, lv_last_error());
+                rc = -EBUSY;
+        }
+        if (dom)
+                virDomainFree(dom);
+        if (rc < 0)
+                return rc;
+        b->lab.st.vm[i].pid = 0;
+        return labdir_save(&b->lab, err, errlen);
+}
+
+static int vm_boot(struct vmctl_backend *b, unsigned i, const struct vmctl_endpoint *ep, char *err,
+                   size_t errlen)
+{
+        char *xml = malloc(XML_MAX);
+        virConnectPtr c;
+        virDomainPtr dom;
+        lab_path_t console;
+        int rc;
+
+        if (!xml) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        rc = domain_xml(b, i, ep, xml, err, errlen);
+        if (!rc)
+                rc = lv_connect(b, i, &c, err, errlen);
+        if (rc < 0)
+                goto out;
+        labdir_vm_path(&b->lab, i, "console.log", console);
+        unlink(console);
+        dom = virDomainCreateXML(c, xml, 0);
+        if (!dom) {
+                snprintf(err, errlen, "vm%u: libvirt %s: %s", i, b->uri[vm_uri(b, i)],
+                         lv_last_error());
+                rc = -EIO;
+                goto out;
+        }
+        virDomainFree(dom);
+        b->lab.st.vm[i].pid = local_qemu_pid(b, i);
+        if (b->lab.st.vm[i].pid < 0)
+                b->lab.st.vm[i].pid = 0;
+        rc = labdir_save(&b->lab, err, errlen);
+out:
+        free(xml);
+        return rc;
+}
+
+static int lv_start(struct vmctl_backend *b, unsigned i, int *started, char *err, size_t errlen)
+{
+        struct vmctl_endpoint ep;
+        virDomainPtr dom = NULL;
+        char ignored[256];
+        int rc = lv_endpoint(b, i, &ep, err, errlen);
+
+        *started = 0;
+        if (!rc && !ep.lun_url[0]) {
+                snprintf(err, errlen, "vm%u has no LUN on the target: run create first", i);
+                rc = -ENOENT;
+        }
+        if (!rc)
+                rc = lv_lookup(b, i, &dom, err, errlen);
+        if (rc < 0)
+                return rc;
+        if (!dom_running(dom)) {
+                rc = vm_boot(b, i, &ep, err, errlen);
+                *started = rc == 0;
+        }
+        if (dom)
+                virDomainFree(dom);
+        if (!rc)
+                rc = vm_wait_ready(b, i, &ep, err, errlen);
+        if (rc < 0 && *started) /* a VM that did not come up is not left running */
+                lv_stop(b, i, ignored, sizeof(ignored));
+        return rc;
+}
+
+/* ---- teardown, reports ------------------------------------------------------ */
+
+static void purge_files(struct vmctl_backend *b)
+{
+        static const char *const names[] = {"root.qcow2", "lun.img", "console.log", "qemu-img.log",
+                                            "mkfs.log"};
+        lab_path_t p;
+
+        for (unsigned i = 1; i <= VMCTL_MAX_VMS; i++) {
+                for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+                        labdir_vm_path(&b->lab, i, names[k], p);
+                        unlink(p);
+                }
+                labdir_vm_path(&b->lab, i, "", p);
+                rmdir(p);
+        }
+        snprintf(p, sizeof(p), "%s/password", b->lab.dir);
+        unlink(p);
+        snprintf(p, sizeof(p), "%s/tgtd.log", b->lab.dir);
+        unlink(p);
+}
+
+static int lv_destroy(struct vmctl_backend *b, int purge, char *err, size_t errlen)
+{
+        int rc = 0, r;
+
+        for (unsigned i = 1; i <= b->lab.st.nvms; i++) {
+                r = lv_stop(b, i, err, errlen);
+                rc = rc ? rc : r;
+        }
+        r = target_stop(&b->lab, err, errlen);
+        rc = labdir_forget(&b->lab, rc ? rc : r, err, errlen);
+        if (!rc && purge)
+                purge_files(b);
+        return rc;
+}
+
+static int lv_stats(struct vmctl_backend *b, unsigned i, struct vmctl_vm_stats *st, char *err,
+                    size_t errlen)
+{
+        virDomainInfo info;
+        virDomainPtr dom;
+        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+
+        if (!rc)
+                rc = lv_lookup(b, i, &dom, err, errlen);
+        if (rc < 0)
+                return rc;
+        memset(st, 0, sizeof(*st));
+        st->alive = dom_running(dom);
+        st->pid = st->alive ? local_qemu_pid(b, i) : -1;
+        st->cpu_usage_ns = -1;
+        st->mem_usage = st->pid > 0 ? proc_rss(st->pid) : -1;
+        if (st->alive && virDomainGetInfo(dom, &info) == 0)
+                st->cpu_usage_ns = (int64_t)info.cpuTime;
+        if (dom)
+                virDomainFree(dom);
+        st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
+        st->mem_limit = (int64_t)vm_memory(b);
+        snprintf(st->where, sizeof(st->where), "%s", b->uri[vm_uri(b, i)]);
+        return 0;
+}
+
+static int lv_storage(struct vmctl_backend *b, struct vmctl_storage *st, char *err, size_t errlen)
+{
+        (void)err;
+        (void)errlen;
+        target_storage(&b->lab.st.tgt, st);
+        return 0;
+}
+
+static int lv_exec(struct vmctl_backend *b, unsigned i, char *const argv[], int *status, char *err,
+                   size_t errlen)
+{
+        (void)b;
+        (void)argv;
+        (void)status;
+        snprintf(err, errlen, "vm%u: the libvirt backend cannot run commands inside a guest", i);
+        return -ENOTSUP;
+}
+
+static void lv_close(struct vmctl_backend *b)
+{
+        if (!b)
+                return;
+        for (unsigned k = 0; k < b->nuris; k++)
+                if (b->conn[k])
+                        virConnectClose(b->conn[k]);
+        labdir_close(&b->lab);
+        free(b->uris);
+        free(b);
+}
+
+const struct vmctl_backend_ops vmctl_backend_libvirt = {
+    .name = "libvirt",
+    .help = "a libvirt domain per VM, round-robin over --libvirt-uri, database disk on the "
+            "lab's tgtd",
+    .open = lv_open,
+    .count = lv_count,
+    .create = lv_create,
+    .start = lv_start,
+    .stop = lv_stop,
+    .destroy = lv_destroy,
+    .endpoint = lv_endpoint,
+    .exec = lv_exec,
+    .stats = lv_stats,
+    .storage = lv_storage,
+    .close = lv_close,
+};
