@@ -1,0 +1,76 @@
+/*
+ * guest.h - the guest image and a VM's disks, shared by the VM backends
+ * (qemu, libvirt). The image is the Debian guest of
+ * scripts/build-guest-image.sh: a directory GUEST ($HCISWEEP_GUEST_DIR/current,
+ * default /var/tmp/hcisweep-guest/current) holding image.raw, vmlinuz and
+ * initrd.img. VM N of a lab (labdir.h) boots it with two disks: its root,
+ * LAB/vmN/root.qcow2, a qcow2 overlay on the image, and its database disk,
+ * the file LAB/vmN/lun.img that the lab's target serves as LUN N. The LUN
+ * file is formatted here with mkfs.ext4 -d, carrying init.sql (database
+ * sbtest, root@'%' with the lab's password) and my.cnf (buffer pool a
+ * quarter of the VM's memory); the guest keeps MariaDB's datadir on it.
+ *
+ * Errors: 0 or a negative errno, one line in err (the caller's buffer).
+ */
+#ifndef HCI_VMCTL_GUEST_H
+#define HCI_VMCTL_GUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmctl/backend.h"
+#include "vmctl/labdir.h"
+
+/* The guest directory GUEST of a backend. */
+typedef char guest_dir_t[VMCTL_PATH_MAX - 128];
+
+/* GUEST into out: $HCISWEEP_GUEST_DIR/current, or the default's. */
+void guest_dir(guest_dir_t out);
+
+/* GUEST/NAME into out. */
+void guest_path(const char *guest, const char *name, lab_path_t out);
+
+/* A VM's memory in bytes: --vm-memory, 512 MiB when unset, 256 MiB at least. */
+uint64_t guest_vm_memory(const struct vmctl_spec *spec);
+
+/* 0 if GUEST has image.raw, vmlinuz and initrd.img; else -ENOENT with
+ * "BACKEND backend: guest PATH missing; build it with
+ * scripts/build-guest-image.sh DIR (or set HCISWEEP_GUEST_DIR)". */
+int guest_check(const char *guest, const char *backend, char *err, size_t errlen);
+
+/* Provision VM i of the lab: its directory, address and port
+ * (labdir_new_vm), its root disk and its formatted LUN file, then record
+ * it and save the state. Needs the lab's password file
+ * (labdir_ensure_password). A VM that exists already is left as it is,
+ * and so is a disk file that exists (data of an earlier lab). */
+int guest_create_vm(struct labdir *lab, const char *guest, const struct vmctl_spec *spec,
+                    unsigned i, char *err, size_t errlen);
+
+/* What guest_wait_ready() needs of the backend besides the lab. */
+struct guest_boot {
+        const struct labdir *lab;
+        unsigned vm;                     /* VM i */
+        const struct vmctl_endpoint *ep; /* where MariaDB answers, password file */
+        int timeout_s;                   /* for MariaDB to answer after the boot began */
+        const char *stopped;             /* why it failed when alive() says 0 */
+        /* The hypervisor's own log, LAB/vmI/NAME, whose last lines go into a
+         * failure message after "; LABEL: "; NULL when there is none. */
+        const char *hv_log, *hv_label;
+        /* 1 while the VM runs, 0 once it stopped, or a negative errno (with
+         * err set) when that cannot be told. */
+        int (*alive)(void *ctx, char *err, size_t errlen);
+        void *ctx;
+};
+
+/* Wait until MariaDB in the guest answers on the endpoint. When the VM
+ * stops (-EIO) or the time runs out (-ETIMEDOUT), err reads
+ * "vmI: WHY[; LABEL: LOG TAIL]; console (LAB/vmI/console.log): CONSOLE TAIL". */
+int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen);
+
+/* Remove what the VM disks and their tools left in the lab: every
+ * LAB/vmN's root.qcow2, lun.img, console.log, qemu-img.log, mkfs.log and
+ * extra (when not NULL), the empty LAB/vmN, LAB/password and LAB/tgtd.log.
+ * For `lab down --purge`, once nothing runs. */
+void guest_purge(const struct labdir *lab, const char *extra);
+
+#endif
