@@ -18,41 +18,32 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
-#include "core/clock.h"
 #include "vmctl/backend.h"
+#include "vmctl/guest.h"
 #include "vmctl/labdir.h"
 #include "vmctl/labstate.h"
 #include "vmctl/proc.h"
-#include "vmctl/sql.h"
 #include "vmctl/target.h"
 
-#define GUEST_DIR      "/var/tmp/hcisweep-guest"
 #define QEMU_COMM      "qemu-system-x86"
 #define DEFAULT_URI    "qemu:///system"
 #define MAX_URIS       16
 #define BOOT_TIMEOUT_S 240
-#define DEFAULT_MEMORY (512ULL << 20)
-#define MIN_MEMORY     (256ULL << 20)
-#define MIN_POOL       (32ULL << 20)
 #define XML_MAX        8192
 
 struct vmctl_backend {
         const struct vmctl_spec *spec;
         struct labdir lab;
-        char guest[VMCTL_PATH_MAX - 128];
+        guest_dir_t guest;
         char *uris;                   /* copy of --libvirt-uri, cut at the commas */
         const char *uri[MAX_URIS];    /* pointers into uris */
         virConnectPtr conn[MAX_URIS]; /* opened on first use */
@@ -70,18 +61,6 @@ static const char *lv_last_error(void)
         const char *m = virGetLastErrorMessage();
 
         return m ? m : "unknown libvirt error";
-}
-
-static void guest_path(const struct vmctl_backend *b, const char *name, lab_path_t out)
-{
-        snprintf(out, sizeof(lab_path_t), "%s/%s", b->guest, name);
-}
-
-static uint64_t vm_memory(const struct vmctl_backend *b)
-{
-        uint64_t m = b->spec->vm_memory ? b->spec->vm_memory : DEFAULT_MEMORY;
-
-        return m < MIN_MEMORY ? MIN_MEMORY : m;
 }
 
 /* ---- connections --------------------------------------------------------- */
@@ -171,7 +150,6 @@ static int lv_open(const struct vmctl_spec *spec, struct vmctl_backend **out, ch
                    size_t errlen)
 {
         struct vmctl_backend *b = calloc(1, sizeof(*b));
-        const char *g = getenv("HCISWEEP_GUEST_DIR");
         int rc;
 
         if (!b) {
@@ -180,7 +158,7 @@ static int lv_open(const struct vmctl_spec *spec, struct vmctl_backend **out, ch
         }
         virSetErrorFunc(NULL, lv_quiet);
         b->spec = spec;
-        snprintf(b->guest, sizeof(b->guest), "%s/current", g && g[0] ? g : GUEST_DIR);
+        guest_dir(b->guest);
         rc = split_uris(b, spec->libvirt_uri, err, errlen);
         if (!rc)
                 rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
@@ -198,146 +176,7 @@ static unsigned lv_count(struct vmctl_backend *b)
         return labdir_count(&b->lab);
 }
 
-/* ---- provisioning: overlay root disk, formatted LUN file ------------------ */
-
-static int write_file(const char *path, const char *text, char *err, size_t errlen)
-{
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        ssize_t len = (ssize_t)strlen(text);
-        int rc = 0;
-
-        if (fd < 0 || write(fd, text, (size_t)len) != len) {
-                rc = -errno;
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        }
-        if (fd >= 0)
-                close(fd);
-        return rc;
-}
-
-/* The database disk's first contents, read by the guest at every MariaDB
- * start: the users with the lab's password, and the buffer pool size. */
-static int write_seed(struct vmctl_backend *b, const char *seed, char *err, size_t errlen)
-{
-        char pw[256], sql[1024], cnf[256], p[sizeof(lab_path_t) + 16];
-        lab_path_t pwfile;
-        unsigned long long pool = (vm_memory(b) / 4) & ~((1ULL << 20) - 1);
-        int rc;
-
-        snprintf(pwfile, sizeof(pwfile), "%s/password", b->lab.dir);
-        rc = vmctl_read_password(pwfile, pw, sizeof(pw), err, errlen);
-        if (rc < 0)
-                return rc;
-        snprintf(sql, sizeof(sql),
-                 "CREATE DATABASE IF NOT EXISTS sbtest;\n"
-                 "CREATE USER IF NOT EXISTS 'root'@'%%' IDENTIFIED BY '%s';\n"
-                 "ALTER USER 'root'@'%%' IDENTIFIED BY '%s';\n"
-                 "GRANT ALL PRIVILEGES ON *.* TO 'root'@'%%' WITH GRANT OPTION;\n",
-                 pw, pw);
-        memset(pw, 0, sizeof(pw));
-        snprintf(cnf, sizeof(cnf),
-                 "[mysqld]\ninnodb_buffer_pool_size = %llu\nmax_connections = 1000\n",
-                 pool < MIN_POOL ? MIN_POOL : pool);
-        if (mkdir(seed, 0700) < 0 && errno != EEXIST) {
-                rc = -errno;
-                snprintf(err, errlen, "mkdir %s: %s", seed, strerror(errno));
-        }
-        snprintf(p, sizeof(p), "%s/init.sql", seed);
-        if (!rc)
-                rc = write_file(p, sql, err, errlen);
-        memset(sql, 0, sizeof(sql));
-        snprintf(p, sizeof(p), "%s/my.cnf", seed);
-        return rc ? rc : write_file(p, cnf, err, errlen);
-}
-
-static void remove_seed(const char *seed)
-{
-        char p[sizeof(lab_path_t) + 16];
-
-        snprintf(p, sizeof(p), "%s/init.sql", seed);
-        unlink(p);
-        snprintf(p, sizeof(p), "%s/my.cnf", seed);
-        unlink(p);
-        rmdir(seed);
-}
-
-/* An existing LUN file (data of an earlier lab) is kept. */
-static int vm_make_lun(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
-{
-        char size[32];
-        lab_path_t lun, seed, log;
-        char *argv[] = {"mkfs.ext4", "-q", "-F", "-L", "hcisweep-db", "-d", seed, lun, size, NULL};
-        int rc;
-
-        labdir_vm_path(&b->lab, i, "lun.img", lun);
-        if (access(lun, F_OK) == 0)
-                return 0;
-        labdir_vm_path(&b->lab, i, "seed", seed);
-        labdir_vm_path(&b->lab, i, "mkfs.log", log);
-        snprintf(size, sizeof(size), "%lluk", (unsigned long long)(b->spec->lun_size >> 10));
-        rc = write_seed(b, seed, err, errlen);
-        if (!rc)
-                rc = proc_run_quiet(argv, log, err, errlen);
-        if (rc < 0)
-                unlink(lun);
-        remove_seed(seed);
-        return rc;
-}
-
-static int vm_make_root(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
-{
-        lab_path_t disk, image, log;
-        char backing[sizeof(lab_path_t) + 8];
-        char *argv[] = {"qemu-img", "create", "-q",  "-f", "qcow2", "-b",
-                        image,      "-F",     "raw", disk, NULL};
-
-        labdir_vm_path(&b->lab, i, "root.qcow2", disk);
-        if (access(disk, F_OK) == 0)
-                return 0;
-        /* By its resolved path, so a rebuilt image never changes a disk under it. */
-        guest_path(b, "image.raw", backing);
-        if (!realpath(backing, image)) {
-                snprintf(err, errlen, "%s: %s", backing, strerror(errno));
-                return -ENOENT;
-        }
-        labdir_vm_path(&b->lab, i, "qemu-img.log", log);
-        return proc_run_quiet(argv, log, err, errlen);
-}
-
-static int check_guest(struct vmctl_backend *b, char *err, size_t errlen)
-{
-        static const char *const files[] = {"image.raw", "vmlinuz", "initrd.img"};
-        lab_path_t p;
-
-        for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-                guest_path(b, files[k], p);
-                if (access(p, R_OK) < 0) {
-                        snprintf(err, errlen,
-                                 "libvirt backend: guest %s missing; build it with "
-                                 "scripts/build-guest-image.sh %.*s (or set HCISWEEP_GUEST_DIR)",
-                                 p, (int)(strlen(b->guest) - strlen("/current")), b->guest);
-                        return -ENOENT;
-                }
-        }
-        return 0;
-}
-
-static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
-{
-        int rc;
-
-        if (b->lab.st.vm[i].exists)
-                return 0;
-        rc = labdir_new_vm(&b->lab, i, b->spec->addr_base, b->spec->base_port, err, errlen);
-        if (!rc)
-                rc = vm_make_root(b, i, err, errlen);
-        if (!rc)
-                rc = vm_make_lun(b, i, err, errlen);
-        if (rc < 0)
-                return rc;
-        labdir_add_vm(&b->lab, i);
-        return labdir_save(&b->lab, err, errlen);
-}
+/* ---- provisioning -------------------------------------------------------- */
 
 static int lv_create(struct vmctl_backend *b, unsigned n, char *err, size_t errlen)
 {
@@ -358,19 +197,9 @@ static int lv_create(struct vmctl_backend *b, unsigned n, char *err, size_t errl
                 if (rc < 0)
                         return rc;
         }
-        rc = check_guest(b, err, errlen);
+        rc = guest_check(b->guest, "libvirt", err, errlen);
         if (!rc)
-                rc = labdir_create(&b->lab, err, errlen);
-        if (!rc)
-                rc = labdir_ensure_password(&b->lab, err, errlen);
-        for (unsigned i = 1; !rc && i <= n; i++)
-                rc = vm_create(b, i, err, errlen);
-        if (!rc)
-                rc = target_start(&b->lab, b->spec->target_port, 0, err, errlen);
-        if (!rc)
-                rc = target_add_luns(&b->lab, n, err, errlen);
-        if (!rc)
-                rc = labdir_save(&b->lab, err, errlen);
+                rc = guest_create_vms(&b->lab, b->guest, b->spec, n, err, errlen);
         return rc;
 }
 
@@ -404,8 +233,8 @@ static int domain_xml(struct vmctl_backend *b, unsigned i, const struct vmctl_en
         int n;
 
         domain_name(b, i, name, sizeof(name));
-        guest_path(b, "vmlinuz", kernel);
-        guest_path(b, "initrd.img", initrd);
+        guest_path(b->guest, "vmlinuz", kernel);
+        guest_path(b->guest, "initrd.img", initrd);
         labdir_vm_path(&b->lab, i, "root.qcow2", root);
         labdir_vm_path(&b->lab, i, "console.log", console);
         if (xml_safe(b->lab.dir, err, errlen) < 0 || xml_safe(b->guest, err, errlen) < 0)
@@ -433,9 +262,10 @@ static int domain_xml(struct vmctl_backend *b, unsigned i, const struct vmctl_en
             "<video><model type='none'/></video><memballoon model='none'/></devices>"
             "<qemu:commandline><qemu:arg value='-netdev'/>"
             "<qemu:arg value='user,id=hcinet0,hostfwd=tcp:%s:%u-:3306'/>"
-            "<qemu:arg value='-device'/><qemu:arg value='virtio-net-pci,netdev=hcinet0,bus=pci.0,addr=0x1f'/>"
+            "<qemu:arg value='-device'/><qemu:arg "
+            "value='virtio-net-pci,netdev=hcinet0,bus=pci.0,addr=0x1f'/>"
             "</qemu:commandline></domain>",
-            name, (unsigned long long)(vm_memory(b) >> 20),
+            name, (unsigned long long)(guest_vm_memory(b->spec) >> 20),
             (unsigned)fmax(1, ceil(b->spec->vm_cpus)), kernel, initrd, root, t->iqn, i, t->port,
             name, console, console, ep->host, ep->port);
         if (n < 0 || n >= XML_MAX) {
@@ -490,50 +320,41 @@ static int dom_running(virDomainPtr dom)
                 state == VIR_DOMAIN_PAUSED);
 }
 
-static void boot_failure(struct vmctl_backend *b, unsigned i, const char *what, char *err,
-                         size_t errlen)
-{
-        char tail[600];
-        lab_path_t log;
+struct lv_vm {
+        struct vmctl_backend *b;
+        unsigned i;
+};
 
-        labdir_vm_path(&b->lab, i, "console.log", log);
-        proc_log_tail(log, 6, tail, sizeof(tail));
-        snprintf(err, errlen, "vm%u: %s; console (%s): %s", i, what, log, tail[0] ? tail : "-");
+static int lv_alive(void *ctx, char *err, size_t errlen)
+{
+        const struct lv_vm *v = ctx;
+        virDomainPtr dom;
+        int rc = lv_lookup(v->b, v->i, &dom, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        rc = dom_running(dom);
+        if (dom)
+                virDomainFree(dom);
+        return rc;
 }
 
 /* Until MariaDB in the guest answers through the forwarded port. */
 static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl_endpoint *ep,
                          char *err, size_t errlen)
 {
-        char pw[256], why[256] = "", what[320];
-        time_t t0 = time(NULL);
-        virDomainPtr dom = NULL;
-        int rc = vmctl_read_password(ep->password_file, pw, sizeof(pw), err, errlen);
+        struct lv_vm vm = {b, i};
+        const struct guest_boot boot = {
+            .lab = &b->lab,
+            .vm = i,
+            .ep = ep,
+            .timeout_s = BOOT_TIMEOUT_S,
+            .stopped = "the domain stopped during boot",
+            .alive = lv_alive,
+            .ctx = &vm,
+        };
 
-        while (!rc) {
-                rc = lv_lookup(b, i, &dom, err, errlen);
-                if (rc < 0)
-                        break;
-                if (!dom_running(dom)) {
-                        boot_failure(b, i, "the domain stopped during boot", err, errlen);
-                        rc = -EIO;
-                } else if (vmctl_sql_ping(ep, 0, pw, 5, why, sizeof(why)) == 0) {
-                        virDomainFree(dom);
-                        break;
-                } else if (time(NULL) - t0 >= BOOT_TIMEOUT_S) {
-                        snprintf(what, sizeof(what), "MariaDB did not answer within %d s (%s)",
-                                 BOOT_TIMEOUT_S, why);
-                        boot_failure(b, i, what, err, errlen);
-                        rc = -ETIMEDOUT;
-                } else {
-                        clk_sleep_ns(1000 * 1000000ULL);
-                }
-                if (dom)
-                        virDomainFree(dom);
-                dom = NULL;
-        }
-        memset(pw, 0, sizeof(pw));
-        return rc;
+        return guest_wait_ready(&boot, err, errlen);
 }
 
 static int lv_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
@@ -628,26 +449,6 @@ static int lv_start(struct vmctl_backend *b, unsigned i, int *started, char *err
 
 /* ---- teardown, reports ------------------------------------------------------ */
 
-static void purge_files(struct vmctl_backend *b)
-{
-        static const char *const names[] = {"root.qcow2", "lun.img", "console.log", "qemu-img.log",
-                                            "mkfs.log"};
-        lab_path_t p;
-
-        for (unsigned i = 1; i <= VMCTL_MAX_VMS; i++) {
-                for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-                        labdir_vm_path(&b->lab, i, names[k], p);
-                        unlink(p);
-                }
-                labdir_vm_path(&b->lab, i, "", p);
-                rmdir(p);
-        }
-        snprintf(p, sizeof(p), "%s/password", b->lab.dir);
-        unlink(p);
-        snprintf(p, sizeof(p), "%s/tgtd.log", b->lab.dir);
-        unlink(p);
-}
-
 static int lv_destroy(struct vmctl_backend *b, int purge, char *err, size_t errlen)
 {
         int rc = 0, r;
@@ -659,7 +460,7 @@ static int lv_destroy(struct vmctl_backend *b, int purge, char *err, size_t errl
         r = target_stop(&b->lab, err, errlen);
         rc = labdir_forget(&b->lab, rc ? rc : r, err, errlen);
         if (!rc && purge)
-                purge_files(b);
+                guest_purge(&b->lab, NULL);
         return rc;
 }
 
@@ -684,7 +485,7 @@ static int lv_stats(struct vmctl_backend *b, unsigned i, struct vmctl_vm_stats *
         if (dom)
                 virDomainFree(dom);
         st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
-        st->mem_limit = (int64_t)vm_memory(b);
+        st->mem_limit = (int64_t)guest_vm_memory(b->spec);
         snprintf(st->where, sizeof(st->where), "%s", b->uri[vm_uri(b, i)]);
         return 0;
 }

@@ -17,58 +17,45 @@
  * from another process finds every QEMU and the tgtd (target.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
 #include "core/log.h"
 #include "vmctl/backend.h"
+#include "vmctl/guest.h"
 #include "vmctl/labdir.h"
 #include "vmctl/labstate.h"
 #include "vmctl/proc.h"
-#include "vmctl/sql.h"
 #include "vmctl/target.h"
 
 #define QEMU           "qemu-system-x86_64"
 #define QEMU_COMM      "qemu-system-x86" /* /proc/PID/comm keeps 15 characters */
-#define GUEST_DIR      "/var/tmp/hcisweep-guest"
 #define BOOT_TIMEOUT_S 180
 /* TCG's translation cache defaults to 1 GiB per VM; a small guest needs far less. */
-#define TCG_ACCEL      "tcg,tb-size=256"
-#define PROBE_MS       6000U
-#define VM_STOP_MS     15000U
-#define DEFAULT_MEMORY (512ULL << 20)
-#define MIN_MEMORY     (256ULL << 20)
-#define MIN_POOL       (32ULL << 20)
+#define TCG_ACCEL  "tcg,tb-size=256"
+#define PROBE_MS   6000U
+#define VM_STOP_MS 15000U
 
 enum accel { ACCEL_UNKNOWN, ACCEL_KVM, ACCEL_TCG };
 
 struct vmctl_backend {
         const struct vmctl_spec *spec;
         struct labdir lab;
-        char guest[VMCTL_PATH_MAX - 128];
+        guest_dir_t guest;
         enum accel accel;
 };
-
-static void guest_path(const struct vmctl_backend *b, const char *name, lab_path_t out)
-{
-        snprintf(out, sizeof(lab_path_t), "%s/%s", b->guest, name);
-}
 
 static int qemu_open(const struct vmctl_spec *spec, struct vmctl_backend **out, char *err,
                      size_t errlen)
 {
         struct vmctl_backend *b = calloc(1, sizeof(*b));
-        const char *g = getenv("HCISWEEP_GUEST_DIR");
         int rc;
 
         if (!b) {
@@ -76,7 +63,7 @@ static int qemu_open(const struct vmctl_spec *spec, struct vmctl_backend **out, 
                 return -ENOMEM;
         }
         b->spec = spec;
-        snprintf(b->guest, sizeof(b->guest), "%s/current", g && g[0] ? g : GUEST_DIR);
+        guest_dir(b->guest);
         rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
         if (rc < 0) {
                 free(b);
@@ -112,9 +99,6 @@ static int in_path(const char *prog)
 static int check_tools(struct vmctl_backend *b, char *err, size_t errlen)
 {
         static const char *const progs[] = {QEMU, "qemu-img", "tgtd", "tgtadm", "mkfs.ext4"};
-        static const char *const files[] = {"image.raw", "vmlinuz", "initrd.img"};
-        lab_path_t p;
-
         for (size_t k = 0; k < sizeof(progs) / sizeof(progs[0]); k++)
                 if (!in_path(progs[k])) {
                         snprintf(err, errlen,
@@ -124,150 +108,10 @@ static int check_tools(struct vmctl_backend *b, char *err, size_t errlen)
                                  progs[k]);
                         return -ENOENT;
                 }
-        for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-                guest_path(b, files[k], p);
-                if (access(p, R_OK) < 0) {
-                        snprintf(err, errlen,
-                                 "qemu backend: guest %s missing; build it with "
-                                 "scripts/build-guest-image.sh %.*s (or set HCISWEEP_GUEST_DIR)",
-                                 p, (int)(strlen(b->guest) - strlen("/current")), b->guest);
-                        return -ENOENT;
-                }
-        }
-        return 0;
+        return guest_check(b->guest, "qemu", err, errlen);
 }
 
 /* ---- VMs: provisioning --------------------------------------------------- */
-
-static uint64_t vm_memory(const struct vmctl_backend *b)
-{
-        uint64_t m = b->spec->vm_memory ? b->spec->vm_memory : DEFAULT_MEMORY;
-
-        return m < MIN_MEMORY ? MIN_MEMORY : m;
-}
-
-static int write_file(const char *path, const char *text, char *err, size_t errlen)
-{
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        ssize_t len = (ssize_t)strlen(text);
-        int rc = 0;
-
-        if (fd < 0 || write(fd, text, (size_t)len) != len) {
-                rc = -errno;
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        }
-        if (fd >= 0)
-                close(fd);
-        return rc;
-}
-
-/* What the guest reads from its database disk: users and the password
- * (init_file, run by MariaDB at every start) and the buffer pool. */
-static int write_seed(struct vmctl_backend *b, const char *seed, char *err, size_t errlen)
-{
-        char pw[256], sql[1024], cnf[256], p[sizeof(lab_path_t) + 16];
-        lab_path_t pwfile;
-        unsigned long long pool = (vm_memory(b) / 4) & ~((1ULL << 20) - 1);
-        int rc;
-
-        snprintf(pwfile, sizeof(pwfile), "%s/password", b->lab.dir);
-        rc = vmctl_read_password(pwfile, pw, sizeof(pw), err, errlen);
-        if (rc < 0)
-                return rc;
-        snprintf(sql, sizeof(sql),
-                 "CREATE DATABASE IF NOT EXISTS sbtest;\n"
-                 "CREATE USER IF NOT EXISTS 'root'@'%%' IDENTIFIED BY '%s';\n"
-                 "ALTER USER 'root'@'%%' IDENTIFIED BY '%s';\n"
-                 "GRANT ALL PRIVILEGES ON *.* TO 'root'@'%%' WITH GRANT OPTION;\n",
-                 pw, pw);
-        memset(pw, 0, sizeof(pw));
-        snprintf(cnf, sizeof(cnf),
-                 "[mysqld]\ninnodb_buffer_pool_size = %llu\nmax_connections = 1000\n",
-                 pool < MIN_POOL ? MIN_POOL : pool);
-        if (mkdir(seed, 0700) < 0 && errno != EEXIST) {
-                snprintf(err, errlen, "mkdir %s: %s", seed, strerror(errno));
-                rc = -errno;
-        }
-        snprintf(p, sizeof(p), "%s/init.sql", seed);
-        if (!rc)
-                rc = write_file(p, sql, err, errlen);
-        memset(sql, 0, sizeof(sql));
-        snprintf(p, sizeof(p), "%s/my.cnf", seed);
-        return rc ? rc : write_file(p, cnf, err, errlen);
-}
-
-static void remove_seed(const char *seed)
-{
-        char p[sizeof(lab_path_t) + 16];
-
-        snprintf(p, sizeof(p), "%s/init.sql", seed);
-        unlink(p);
-        snprintf(p, sizeof(p), "%s/my.cnf", seed);
-        unlink(p);
-        rmdir(seed);
-}
-
-/* The LUN's file is formatted here, before the target serves it; an
- * existing one (data of an earlier lab) is kept. */
-static int vm_make_lun(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
-{
-        char size[32];
-        lab_path_t lun, seed, log;
-        char *argv[] = {"mkfs.ext4", "-q", "-F", "-L", "hcisweep-db", "-d", seed, lun, size, NULL};
-        int rc;
-
-        labdir_vm_path(&b->lab, i, "lun.img", lun);
-        if (access(lun, F_OK) == 0)
-                return 0;
-        labdir_vm_path(&b->lab, i, "seed", seed);
-        labdir_vm_path(&b->lab, i, "mkfs.log", log);
-        snprintf(size, sizeof(size), "%lluk", (unsigned long long)(b->spec->lun_size >> 10));
-        rc = write_seed(b, seed, err, errlen);
-        if (!rc)
-                rc = proc_run_quiet(argv, log, err, errlen);
-        if (rc < 0)
-                unlink(lun);
-        remove_seed(seed);
-        return rc;
-}
-
-static int vm_make_root(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
-{
-        lab_path_t disk, image, log;
-        char backing[sizeof(lab_path_t) + 8];
-        char *argv[] = {"qemu-img", "create", "-q",  "-f", "qcow2", "-b",
-                        image,      "-F",     "raw", disk, NULL};
-
-        labdir_vm_path(&b->lab, i, "root.qcow2", disk);
-        if (access(disk, F_OK) == 0)
-                return 0;
-        /* The overlay names the image by its resolved path, so a rebuilt
-         * image (a new guest-HASH directory) never changes a disk under it. */
-        guest_path(b, "image.raw", backing);
-        if (!realpath(backing, image)) {
-                snprintf(err, errlen, "%s: %s", backing, strerror(errno));
-                return -ENOENT;
-        }
-        labdir_vm_path(&b->lab, i, "qemu-img.log", log);
-        return proc_run_quiet(argv, log, err, errlen);
-}
-
-static int vm_create(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
-{
-        int rc;
-
-        if (b->lab.st.vm[i].exists)
-                return 0;
-        rc = labdir_new_vm(&b->lab, i, b->spec->addr_base, b->spec->base_port, err, errlen);
-        if (!rc)
-                rc = vm_make_root(b, i, err, errlen);
-        if (!rc)
-                rc = vm_make_lun(b, i, err, errlen);
-        if (rc < 0)
-                return rc;
-        labdir_add_vm(&b->lab, i);
-        return labdir_save(&b->lab, err, errlen);
-}
 
 static int qemu_create(struct vmctl_backend *b, unsigned n, char *err, size_t errlen)
 {
@@ -284,18 +128,7 @@ static int qemu_create(struct vmctl_backend *b, unsigned n, char *err, size_t er
         rc = check_tools(b, err, errlen);
         if (rc < 0)
                 return rc;
-        rc = labdir_create(&b->lab, err, errlen);
-        if (!rc)
-                rc = labdir_ensure_password(&b->lab, err, errlen);
-        for (unsigned i = 1; !rc && i <= n; i++)
-                rc = vm_create(b, i, err, errlen);
-        if (!rc)
-                rc = target_start(&b->lab, b->spec->target_port, 0, err, errlen);
-        if (!rc)
-                rc = target_add_luns(&b->lab, n, err, errlen);
-        if (!rc)
-                rc = labdir_save(&b->lab, err, errlen);
-        return rc;
+        return guest_create_vms(&b->lab, b->guest, b->spec, n, err, errlen);
 }
 
 /* ---- VMs: running -------------------------------------------------------- */
@@ -321,7 +154,7 @@ static int kvm_boots(struct vmctl_backend *b)
 
         if (access("/dev/kvm", R_OK | W_OK) < 0)
                 return 0;
-        guest_path(b, "vmlinuz", kernel);
+        guest_path(b->guest, "vmlinuz", kernel);
         snprintf(log, sizeof(log), "%s/kvm-probe.log", b->lab.dir);
         snprintf(serial, sizeof(serial), "file:%s", log);
         unlink(log);
@@ -402,10 +235,10 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
          * never takes two VMs' logins for one initiator reconnecting. */
         snprintf(name, sizeof(name), "hcisweep-%s-vm%u", b->lab.st.name, i);
         snprintf(smp, sizeof(smp), "%u", (unsigned)fmax(1, ceil(b->spec->vm_cpus)));
-        snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)(vm_memory(b) >> 20));
+        snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)(guest_vm_memory(b->spec) >> 20));
         snprintf(net, sizeof(net), "user,id=n0,hostfwd=tcp:%s:%u-:3306", ep->host, ep->port);
-        guest_path(b, "vmlinuz", kernel);
-        guest_path(b, "initrd.img", initrd);
+        guest_path(b->guest, "vmlinuz", kernel);
+        guest_path(b->guest, "initrd.img", initrd);
         labdir_vm_path(&b->lab, i, "console.log", log);
         snprintf(serial, sizeof(serial), "file:%s", log);
         labdir_vm_path(&b->lab, i, "root.qcow2", log);
@@ -415,45 +248,32 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
         return proc_spawn(&(struct proc_spawn){argv, log, NULL, NULL}, &v->pid, err, errlen);
 }
 
-static void boot_failure(struct vmctl_backend *b, unsigned i, const char *what, char *err,
-                         size_t errlen)
+static int qemu_alive(void *ctx, char *err, size_t errlen)
 {
-        char qemu_tail[400], console_tail[600];
-        lab_path_t log;
+        const struct lab_vm *v = ctx;
 
-        labdir_vm_path(&b->lab, i, "qemu.log", log);
-        proc_log_tail(log, 3, qemu_tail, sizeof(qemu_tail));
-        labdir_vm_path(&b->lab, i, "console.log", log);
-        proc_log_tail(log, 6, console_tail, sizeof(console_tail));
-        snprintf(err, errlen, "vm%u: %s; qemu: %s; console (%s): %s", i, what,
-                 qemu_tail[0] ? qemu_tail : "-", log, console_tail[0] ? console_tail : "-");
+        (void)err;
+        (void)errlen;
+        return proc_alive(v->pid, QEMU_COMM);
 }
 
 /* Until MariaDB in the guest answers through the forwarded port. */
 static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl_endpoint *ep,
                          char *err, size_t errlen)
 {
-        char pw[256], why[256] = "", what[320];
-        time_t t0 = time(NULL);
-        int rc = vmctl_read_password(ep->password_file, pw, sizeof(pw), err, errlen);
+        const struct guest_boot boot = {
+            .lab = &b->lab,
+            .vm = i,
+            .ep = ep,
+            .timeout_s = BOOT_TIMEOUT_S,
+            .stopped = "QEMU exited during boot",
+            .hv_log = "qemu.log",
+            .hv_label = "qemu",
+            .alive = qemu_alive,
+            .ctx = &b->lab.st.vm[i],
+        };
 
-        while (!rc) {
-                if (!proc_alive(b->lab.st.vm[i].pid, QEMU_COMM)) {
-                        boot_failure(b, i, "QEMU exited during boot", err, errlen);
-                        rc = -EIO;
-                } else if (vmctl_sql_ping(ep, 0, pw, 5, why, sizeof(why)) == 0) {
-                        break;
-                } else if (time(NULL) - t0 >= BOOT_TIMEOUT_S) {
-                        snprintf(what, sizeof(what), "MariaDB did not answer within %d s (%s)",
-                                 BOOT_TIMEOUT_S, why);
-                        boot_failure(b, i, what, err, errlen);
-                        rc = -ETIMEDOUT;
-                } else {
-                        clk_sleep_ns(1000 * 1000000ULL);
-                }
-        }
-        memset(pw, 0, sizeof(pw));
-        return rc;
+        return guest_wait_ready(&boot, err, errlen);
 }
 
 static int qemu_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
@@ -493,26 +313,6 @@ static int qemu_start(struct vmctl_backend *b, unsigned i, int *started, char *e
 
 /* ---- teardown ------------------------------------------------------------ */
 
-static void purge_files(struct vmctl_backend *b)
-{
-        static const char *const names[] = {"root.qcow2", "lun.img",      "console.log",
-                                            "qemu.log",   "qemu-img.log", "mkfs.log"};
-        lab_path_t p;
-
-        for (unsigned i = 1; i <= VMCTL_MAX_VMS; i++) {
-                for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-                        labdir_vm_path(&b->lab, i, names[k], p);
-                        unlink(p);
-                }
-                labdir_vm_path(&b->lab, i, "", p);
-                rmdir(p);
-        }
-        snprintf(p, sizeof(p), "%s/password", b->lab.dir);
-        unlink(p);
-        snprintf(p, sizeof(p), "%s/tgtd.log", b->lab.dir);
-        unlink(p);
-}
-
 static int qemu_destroy(struct vmctl_backend *b, int purge, char *err, size_t errlen)
 {
         int rc = 0, r;
@@ -524,7 +324,7 @@ static int qemu_destroy(struct vmctl_backend *b, int purge, char *err, size_t er
         r = target_stop(&b->lab, err, errlen);
         rc = labdir_forget(&b->lab, rc ? rc : r, err, errlen);
         if (!rc && purge)
-                purge_files(b);
+                guest_purge(&b->lab, "qemu.log");
         return rc;
 }
 
@@ -543,7 +343,7 @@ static int qemu_stats(struct vmctl_backend *b, unsigned i, struct vmctl_vm_stats
         st->cpu_usage_ns = st->alive ? proc_cpu_ns(v->pid) : -1;
         st->mem_usage = st->alive ? proc_rss(v->pid) : -1;
         st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
-        st->mem_limit = (int64_t)vm_memory(b);
+        st->mem_limit = (int64_t)guest_vm_memory(b->spec);
         snprintf(st->where, sizeof(st->where), "%s/vm%u/console.log", b->lab.dir, i);
         return 0;
 }

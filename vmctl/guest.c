@@ -19,6 +19,7 @@
 #include "vmctl/guest.h"
 #include "vmctl/proc.h"
 #include "vmctl/sql.h"
+#include "vmctl/target.h"
 
 #define GUEST_DIR      "/var/tmp/hcisweep-guest"
 #define DEFAULT_MEMORY (512ULL << 20)
@@ -171,8 +172,8 @@ static int make_root(const struct labdir *lab, const char *guest, unsigned i, ch
         return proc_run_quiet(argv, log, err, errlen);
 }
 
-int guest_create_vm(struct labdir *lab, const char *guest, const struct vmctl_spec *spec,
-                    unsigned i, char *err, size_t errlen)
+static int create_vm(struct labdir *lab, const char *guest, const struct vmctl_spec *spec,
+                     unsigned i, char *err, size_t errlen)
 {
         int rc;
 
@@ -187,6 +188,24 @@ int guest_create_vm(struct labdir *lab, const char *guest, const struct vmctl_sp
                 return rc;
         labdir_add_vm(lab, i);
         return labdir_save(lab, err, errlen);
+}
+
+int guest_create_vms(struct labdir *lab, const char *guest, const struct vmctl_spec *spec,
+                     unsigned n, char *err, size_t errlen)
+{
+        int rc = labdir_create(lab, err, errlen);
+
+        if (!rc)
+                rc = labdir_ensure_password(lab, err, errlen);
+        for (unsigned i = 1; !rc && i <= n; i++)
+                rc = create_vm(lab, guest, spec, i, err, errlen);
+        if (!rc)
+                rc = target_start(lab, spec->target_port, 0, err, errlen);
+        if (!rc)
+                rc = target_add_luns(lab, n, err, errlen);
+        if (!rc)
+                rc = labdir_save(lab, err, errlen);
+        return rc;
 }
 
 /* ---- boot ---------------------------------------------------------------- */

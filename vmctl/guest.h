@@ -24,7 +24,7 @@
 /* The guest directory GUEST of a backend. */
 typedef char guest_dir_t[VMCTL_PATH_MAX - 128];
 
-/* GUEST into out: $HCISWEEP_GUEST_DIR/current, or the default's. */
+/* GUEST into out: $HCISWEEP_GUEST_DIR/current, /var/tmp/hcisweep-guest/current when unset. */
 void guest_dir(guest_dir_t out);
 
 /* GUEST/NAME into out. */
@@ -38,13 +38,14 @@ uint64_t guest_vm_memory(const struct vmctl_spec *spec);
  * scripts/build-guest-image.sh DIR (or set HCISWEEP_GUEST_DIR)". */
 int guest_check(const char *guest, const char *backend, char *err, size_t errlen);
 
-/* Provision VM i of the lab: its directory, address and port
- * (labdir_new_vm), its root disk and its formatted LUN file, then record
- * it and save the state. Needs the lab's password file
- * (labdir_ensure_password). A VM that exists already is left as it is,
- * and so is a disk file that exists (data of an earlier lab). */
-int guest_create_vm(struct labdir *lab, const char *guest, const struct vmctl_spec *spec,
-                    unsigned i, char *err, size_t errlen);
+/* Provision VMs 1..n of the lab: create and lock its directory, make its
+ * password file, give every VM not yet on record its address and port
+ * (labdir_new_vm), root disk and formatted LUN file, then start the lab's
+ * target (target.h) on spec->target_port serving the n LUN files, and save
+ * the state. A disk file that exists already (data of an earlier lab) is
+ * kept as it is. */
+int guest_create_vms(struct labdir *lab, const char *guest, const struct vmctl_spec *spec,
+                     unsigned n, char *err, size_t errlen);
 
 /* What guest_wait_ready() needs of the backend besides the lab. */
 struct guest_boot {
