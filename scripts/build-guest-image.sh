@@ -59,6 +59,11 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 DEST=$OUT/guest-$HASH
 
+# Tests that need the image may run at the same time: one builds, the
+# others wait here and then find it cached.
+exec 9>"$OUT/.lock"
+flock 9
+
 if [ -s "$DEST/image.raw" ] && [ -s "$DEST/vmlinuz" ] && [ -s "$DEST/initrd.img" ]; then
         ln -sfn "guest-$HASH" "$OUT/current"
         echo "build-guest-image: cached $DEST" >&2
