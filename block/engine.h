@@ -119,6 +119,9 @@ struct blk_engine_ops {
         void (*cleanup)(void);
 };
 
+/* reap() of a synchronous engine, whose queue() always completes inline: nothing to collect. */
+int blk_reap_none(void *inst, unsigned min, unsigned max, struct blk_io **out, int timeout_ms);
+
 /* The registered engines, by name; NULL if unknown or not built in. */
 const struct blk_engine_ops *blk_engine_find(const char *name);
 

@@ -36,16 +36,6 @@ static enum blk_qres null_queue(void *inst, struct blk_io *io)
         return BLK_Q_COMPLETED;
 }
 
-static int null_reap(void *inst, unsigned min, unsigned max, struct blk_io **out, int timeout_ms)
-{
-        (void)inst;
-        (void)min;
-        (void)max;
-        (void)out;
-        (void)timeout_ms;
-        return 0;
-}
-
 static void null_close(void *inst)
 {
         (void)inst;
@@ -56,6 +46,6 @@ const struct blk_engine_ops blk_engine_null = {
     .help = "no I/O at all: measures the harness itself",
     .open = null_open,
     .queue = null_queue,
-    .reap = null_reap,
+    .reap = blk_reap_none,
     .close = null_close,
 };

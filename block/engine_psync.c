@@ -78,16 +78,6 @@ static enum blk_qres psync_queue(void *inst, struct blk_io *io)
         return BLK_Q_COMPLETED;
 }
 
-static int psync_reap(void *inst, unsigned min, unsigned max, struct blk_io **out, int timeout_ms)
-{
-        (void)inst;
-        (void)min;
-        (void)max;
-        (void)out;
-        (void)timeout_ms;
-        return 0;
-}
-
 static const char *psync_last_error(void *inst)
 {
         struct psync_inst *p = inst;
@@ -110,7 +100,7 @@ const struct blk_engine_ops blk_engine_psync = {
     .help = "pread/pwrite, one synchronous call per I/O (files and block devices)",
     .open = psync_open,
     .queue = psync_queue,
-    .reap = psync_reap,
+    .reap = blk_reap_none,
     .last_error = psync_last_error,
     .close = psync_close,
 };

@@ -126,20 +126,28 @@ void doc_p(struct doc *d, const char *cls, const char *fmt, ...)
         free(t);
 }
 
-void doc_table(struct doc *d, const char *const *head, unsigned n)
+/* One table row in both documents: <tr><TAG>…</TAG></tr> and "| … |". */
+static void doc_cells(struct doc *d, const char *tag, const char *const *cells, unsigned n)
 {
-        sb_printf(&d->html, "<table>\n<tr>");
+        sb_printf(&d->html, "<tr>");
         sb_printf(&d->md, "|");
         for (unsigned i = 0; i < n; i++) {
-                sb_printf(&d->html, "<th>");
-                sb_esc(&d->html, head[i]);
-                sb_printf(&d->html, "</th>");
+                sb_printf(&d->html, "<%s>", tag);
+                sb_esc(&d->html, cells[i]);
+                sb_printf(&d->html, "</%s>", tag);
                 sb_printf(&d->md, " ");
-                md_esc(&d->md, head[i]);
+                md_esc(&d->md, cells[i]);
                 sb_printf(&d->md, " |");
         }
         sb_printf(&d->html, "</tr>\n");
-        sb_printf(&d->md, "\n|");
+        sb_printf(&d->md, "\n");
+}
+
+void doc_table(struct doc *d, const char *const *head, unsigned n)
+{
+        sb_printf(&d->html, "<table>\n");
+        doc_cells(d, "th", head, n);
+        sb_printf(&d->md, "|");
         for (unsigned i = 0; i < n; i++)
                 sb_printf(&d->md, "%s", i ? " ---: |" : " --- |");
         sb_printf(&d->md, "\n");
@@ -147,18 +155,7 @@ void doc_table(struct doc *d, const char *const *head, unsigned n)
 
 void doc_row(struct doc *d, const char *const *cells, unsigned n)
 {
-        sb_printf(&d->html, "<tr>");
-        sb_printf(&d->md, "|");
-        for (unsigned i = 0; i < n; i++) {
-                sb_printf(&d->html, "<td>");
-                sb_esc(&d->html, cells[i]);
-                sb_printf(&d->html, "</td>");
-                sb_printf(&d->md, " ");
-                md_esc(&d->md, cells[i]);
-                sb_printf(&d->md, " |");
-        }
-        sb_printf(&d->html, "</tr>\n");
-        sb_printf(&d->md, "\n");
+        doc_cells(d, "td", cells, n);
 }
 
 void doc_table_end(struct doc *d)
