@@ -35,6 +35,7 @@
 #ifndef HCI_VMCTL_BACKEND_H
 #define HCI_VMCTL_BACKEND_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -59,6 +60,10 @@ struct vmctl_spec {
         uint64_t lun_size;     /* local: bytes of each VM's LUN */
         enum vmctl_topology topology;
         const char *libvirt_uri; /* libvirt: comma-separated connection URIs */
+        int boot_timeout_s;      /* qemu, libvirt: for a VM's database to answer */
+        /* When not NULL, a long wait (a VM's boot) gives up with -EINTR as
+         * soon as *cancel is nonzero: the caller's SIGINT flag. */
+        const volatile sig_atomic_t *cancel;
 };
 
 /* Where VM i is reached. Plain buffers: copied out, nothing to free. */

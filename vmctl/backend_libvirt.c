@@ -34,11 +34,10 @@
 #include "vmctl/proc.h"
 #include "vmctl/target.h"
 
-#define QEMU_COMM      "qemu-system-x86"
-#define DEFAULT_URI    "qemu:///system"
-#define MAX_URIS       16
-#define BOOT_TIMEOUT_S 240
-#define XML_MAX        8192
+#define QEMU_COMM   "qemu-system-x86"
+#define DEFAULT_URI "qemu:///system"
+#define MAX_URIS    16
+#define XML_MAX     8192
 
 struct vmctl_backend {
         const struct vmctl_spec *spec;
@@ -348,7 +347,8 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
             .lab = &b->lab,
             .vm = i,
             .ep = ep,
-            .timeout_s = BOOT_TIMEOUT_S,
+            .timeout_s = b->spec->boot_timeout_s,
+            .cancel = b->spec->cancel,
             .stopped = "the domain stopped during boot",
             .alive = lv_alive,
             .ctx = &vm,

@@ -35,9 +35,8 @@
 #include "vmctl/proc.h"
 #include "vmctl/target.h"
 
-#define QEMU           "qemu-system-x86_64"
-#define QEMU_COMM      "qemu-system-x86" /* /proc/PID/comm keeps 15 characters */
-#define BOOT_TIMEOUT_S 180
+#define QEMU      "qemu-system-x86_64"
+#define QEMU_COMM "qemu-system-x86" /* /proc/PID/comm keeps 15 characters */
 /* TCG's translation cache defaults to 1 GiB per VM; a small guest needs far less. */
 #define TCG_ACCEL  "tcg,tb-size=256"
 #define PROBE_MS   6000U
@@ -265,7 +264,8 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
             .lab = &b->lab,
             .vm = i,
             .ep = ep,
-            .timeout_s = BOOT_TIMEOUT_S,
+            .timeout_s = b->spec->boot_timeout_s,
+            .cancel = b->spec->cancel,
             .stopped = "QEMU exited during boot",
             .hv_log = "qemu.log",
             .hv_label = "qemu",

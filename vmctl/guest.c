@@ -231,9 +231,15 @@ int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen)
 {
         char pw[256], why[256] = "", what[320];
         time_t t0 = time(NULL);
+        int limit = boot->timeout_s > 0 ? boot->timeout_s : 240;
         int rc = vmctl_read_password(boot->ep->password_file, pw, sizeof(pw), err, errlen);
 
         while (!rc) {
+                if (boot->cancel && *boot->cancel) {
+                        snprintf(err, errlen, "vm%u: boot interrupted", boot->vm);
+                        rc = -EINTR;
+                        break;
+                }
                 rc = boot->alive(boot->ctx, err, errlen);
                 if (rc < 0)
                         break;
@@ -243,9 +249,9 @@ int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen)
                 } else if (vmctl_sql_ping(boot->ep, 0, pw, 5, why, sizeof(why)) == 0) {
                         rc = 0;
                         break;
-                } else if (time(NULL) - t0 >= boot->timeout_s) {
+                } else if (time(NULL) - t0 >= limit) {
                         snprintf(what, sizeof(what), "MariaDB did not answer within %d s (%s)",
-                                 boot->timeout_s, why);
+                                 limit, why);
                         boot_failure(boot, what, err, errlen);
                         rc = -ETIMEDOUT;
                 } else {

@@ -52,8 +52,9 @@ struct guest_boot {
         const struct labdir *lab;
         unsigned vm;                     /* VM i */
         const struct vmctl_endpoint *ep; /* where MariaDB answers, password file */
-        int timeout_s;                   /* for MariaDB to answer after the boot began */
-        const char *stopped;             /* why it failed when alive() says 0 */
+        int timeout_s;                   /* for MariaDB to answer after the boot began; 0: 240 */
+        const volatile sig_atomic_t *cancel; /* give up (-EINTR) once nonzero; may be NULL */
+        const char *stopped;                 /* why it failed when alive() says 0 */
         /* The hypervisor's own log, LAB/vmI/NAME, whose last lines go into a
          * failure message after "; LABEL: "; NULL when there is none. */
         const char *hv_log, *hv_label;
@@ -65,7 +66,9 @@ struct guest_boot {
 
 /* Wait until MariaDB in the guest answers on the endpoint. When the VM
  * stops (-EIO) or the time runs out (-ETIMEDOUT), err reads
- * "vmI: WHY[; LABEL: LOG TAIL]; console (LAB/vmI/console.log): CONSOLE TAIL". */
+ * "vmI: WHY[; LABEL: LOG TAIL]; console (LAB/vmI/console.log): CONSOLE TAIL".
+ * -EINTR ("vmI: boot interrupted") within about a second of *cancel
+ * becoming nonzero. */
 int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen);
 
 /* Remove what the VM disks and their tools left in the lab: every

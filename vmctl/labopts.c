@@ -41,6 +41,8 @@ const struct opt_def vmctl_lab_opts[] = {
     {"libvirt-uri", OPT_STR, O(libvirt_uri), "qemu:///system", 0, 0,
      "libvirt: connection URIs, comma-separated (qemu+ssh://HOST/system); VMs go round-robin", NULL,
      0},
+    {"boot-timeout", OPT_INT, O(boot_timeout), "240", 5, 3600,
+     "qemu, libvirt: seconds for a VM to boot and its database to answer", NULL, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -87,6 +89,7 @@ int vmctl_lab_spec(const struct vmctl_lab_cfg *c, struct vmctl_spec *spec,
             .lun_size = c->lun_size,
             .topology = c->topology ? VMCTL_TWO_LAYER : VMCTL_HCI,
             .libvirt_uri = c->libvirt_uri,
+            .boot_timeout_s = (int)c->boot_timeout,
         };
         return 0;
 }

@@ -284,6 +284,16 @@ int64_t proc_rss(pid_t pid)
         return ok ? pages * sysconf(_SC_PAGESIZE) : -1;
 }
 
+static size_t drop_cr(char *buf, size_t n)
+{
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (buf[i] != '\r')
+                        buf[k++] = buf[i];
+        return k;
+}
+
 void proc_log_tail(const char *path, unsigned lines, char *out, size_t outlen)
 {
         char buf[4096], *p, *start;
@@ -305,6 +315,8 @@ void proc_log_tail(const char *path, unsigned lines, char *out, size_t outlen)
         close(fd);
         if (n <= 0)
                 return;
+        /* Serial consoles end lines in "\r\n": keep the newlines only. */
+        n = (ssize_t)drop_cr(buf, (size_t)n);
         buf[n] = '\0';
         while (n > 0 && buf[n - 1] == '\n')
                 buf[--n] = '\0';

@@ -196,6 +196,7 @@ static int parse(struct scale *s, int argc, char **argv)
             oltp_cli_setup(s->oc, s->err, sizeof(s->err)) < 0)
                 return -EINVAL;
         s->npct = oltp_cli_percentiles(s->oc, s->pcts, MAX_PCT);
+        s->spec.cancel = &interrupted; /* Ctrl-C during a VM's boot ends the wait */
         return 0;
 }
 
@@ -586,6 +587,55 @@ static int open_load(struct scale *s, unsigned n)
         return rc;
 }
 
+/* The last CONSOLE_TAIL bytes of path (from a line start) into buf; length or 0. */
+#define CONSOLE_TAIL (64 * 1024)
+static size_t read_tail(const char *path, char *buf)
+{
+        FILE *f = fopen(path, "rb");
+        size_t n = 0;
+        long end;
+        char *nl;
+
+        if (!f)
+                return 0;
+        if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) > 0 &&
+            fseek(f, end > CONSOLE_TAIL ? end - CONSOLE_TAIL : 0, SEEK_SET) == 0)
+                n = fread(buf, 1, CONSOLE_TAIL, f);
+        fclose(f);
+        if (n == CONSOLE_TAIL && (nl = memchr(buf, '\n', n)) != NULL) {
+                n -= (size_t)(nl + 1 - buf);
+                memmove(buf, nl + 1, n);
+        }
+        return n;
+}
+
+/* A step that failed keeps each VM's console tail (qemu, libvirt: LAB/vmI/
+ * console.log) in the run directory: why a guest did not boot must outlive
+ * the lab, which is torn down next. */
+static void save_consoles(struct scale *s, struct scale_step *st)
+{
+        char src[1100], dst[1200], name[64], err[256];
+        char *buf = s->dir[0] ? malloc(CONSOLE_TAIL) : NULL;
+
+        for (unsigned i = 1; buf && i <= st->vms && i <= 64; i++) {
+                size_t n;
+
+                snprintf(src, sizeof(src), "%s/vm%u/console.log", s->lab.lab_dir, i);
+                n = read_tail(src, buf);
+                if (!n)
+                        continue;
+                scale_console_name(name, sizeof(name), st->vms, i);
+                snprintf(dst, sizeof(dst), "%s/%s", s->dir, name);
+                if (res_write_text(dst, buf, n, err, sizeof(err)) < 0) {
+                        log_warn("scale: saving vm%u's console: %s", i, err);
+                        continue;
+                }
+                st->consoles |= 1ULL << (i - 1);
+                log_info("scale: vm%u's console log kept in %s", i, dst);
+        }
+        free(buf);
+}
+
 static int run_step(struct scale *s, struct scale_step *st)
 {
         int rc = step_up(s, st->vms);
@@ -595,6 +645,7 @@ static int run_step(struct scale *s, struct scale_step *st)
         if (rc < 0) {
                 st->state = SCALE_FAILED;
                 snprintf(st->error, sizeof(st->error), "%s", s->err);
+                save_consoles(s, st);
                 return rc;
         }
         for (long long r = 0; !rc && !interrupted && r < s->cfg.repeat; r++)

@@ -128,6 +128,7 @@ struct scale_step {
         struct scale_rates rates;     /* mean over repeats (counts summed) */
         int state;                    /* enum scale_state */
         char error[1024];
+        uint64_t consoles;          /* bit i-1: VM i's console tail saved (scale_console_name) */
         json_t *monitor;            /* of its last repeat; owned */
         struct scale_load_res load; /* with --block-load */
 };
@@ -142,6 +143,9 @@ double scale_cpu_busy(const struct mon_cpu *c);
 void scale_print_header(unsigned repeat, int load);
 void scale_print_step(const struct scale_step *s, unsigned repeat,
                       const struct scale_load_spec *load);
+/* The run directory's file for the console tail of VM vm in a step of vms VMs:
+ * "console-<vms>vms-vm<vm>.log". */
+void scale_console_name(char *out, size_t outlen, unsigned vms, unsigned vm);
 json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned npct,
                         const struct scale_load_spec *load);
 

@@ -187,6 +187,25 @@ static json_t *load_json(const struct scale_load_spec *sp, const struct scale_lo
         return o;
 }
 
+void scale_console_name(char *out, size_t outlen, unsigned vms, unsigned vm)
+{
+        snprintf(out, outlen, "console-%uvms-vm%u.log", vms, vm);
+}
+
+static json_t *consoles_json(const struct scale_step *s)
+{
+        json_t *a = json_array();
+        char name[64];
+
+        for (unsigned i = 1; a && i <= s->vms && i <= 64; i++) {
+                if (!(s->consoles & (1ULL << (i - 1))))
+                        continue;
+                scale_console_name(name, sizeof(name), s->vms, i);
+                json_array_append_new(a, json_string(name));
+        }
+        return a;
+}
+
 json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned npct,
                         const struct scale_load_spec *load)
 {
@@ -203,6 +222,8 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
                 return NULL;
         if (s->error[0])
                 json_object_set_new(o, "error", json_string(s->error));
+        if (s->consoles)
+                json_object_set_new(o, "console_logs", consoles_json(s));
         if (load->on && s->load.ran &&
             json_object_set_new(o, "block_load", load_json(load, &s->load, pcts, npct))) {
                 json_decref(o);
