@@ -26,7 +26,9 @@
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <linux/input-event-codes.h>
 
+#include "core/log.h"
 #include "vmctl/backend.h"
 #include "vmctl/guest.h"
 #include "vmctl/labdir.h"
@@ -357,18 +359,50 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
         return guest_wait_ready(&boot, err, errlen);
 }
 
-static int lv_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
+/* Ctrl-Alt-Del in a running guest, as the qemu backend does (qmp.h says
+ * why: an orderly shutdown, and on_reboot destroy ends the domain); 1 if sent. */
+static int lv_powerdown(struct vmctl_backend *b, unsigned i)
 {
+        unsigned int keys[] = {KEY_LEFTCTRL, KEY_LEFTALT, KEY_DELETE};
+        virDomainPtr dom;
+        char why[256];
+        int sent = 0;
+
+        if (i < 1 || i > VMCTL_MAX_VMS || !b->lab.st.vm[i].exists ||
+            lv_lookup(b, i, &dom, why, sizeof(why)) < 0 || !dom)
+                return 0;
+        if (dom_running(dom)) {
+                sent = virDomainSendKey(dom, VIR_KEYCODE_SET_LINUX, 0, keys, 3, 0) == 0;
+                if (!sent)
+                        log_warn("vm%u: no orderly shutdown, destroying it: %s", i,
+                                 lv_last_error());
+        }
+        virDomainFree(dom);
+        return sent;
+}
+
+static int lv_ask(void *ctx)
+{
+        const struct lv_vm *v = ctx;
+
+        return lv_powerdown(v->b, v->i);
+}
+
+/* After an orderly shutdown, or in its place: destroy (a transient domain is gone after it). */
+static int lv_off(struct vmctl_backend *b, unsigned i, int asked, char *err, size_t errlen)
+{
+        struct lv_vm vm = {b, i};
         virDomainPtr dom;
         int rc;
 
         if (i < 1 || i > VMCTL_MAX_VMS || !b->lab.st.vm[i].exists)
                 return 0;
+        if (asked && !guest_wait_off(lv_alive, lv_ask, &vm, GUEST_SHUTDOWN_MS))
+                log_warn("vm%u: still running %u s after Ctrl-Alt-Del, destroying it", i,
+                         GUEST_SHUTDOWN_MS / 1000);
         rc = lv_lookup(b, i, &dom, err, errlen);
         if (rc < 0)
                 return rc;
-        /* Pulling the plug loses nothing committed: InnoDB's log is on the
-         * target once acknowledged. A transient domain is gone after it. */
         if (dom && dom_running(dom) && virDomainDestroy(dom) < 0) {
                 snprintf(err, errlen, "vm%u: destroy: %s", i, lv_last_error());
                 rc = -EBUSY;
@@ -379,6 +413,11 @@ static int lv_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen
                 return rc;
         b->lab.st.vm[i].pid = 0;
         return labdir_save(&b->lab, err, errlen);
+}
+
+static int lv_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
+{
+        return lv_off(b, i, lv_powerdown(b, i), err, errlen);
 }
 
 static int vm_boot(struct vmctl_backend *b, unsigned i, const struct vmctl_endpoint *ep, char *err,
@@ -451,10 +490,13 @@ static int lv_start(struct vmctl_backend *b, unsigned i, int *started, char *err
 
 static int lv_destroy(struct vmctl_backend *b, int purge, char *err, size_t errlen)
 {
-        int rc = 0, r;
+        int rc = 0, r, asked[VMCTL_MAX_VMS + 1] = {0};
 
+        /* Every guest shuts down at once; then each is waited for. */
+        for (unsigned i = 1; i <= b->lab.st.nvms; i++)
+                asked[i] = lv_powerdown(b, i);
         for (unsigned i = 1; i <= b->lab.st.nvms; i++) {
-                r = lv_stop(b, i, err, errlen);
+                r = lv_off(b, i, asked[i], err, errlen);
                 rc = rc ? rc : r;
         }
         r = target_stop(&b->lab, err, errlen);

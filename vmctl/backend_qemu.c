@@ -33,6 +33,7 @@
 #include "vmctl/labdir.h"
 #include "vmctl/labstate.h"
 #include "vmctl/proc.h"
+#include "vmctl/qmp.h"
 #include "vmctl/target.h"
 
 #define QEMU      "qemu-system-x86_64"
@@ -195,7 +196,7 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
         char name[96], smp[16], mem[32], net[128];
         lab_path_t kernel, initrd, log;
         char root[sizeof(lab_path_t) + 48], data[VMCTL_PATH_MAX + 48],
-            serial[sizeof(lab_path_t) + 8];
+            serial[sizeof(lab_path_t) + 8], qmp[sizeof(lab_path_t) + 32];
         int kvm = b->accel == ACCEL_KVM;
         char *argv[] = {QEMU,
                         "-name",
@@ -212,6 +213,8 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
                         "-display",
                         "none",
                         "-no-reboot",
+                        "-qmp",
+                        qmp,
                         "-serial",
                         serial,
                         "-kernel",
@@ -240,6 +243,8 @@ static int vm_spawn(struct vmctl_backend *b, unsigned i, const struct vmctl_endp
         guest_path(b->guest, "initrd.img", initrd);
         labdir_vm_path(&b->lab, i, "console.log", log);
         snprintf(serial, sizeof(serial), "file:%s", log);
+        labdir_vm_path(&b->lab, i, "qmp.sock", log);
+        snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", log);
         labdir_vm_path(&b->lab, i, "root.qcow2", log);
         snprintf(root, sizeof(root), "file=%s,format=qcow2,if=virtio", log);
         snprintf(data, sizeof(data), "file=%s,format=raw,if=virtio", ep->lun_url);
@@ -276,11 +281,63 @@ static int vm_wait_ready(struct vmctl_backend *b, unsigned i, const struct vmctl
         return guest_wait_ready(&boot, err, errlen);
 }
 
+struct qemu_vm {
+        struct vmctl_backend *b;
+        unsigned i;
+};
+
+/* Ask a running guest to shut down (qmp.h says why); 1 if it was asked. */
+static int qemu_powerdown(struct vmctl_backend *b, unsigned i)
+{
+        lab_path_t sock;
+        char why[256];
+
+        if (i < 1 || i > b->lab.st.nvms || !b->lab.st.vm[i].exists ||
+            !proc_alive(b->lab.st.vm[i].pid, QEMU_COMM))
+                return 0;
+        labdir_vm_path(&b->lab, i, "qmp.sock", sock);
+        if (qmp_ctrl_alt_del(sock, why, sizeof(why)) < 0) {
+                log_warn("vm%u: no orderly shutdown, switching it off: %s", i, why);
+                return 0;
+        }
+        return 1;
+}
+
+static int vm_alive(void *ctx, char *err, size_t errlen)
+{
+        const struct qemu_vm *v = ctx;
+
+        return qemu_alive(&v->b->lab.st.vm[v->i], err, errlen);
+}
+
+static int vm_ask(void *ctx)
+{
+        const struct qemu_vm *v = ctx;
+
+        return qemu_powerdown(v->b, v->i);
+}
+
+/* After an orderly shutdown, or in its place: SIGTERM, then SIGKILL. */
+static int qemu_off(struct vmctl_backend *b, unsigned i, int asked, char *err, size_t errlen)
+{
+        struct qemu_vm vm = {b, i};
+        lab_path_t sock;
+        int rc;
+
+        if (asked && !guest_wait_off(vm_alive, vm_ask, &vm, GUEST_SHUTDOWN_MS))
+                log_warn("vm%u: still running %u s after Ctrl-Alt-Del, switching it off", i,
+                         GUEST_SHUTDOWN_MS / 1000);
+        rc = labdir_stop_vm(&b->lab, i, QEMU_COMM, VM_STOP_MS, err, errlen);
+        if (!rc && i >= 1 && i <= b->lab.st.nvms) {
+                labdir_vm_path(&b->lab, i, "qmp.sock", sock);
+                unlink(sock);
+        }
+        return rc;
+}
+
 static int qemu_stop(struct vmctl_backend *b, unsigned i, char *err, size_t errlen)
 {
-        /* The guest's writes are on the target once acknowledged (InnoDB
-         * flushes its log), so pulling the plug loses nothing committed. */
-        return labdir_stop_vm(&b->lab, i, QEMU_COMM, VM_STOP_MS, err, errlen);
+        return qemu_off(b, i, qemu_powerdown(b, i), err, errlen);
 }
 
 static int qemu_start(struct vmctl_backend *b, unsigned i, int *started, char *err, size_t errlen)
@@ -315,10 +372,13 @@ static int qemu_start(struct vmctl_backend *b, unsigned i, int *started, char *e
 
 static int qemu_destroy(struct vmctl_backend *b, int purge, char *err, size_t errlen)
 {
-        int rc = 0, r;
+        int rc = 0, r, asked[VMCTL_MAX_VMS + 1] = {0};
 
+        /* Every guest shuts down at once; then each is waited for. */
+        for (unsigned i = 1; i <= b->lab.st.nvms; i++)
+                asked[i] = qemu_powerdown(b, i);
         for (unsigned i = 1; i <= b->lab.st.nvms; i++) {
-                r = qemu_stop(b, i, err, errlen);
+                r = qemu_off(b, i, asked[i], err, errlen);
                 rc = rc ? rc : r;
         }
         r = target_stop(&b->lab, err, errlen);

@@ -265,6 +265,21 @@ int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen)
 
 /* ---- teardown ------------------------------------------------------------ */
 
+int guest_wait_off(int (*alive)(void *ctx, char *err, size_t errlen), int (*ask)(void *ctx),
+                   void *ctx, unsigned timeout_ms)
+{
+        char ignored[256];
+
+        for (unsigned t = 0; t < timeout_ms; t += 100) {
+                if (alive(ctx, ignored, sizeof(ignored)) <= 0)
+                        return 1;
+                if (ask && t && t % 10000 == 0)
+                        ask(ctx);
+                clk_sleep_ns(100 * 1000000ULL);
+        }
+        return alive(ctx, ignored, sizeof(ignored)) <= 0;
+}
+
 void guest_purge(const struct labdir *lab, const char *extra)
 {
         static const char *const names[] = {"root.qcow2", "lun.img", "console.log", "qemu-img.log",

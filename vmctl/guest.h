@@ -71,6 +71,18 @@ struct guest_boot {
  * becoming nonzero. */
 int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen);
 
+/* How long a guest gets for an orderly shutdown before its VM is
+ * switched off: systemd stopping MariaDB and syncing, under TCG too. */
+#define GUEST_SHUTDOWN_MS 90000U
+
+/* Wait up to timeout_ms, polling alive(ctx), until the VM is off: 1 once
+ * it is (or alive() cannot tell), 0 if it still runs. Every 10 s it calls
+ * ask(ctx) again (when not NULL): a key pressed before the guest's
+ * keyboard driver came up is lost, and one more Ctrl-Alt-Del during an
+ * orderly shutdown changes nothing. */
+int guest_wait_off(int (*alive)(void *ctx, char *err, size_t errlen), int (*ask)(void *ctx),
+                   void *ctx, unsigned timeout_ms);
+
 /* Remove what the VM disks and their tools left in the lab: every
  * LAB/vmN's root.qcow2, lun.img, console.log, qemu-img.log, mkfs.log and
  * extra (when not NULL), the empty LAB/vmN, LAB/password and LAB/tgtd.log.

@@ -1,14 +1,16 @@
-# test_libvirt_slow.sh - the libvirt backend on a real guest, through a
-# libvirtd of the test's own: its configuration, socket, state and logs live
-# in $T (a private mount namespace puts $T's directories over /etc/libvirt,
-# /run/libvirt, /var/lib/libvirt, /var/log/libvirt and /var/cache/libvirt
-# for that daemon alone, so nothing on the host is touched). Brings up one
-# VM, checks that the domain exists, that its data disk is the lab's iSCSI
-# LUN and that MariaDB in the guest answers through the forwarded port with
-# its datadir on that disk; `lab down` leaves no domain and no QEMU. A URI
-# that is not one exits 2. The guest image is the cached one of
-# scripts/build-guest-image.sh (built if missing). Under TCG the boot takes
-# a minute or two.
+# test_libvirt_slow.sh - the libvirt backend on real guests, through two
+# libvirtds of the test's own (two "hypervisors"): each one's configuration,
+# socket, state and logs live under $T (a private mount namespace puts them
+# over /etc/libvirt, /run/libvirt, /var/lib/libvirt, /var/log/libvirt and
+# /var/cache/libvirt for that daemon alone, so nothing on the host is
+# touched). Brings up one VM, checks that the domain exists, that its data
+# disk is the lab's iSCSI LUN and that MariaDB in the guest answers through
+# the forwarded port with its datadir on that disk; `lab down` leaves no
+# domain and no QEMU. Then `scale --vms 1,2` over both URIs: two ok steps
+# with a tipping point, vm1 placed on the first libvirtd and vm2 on the
+# second. A URI that is not one exits 2. The guest image is the cached one
+# of scripts/build-guest-image.sh (built if missing). Under TCG each boot
+# takes a minute or two.
 . "$TESTLIB"
 
 command -v libvirtd >/dev/null && command -v virsh >/dev/null ||
@@ -40,43 +42,42 @@ pass "bad --libvirt-uri exits 2"
 "$SRC/scripts/build-guest-image.sh" "$CACHE" >/dev/null 2>"$T/build.err" ||
         { tail -5 "$T/build.err" >&2; fail "image build failed"; }
 
-# --- our own libvirtd ----------------------------------------------------------------
+# --- two libvirtds of our own: two "hypervisors" for round-robin placement ------------
 id libvirt-qemu >/dev/null 2>&1 || useradd --system --no-create-home libvirt-qemu ||
         fail "cannot create user libvirt-qemu"
-mkdir -p "$T/lv"/{etc,run,lib,log,cache}
-cat >"$T/lv/etc/qemu.conf" <<EOF
-user = "root"
-group = "root"
-stdio_handler = "file"
-security_driver = "none"
-namespaces = [ ]
-cgroup_controllers = [ ]
-EOF
-cat >"$T/lv/etc/libvirtd.conf" <<EOF
-unix_sock_dir = "$T/lv/run"
-auth_unix_rw = "none"
-log_outputs = "3:file:$T/lv/libvirtd.log"
-EOF
-mounts=""
-for d in run:/run/libvirt lib:/var/lib/libvirt log:/var/log/libvirt cache:/var/cache/libvirt; do
-        mkdir -p "${d#*:}"
-        mounts+="mount --bind '$T/lv/${d%%:*}' '${d#*:}' && "
-done
-unshare -m --propagation private sh -c "mount --bind '$T/lv/etc' /etc/libvirt && $mounts \
-        exec libvirtd --daemon --config '$T/lv/etc/libvirtd.conf' --pid-file '$T/lv/libvirtd.pid'" ||
-        fail "libvirtd did not start"
+for d in /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt; do mkdir -p "$d"; done
+start_libvirtd() { # DIR: its configuration, socket, state and logs all live under DIR
+        local L=$1 mounts=""
+        mkdir -p "$L"/{etc,run,lib,log,cache}
+        printf '%s\n' 'user = "root"' 'group = "root"' 'stdio_handler = "file"' \
+                'security_driver = "none"' 'namespaces = [ ]' 'cgroup_controllers = [ ]' \
+                >"$L/etc/qemu.conf"
+        printf '%s\n' "unix_sock_dir = \"$L/run\"" 'auth_unix_rw = "none"' \
+                "log_outputs = \"3:file:$L/libvirtd.log\"" >"$L/etc/libvirtd.conf"
+        for d in run:/run/libvirt lib:/var/lib/libvirt log:/var/log/libvirt cache:/var/cache/libvirt; do
+                mounts+="mount --bind '$L/${d%%:*}' '${d#*:}' && "
+        done
+        unshare -m --propagation private sh -c "mount --bind '$L/etc' /etc/libvirt && $mounts \
+                exec libvirtd --daemon --config '$L/etc/libvirtd.conf' --pid-file '$L/libvirtd.pid'" ||
+                fail "libvirtd in $L did not start"
+        on_exit stop_libvirtd "$L"
+        for _ in $(seq 100); do [ -S "$L/run/libvirt-sock" ] && break; sleep 0.1; done
+        virsh -q -c "qemu:///system?socket=$L/run/libvirt-sock" list --all >/dev/null 2>&1 ||
+                fail "libvirtd in $L does not answer"
+}
 stop_libvirtd() {
         local pid
-        pid=$(cat "$T/lv/libvirtd.pid" 2>/dev/null) || return 0
+        pid=$(cat "$1/libvirtd.pid" 2>/dev/null) || return 0
         kill "$pid" && for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 }
-on_exit stop_libvirtd
-for _ in $(seq 100); do [ -S "$T/lv/run/libvirt-sock" ] && break; sleep 0.1; done
-virsh -q -c "$URI" list --all >/dev/null 2>&1 || fail "libvirtd does not answer on $URI"
-kill_domains() { virsh -q -c "$URI" list --name | xargs -r -n1 virsh -q -c "$URI" destroy; }
-on_exit kill_domains
+kill_domains() { virsh -q -c "$1" list --name | xargs -r -n1 virsh -q -c "$1" destroy; }
+URI2="qemu:///system?socket=$T/lv2/run/libvirt-sock"
+start_libvirtd "$T/lv"
+start_libvirtd "$T/lv2"
+on_exit "kill_domains '$URI'"
+on_exit "kill_domains '$URI2'"
 on_exit "$HCISWEEP" lab down "${common[@]}"
-pass "libvirtd $(cat "$T/lv/libvirtd.pid") on $URI"
+pass "libvirtd $(cat "$T/lv/libvirtd.pid") on $URI, $(cat "$T/lv2/libvirtd.pid") on $URI2"
 
 # --- one VM ------------------------------------------------------------------------
 t0=$(date +%s)
@@ -111,3 +112,34 @@ expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
 for _ in $(seq 50); do [ -z "$(lab_qemus)" ] && break; sleep 0.1; done
 [ -z "$(lab_qemus)" ] || fail "QEMU left after lab down: $(lab_qemus)"
 pass "lab down left no domain and no QEMU"
+
+# --- scale over both libvirtds: VMs round-robin, the same steps as local ---------------
+two=(--backend libvirt --libvirt-uri "$URI,$URI2" --lab-dir "$LAB" --addr-base "$BASE"
+        --base-port "$PORT" --target-port "$TPORT" --vm-cpus 1 --vm-memory 512M --lun-size 256M)
+on_exit "$HCISWEEP" lab down "${two[@]}"
+t0=$(date +%s)
+expect_rc 0 "$HCISWEEP" scale "${two[@]}" --vms 1,2 --time 3 --warmup-time 1 --tables 1 \
+        --table-size 1000 --output-dir "$T/runs" --keep-lab
+echo "# scale 1,2 VMs over two libvirtds: $(($(date +%s) - t0)) s"
+R=$(find "$T/runs" -name result.json -path '*scale-*')
+[ -f "$R" ] || fail "no scale result under $T/runs"
+[ "$(jq -r '[.steps[].state] | join(",")' "$R")" = ok,ok ] ||
+        fail "steps: $(jq -c '[.steps[] | {vms, state, error}]' "$R")"
+for k in 0 1; do
+        [ "$(jq ".steps[$k].totals.transactions" "$R")" -gt 0 ] || fail "step $k ran no transaction"
+        [ "$(jq ".steps[$k].hosts | length" "$R")" -eq $((k + 1)) ] ||
+                fail "step $k: $(jq -c ".steps[$k] | keys" "$R")"
+done
+jq -e '.tipping_point | has("limited_by")' "$R" >/dev/null || fail "no tipping_point in $R"
+[ "$(virsh -q -c "$URI" list --name)" = "hcisweep-$(sed -n 's/^name = //p' "$LAB/state")-vm1" ] ||
+        fail "$URI runs: $(virsh -q -c "$URI" list --name)"
+[ "$(virsh -q -c "$URI2" list --name)" = "hcisweep-$(sed -n 's/^name = //p' "$LAB/state")-vm2" ] ||
+        fail "$URI2 runs: $(virsh -q -c "$URI2" list --name)"
+pass "scale 1,2 VMs: ok,ok; vm1 on the first libvirtd, vm2 on the second"
+
+expect_rc 0 "$HCISWEEP" lab down "${two[@]}"
+[ -z "$(virsh -q -c "$URI" list --all --name)$(virsh -q -c "$URI2" list --all --name)" ] ||
+        fail "domains left after lab down"
+for _ in $(seq 50); do [ -z "$(lab_qemus)" ] && break; sleep 0.1; done
+[ -z "$(lab_qemus)" ] || fail "QEMU left after lab down: $(lab_qemus)"
+pass "lab down: no domain on either libvirtd, no QEMU"

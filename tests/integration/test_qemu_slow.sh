@@ -4,7 +4,8 @@
 # LUN and from inside the guest that MariaDB's datadir is on that disk, runs
 # OLTP prepare and run against it, runs `hcisweep scale` on the running VM
 # (scale reuses it and tears the lab down), and finds the tables in the
-# LUN's backing file afterwards. No QEMU or tgtd may be left running. Also:
+# LUN's backing file afterwards; the guest is shut down in order and boots
+# again on the same data disk. No QEMU or tgtd may be left running. Also:
 # a missing image exits 3 naming the build script. Under TCG the boot takes
 # a minute or two; the first image build several minutes (timings printed).
 . "$TESTLIB"
@@ -99,6 +100,17 @@ gone "$PID" qemu-system-x86 || fail "QEMU $PID still runs after scale"
 [ -z "$(lab_qemus)" ] || fail "QEMU left after scale: $(lab_qemus)"
 expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
 pass "scale ran on the VM, nothing left running"
+
+# --- the guest was shut down in order, and boots on its data disk again ----------
+# The kernel's last words come only from a shutdown systemd carried out (Ctrl-Alt-Del
+# over QMP), not from QEMU being killed.
+tail -n 3 "$LAB/vm1/console.log" | grep -q "reboot: Restarting system" ||
+        fail "no orderly shutdown on the console: $(tail -n 3 "$LAB/vm1/console.log")"
+expect_rc 0 "$HCISWEEP" lab up --vms 1 --vm-cpus 1 --vm-memory 512M --lun-size 256M "${common[@]}"
+[ "$(sql 'select count(*) from sbtest.sbtest1')" = 1000 ] || fail "sbtest1 after a reboot"
+expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
+[ -z "$(lab_qemus)" ] || fail "QEMU left after lab down: $(lab_qemus)"
+pass "orderly shutdown; MariaDB starts again on the same LUN with its 1000 rows"
 
 # --- the tables went through iSCSI into the LUN's file --------------------------
 cp --sparse=always "$LAB/vm1/lun.img" "$T/lun-copy.img"
