@@ -18,7 +18,7 @@
 /* Read until a line that is a reply; 0 for "return", -EIO for "error" or EOF. */
 static int read_reply(int fd, const char *what, char *err, size_t errlen)
 {
-        char buf[4096];
+        char buf[4096] = {0};
         size_t len = 0;
 
         for (;;) {
