@@ -50,14 +50,15 @@ enum vmctl_topology {
 
 /* What the user asked for. Each backend reads the fields it needs. */
 struct vmctl_spec {
-        const char *lab_dir;   /* local: state directory */
-        const char *inventory; /* static: INI inventory file */
-        const char *addr_base; /* local: "127.0.1"; VM i gets ADDR_BASE.i */
-        unsigned base_port;    /* local: every VM listens on its address:base_port */
-        unsigned target_port;  /* local: tgtd portal 127.0.0.1:target_port */
-        double vm_cpus;        /* CPU limit per VM, in CPUs (0: none) */
-        uint64_t vm_memory;    /* memory limit per VM in bytes (0: none) */
-        uint64_t lun_size;     /* local: bytes of each VM's LUN */
+        const char *lab_dir;     /* local: state directory */
+        const char *inventory;   /* static: INI inventory file */
+        const char *addr_base;   /* local: "127.0.1"; VM i gets ADDR_BASE.i */
+        unsigned base_port;      /* local: every VM listens on its address:base_port */
+        const char *target_addr; /* tgtd portal address (IPv4; NULL: 127.0.0.1) */
+        unsigned target_port;    /* tgtd portal port */
+        double vm_cpus;          /* CPU limit per VM, in CPUs (0: none) */
+        uint64_t vm_memory;      /* memory limit per VM in bytes (0: none) */
+        uint64_t lun_size;       /* local: bytes of each VM's LUN */
         enum vmctl_topology topology;
         const char *libvirt_uri; /* libvirt: comma-separated connection URIs */
         int boot_timeout_s;      /* qemu, libvirt: for a VM's database to answer */

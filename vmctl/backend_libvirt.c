@@ -13,8 +13,14 @@
  * process finds them by name; the rest of the state (addresses, the target)
  * lives in LAB/state under the lab's lock (labdir.h, target.h).
  *
- * Paths in the domain are this host's, and the portal is 127.0.0.1: a
- * remote URI needs the same paths and a target it can reach.
+ * A URI naming a host (qemu+ssh://host2/system) puts VMs on another
+ * hypervisor. Their MariaDB port is forwarded on every address of that host,
+ * one port per VM (BASE_PORT + N), and reached at HOST:BASE_PORT+N; the
+ * portal must be an address of this host that the hypervisor reaches
+ * (--target-addr; a loopback portal is refused for a host that is not
+ * loopback itself); and the domain names this host's paths (the guest
+ * directory and the lab directory), so they must be shared at the same
+ * paths there (NFS).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -95,6 +101,63 @@ static int split_uris(struct vmctl_backend *b, const char *list, char *err, size
 static unsigned vm_uri(const struct vmctl_backend *b, unsigned i)
 {
         return (i - 1) % b->nuris;
+}
+
+/* The host a URI names ("" for a local URI): DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH. */
+static void uri_host(const char *uri, char *out, size_t outlen)
+{
+        const char *h = strstr(uri, "://"), *end, *at;
+        size_t n;
+
+        out[0] = '\0';
+        if (!h)
+                return;
+        h += 3;
+        end = h + strcspn(h, "/?");
+        at = memchr(h, '@', (size_t)(end - h));
+        if (at)
+                h = at + 1;
+        n = strcspn(h, ":/?");
+        if (h + n > end)
+                n = (size_t)(end - h);
+        if (n < outlen)
+                snprintf(out, outlen, "%.*s", (int)n, h);
+}
+
+static int is_loopback(const char *host)
+{
+        return !strncmp(host, "127.", 4) || !strcmp(host, "localhost");
+}
+
+/* A remote VM: its port is forwarded on every address of its host. */
+static void place_vm(struct vmctl_backend *b, unsigned i)
+{
+        char host[64];
+
+        uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
+        if (!host[0])
+                return;
+        snprintf(b->lab.st.vm[i].addr, sizeof(b->lab.st.vm[i].addr), "%s", host);
+        b->lab.st.vm[i].port = b->spec->base_port + i;
+}
+
+/* A hypervisor that is not this host cannot reach a loopback portal. */
+static int check_portal(const struct vmctl_backend *b, char *err, size_t errlen)
+{
+        const char *portal = b->spec->target_addr ? b->spec->target_addr : "127.0.0.1";
+        char host[64];
+
+        for (unsigned k = 0; k < b->nuris; k++) {
+                uri_host(b->uri[k], host, sizeof(host));
+                if (host[0] && !is_loopback(host) && is_loopback(portal)) {
+                        snprintf(err, errlen,
+                                 "option --target-addr: VMs on %s cannot reach the iSCSI portal "
+                                 "on %s; give an address of this host that %s reaches",
+                                 host, portal, host);
+                        return -EINVAL;
+                }
+        }
+        return 0;
 }
 
 static int lv_connect(struct vmctl_backend *b, unsigned i, virConnectPtr *out, char *err,
@@ -192,6 +255,9 @@ static int lv_create(struct vmctl_backend *b, unsigned n, char *err, size_t errl
                 snprintf(err, errlen, "option --topology: the libvirt backend runs hci only");
                 return -EINVAL;
         }
+        rc = check_portal(b, err, errlen);
+        if (rc < 0)
+                return rc;
         /* Every URI first: a bad one is refused before anything is made. */
         for (unsigned k = 1; k <= b->nuris; k++) {
                 rc = lv_connect(b, k, &c, err, errlen);
@@ -201,7 +267,11 @@ static int lv_create(struct vmctl_backend *b, unsigned n, char *err, size_t errl
         rc = guest_check(b->guest, "libvirt", err, errlen);
         if (!rc)
                 rc = guest_create_vms(&b->lab, b->guest, b->spec, n, err, errlen);
-        return rc;
+        if (rc < 0)
+                return rc;
+        for (unsigned i = 1; i <= n; i++)
+                place_vm(b, i);
+        return labdir_save(&b->lab, err, errlen);
 }
 
 /* ---- the domain ------------------------------------------------------------ */
@@ -231,7 +301,10 @@ static int domain_xml(struct vmctl_backend *b, unsigned i, const struct vmctl_en
         char name[96];
         lab_path_t kernel, initrd, root, console;
         const struct lab_target *t = &b->lab.st.tgt;
+        char host[64]; /* a remote VM's port is forwarded on every address of its host */
         int n;
+
+        uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
 
         domain_name(b, i, name, sizeof(name));
         guest_path(b->guest, "vmlinuz", kernel);
@@ -255,7 +328,7 @@ static int domain_xml(struct vmctl_backend *b, unsigned i, const struct vmctl_en
             /* One initiator name per VM, so tgtd never takes two VMs'
              * logins for one initiator reconnecting. */
             "<disk type='network' device='disk'><driver name='qemu' type='raw'/>"
-            "<source protocol='iscsi' name='%s/%u'><host name='127.0.0.1' port='%u'/>"
+            "<source protocol='iscsi' name='%s/%u'><host name='%s' port='%u'/>"
             "<initiator><iqn name='iqn.2026-11.io.hcisweep:%s'/></initiator></source>"
             "<target dev='vdb' bus='virtio'/></disk>"
             "<serial type='file'><source path='%s'/><target port='0'/></serial>"
@@ -267,8 +340,8 @@ static int domain_xml(struct vmctl_backend *b, unsigned i, const struct vmctl_en
             "value='virtio-net-pci,netdev=hcinet0,bus=pci.0,addr=0x1f'/>"
             "</qemu:commandline></domain>",
             name, (unsigned long long)(guest_vm_memory(b->spec) >> 20),
-            (unsigned)fmax(1, ceil(b->spec->vm_cpus)), kernel, initrd, root, t->iqn, i, t->port,
-            name, console, console, ep->host, ep->port);
+            (unsigned)fmax(1, ceil(b->spec->vm_cpus)), kernel, initrd, root, t->iqn, i,
+            target_addr(t), t->port, name, console, console, host[0] ? "" : ep->host, ep->port);
         if (n < 0 || n >= XML_MAX) {
                 snprintf(err, errlen, "vm%u: domain XML longer than %d bytes", i, XML_MAX);
                 return -ENAMETOOLONG;

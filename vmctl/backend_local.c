@@ -246,7 +246,8 @@ static int local_create(struct vmctl_backend *b, unsigned n, char *err, size_t e
         if (!rc)
                 rc = labdir_ensure_password(&b->lab, err, errlen);
         if (!rc)
-                rc = target_start(&b->lab, b->spec->target_port, 1, err, errlen);
+                rc = target_start(&b->lab, b->spec->target_addr, b->spec->target_port, 1, err,
+                                  errlen);
         for (unsigned i = 1; !rc && i <= n; i++)
                 rc = vm_create(b, i, err, errlen);
         if (!rc)

@@ -200,7 +200,7 @@ int guest_create_vms(struct labdir *lab, const char *guest, const struct vmctl_s
         for (unsigned i = 1; !rc && i <= n; i++)
                 rc = create_vm(lab, guest, spec, i, err, errlen);
         if (!rc)
-                rc = target_start(lab, spec->target_port, 0, err, errlen);
+                rc = target_start(lab, spec->target_addr, spec->target_port, 0, err, errlen);
         if (!rc)
                 rc = target_add_luns(lab, n, err, errlen);
         if (!rc)

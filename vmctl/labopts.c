@@ -4,6 +4,7 @@
  */
 #include "vmctl/labopts.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 
@@ -35,8 +36,12 @@ const struct opt_def vmctl_lab_opts[] = {
      "local: VM N listens on ADDR-BASE.N (ADDR-BASE is 127.A.B, so in 127.0.0.0/8)", NULL, 0},
     {"base-port", OPT_INT, O(base_port), "13306", 1, 65535, "local: port of every VM's server",
      NULL, 0},
+    {"target-addr", OPT_STR, O(target_addr), "127.0.0.1", 0, 0,
+     "IPv4 address the storage service's iSCSI portal listens on; VMs on other hypervisor "
+     "hosts (--libvirt-uri) need one they can reach",
+     NULL, 0},
     {"target-port", OPT_INT, O(target_port), "3260", 1, 65535,
-     "local: iSCSI portal port of the storage service (127.0.0.1)", NULL, 0},
+     "iSCSI portal port of the storage service", NULL, 0},
     {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
     {"libvirt-uri", OPT_STR, O(libvirt_uri), "qemu:///system", 0, 0,
      "libvirt: connection URIs, comma-separated (qemu+ssh://HOST/system); VMs go round-robin", NULL,
@@ -63,6 +68,7 @@ static int check_addr_base(const char *s, char *err, size_t errlen)
 int vmctl_lab_spec(const struct vmctl_lab_cfg *c, struct vmctl_spec *spec,
                    const struct vmctl_backend_ops **ops, char *err, size_t errlen)
 {
+        struct in_addr in;
         int rc;
 
         *ops = vmctl_backend_find(c->backend);
@@ -74,6 +80,12 @@ int vmctl_lab_spec(const struct vmctl_lab_cfg *c, struct vmctl_spec *spec,
         rc = check_addr_base(c->addr_base, err, errlen);
         if (rc < 0)
                 return rc;
+        if (inet_pton(AF_INET, c->target_addr, &in) != 1 || in.s_addr == htonl(INADDR_ANY)) {
+                snprintf(err, errlen,
+                         "option --target-addr: '%s' is not an IPv4 address VMs can connect to",
+                         c->target_addr);
+                return -EINVAL;
+        }
         if (c->lun_size < (1 << 20)) {
                 snprintf(err, errlen, "option --lun-size: at least 1M");
                 return -EINVAL;
@@ -83,6 +95,7 @@ int vmctl_lab_spec(const struct vmctl_lab_cfg *c, struct vmctl_spec *spec,
             .inventory = c->inventory,
             .addr_base = c->addr_base,
             .base_port = (unsigned)c->base_port,
+            .target_addr = c->target_addr,
             .target_port = (unsigned)c->target_port,
             .vm_cpus = c->vm_cpus,
             .vm_memory = c->vm_memory,

@@ -3,7 +3,7 @@
  * command that brings VMs up (`hcisweep lab`, `hcisweep scale`), so their
  * names, defaults and help cannot drift apart:
  *   --backend --inventory --vm-cpus --vm-memory --topology --lab-dir
- *   --addr-base --base-port --target-port --lun-size --libvirt-uri
+ *   --addr-base --base-port --target-addr --target-port --lun-size --libvirt-uri
  *   --boot-timeout
  * A command lists vmctl_lab_opts as one group (core/opts.h) over a struct
  * vmctl_lab_cfg of its own, then turns the parsed values into the
@@ -20,7 +20,7 @@
 
 /* The parsed lab options; the strings belong to the group (opt_free). */
 struct vmctl_lab_cfg {
-        char *backend, *inventory, *lab_dir, *addr_base, *libvirt_uri;
+        char *backend, *inventory, *lab_dir, *addr_base, *libvirt_uri, *target_addr;
         long long base_port, target_port, boot_timeout;
         double vm_cpus;
         uint64_t vm_memory, lun_size;

@@ -47,6 +47,8 @@ static void read_target(struct lab_target *t, const char *key, const char *val)
 {
         if (!strcmp(key, "pid"))
                 t->pid = atoi(val);
+        else if (!strcmp(key, "addr"))
+                copy(t->addr, sizeof(t->addr), val);
         else if (!strcmp(key, "port"))
                 t->port = (unsigned)atoi(val);
         else if (!strcmp(key, "control"))
@@ -122,8 +124,9 @@ static void write_all(FILE *f, const struct lab_state *st)
         fprintf(f, "[lab]\nname = %s\ntopology = %d\n", st->name, st->topology);
         if (st->vm_cpuset[0])
                 fprintf(f, "vm_cpuset = %s\n", st->vm_cpuset);
-        fprintf(f, "\n[target]\npid = %d\nport = %u\ncontrol = %u\nluns = %u\niqn = %s\n",
-                (int)t->pid, t->port, t->control, t->luns, t->iqn);
+        fprintf(f,
+                "\n[target]\npid = %d\naddr = %s\nport = %u\ncontrol = %u\nluns = %u\niqn = %s\n",
+                (int)t->pid, target_addr(t), t->port, t->control, t->luns, t->iqn);
         if (t->cpuset[0])
                 fprintf(f, "cpuset = %s\n", t->cpuset);
         write_cg(f, &t->cg);

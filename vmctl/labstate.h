@@ -20,19 +20,26 @@
 struct lab_vm {
         int exists; /* provisioned: directory, datadir, LUN file, cgroups */
         pid_t pid;  /* mariadbd, 0 if not started */
-        char addr[32];
+        char addr[64];
         unsigned port;
         unsigned long long pool; /* innodb buffer pool bytes it was started with */
         struct cg_group cg;
 };
 
 struct lab_target {
-        pid_t pid; /* tgtd, 0 if not started */
+        pid_t pid;     /* tgtd, 0 if not started */
+        char addr[48]; /* portal address; "" (a state from before it was kept): 127.0.0.1 */
         unsigned port, control, luns;
         char iqn[128];
         char cpuset[64];
         struct cg_group cg;
 };
+
+/* The portal address of t: t->addr, or 127.0.0.1 when the state had none. */
+static inline const char *target_addr(const struct lab_target *t)
+{
+        return t->addr[0] ? t->addr : "127.0.0.1";
+}
 
 struct lab_state {
         char name[64];      /* cgroup directory and IQN suffix */

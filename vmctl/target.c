@@ -49,14 +49,16 @@ static int tgtadm(const struct labdir *l, const char *const *args, char *err, si
         return rc;
 }
 
-static int port_answers(unsigned port)
+static int port_answers(const char *addr, unsigned port)
 {
         struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+        int fd, ok;
 
+        if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+                return 0;
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return 0;
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
         close(fd);
         return ok;
@@ -75,12 +77,14 @@ static int wait_ready(const struct labdir *l, char *err, size_t errlen)
                         snprintf(err, errlen, "tgtd exited during start-up: %s", tail);
                         return -EIO;
                 }
-                if (tgtadm(l, show, err, errlen) == 0 && port_answers(l->st.tgt.port))
+                if (tgtadm(l, show, err, errlen) == 0 &&
+                    port_answers(target_addr(&l->st.tgt), l->st.tgt.port))
                         return 0;
                 clk_sleep_ns(100 * 1000000ULL);
         }
-        snprintf(err, errlen, "tgtd did not answer on control %u and 127.0.0.1:%u within %u s",
-                 l->st.tgt.control, l->st.tgt.port, TARGET_READY_MS / 1000);
+        snprintf(err, errlen, "tgtd did not answer on control %u and %s:%u within %u s",
+                 l->st.tgt.control, target_addr(&l->st.tgt), l->st.tgt.port,
+                 TARGET_READY_MS / 1000);
         return -ETIMEDOUT;
 }
 
@@ -118,26 +122,28 @@ static int spawn_in_cgroup(struct labdir *l, char *const argv[], const char *log
             err, errlen);
 }
 
-int target_start(struct labdir *l, unsigned port, int in_cgroup, char *err, size_t errlen)
+int target_start(struct labdir *l, const char *addr, unsigned port, int in_cgroup, char *err,
+                 size_t errlen)
 {
         struct lab_target *t = &l->st.tgt;
-        char portal[64], ctl[16];
+        char portal[96], ctl[16];
         char *argv[] = {"tgtd", "-f", "--iscsi", portal, "-C", ctl, NULL};
         lab_path_t log;
         int rc;
 
         if (proc_alive(t->pid, "tgtd"))
                 return 0;
+        snprintf(t->addr, sizeof(t->addr), "%s", addr && addr[0] ? addr : "127.0.0.1");
         t->port = port;
         t->control = port;
         t->luns = 0;
         snprintf(t->iqn, sizeof(t->iqn), "%s%s", IQN_PREFIX, l->st.name);
-        if (port_answers(t->port)) {
-                snprintf(err, errlen, "option --target-port: 127.0.0.1:%u is already in use",
+        if (port_answers(t->addr, t->port)) {
+                snprintf(err, errlen, "option --target-port: %s:%u is already in use", t->addr,
                          t->port);
                 return -EADDRINUSE;
         }
-        snprintf(portal, sizeof(portal), "portal=127.0.0.1:%u", t->port);
+        snprintf(portal, sizeof(portal), "portal=%s:%u", t->addr, t->port);
         snprintf(ctl, sizeof(ctl), "%u", t->control);
         log_path(l, log);
         if (in_cgroup)
@@ -195,7 +201,7 @@ int target_stop(struct labdir *l, char *err, size_t errlen)
 void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t outlen)
 {
         if (i >= 1 && t->luns >= i)
-                snprintf(out, outlen, "iscsi://127.0.0.1:%u/%s/%u", t->port, t->iqn, i);
+                snprintf(out, outlen, "iscsi://%s:%u/%s/%u", target_addr(t), t->port, t->iqn, i);
         else if (outlen)
                 out[0] = '\0';
 }
@@ -206,7 +212,7 @@ void target_storage(const struct lab_target *t, struct vmctl_storage *st)
         st->exists = t->pid > 0;
         st->pid = t->pid;
         st->alive = proc_alive(t->pid, "tgtd");
-        snprintf(st->portal, sizeof(st->portal), "127.0.0.1:%u", t->port);
+        snprintf(st->portal, sizeof(st->portal), "%s:%u", target_addr(t), t->port);
         snprintf(st->iqn, sizeof(st->iqn), "%s", t->iqn);
         st->luns = t->luns;
         snprintf(st->cpuset, sizeof(st->cpuset), "%s", t->cpuset);

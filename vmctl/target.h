@@ -1,7 +1,8 @@
 /*
  * target.h - the lab's iSCSI target: one tgtd, one LUN per VM.
  *
- * tgtd listens on the portal 127.0.0.1:PORT (--target-port) and serves one
+ * tgtd listens on the portal ADDR:PORT (--target-addr, default 127.0.0.1;
+ * --target-port) and serves one
  * target, iqn.2026-11.io.hcisweep:LABNAME (tid 1, open to every
  * initiator), whose LUN N is the file LAB/vmN/lun.img of VM N. tgtd is
  * driven with tgtadm over control port PORT too: one tgtd per portal port
@@ -23,11 +24,12 @@
 #include "vmctl/labdir.h"
 #include "vmctl/labstate.h"
 
-/* Start tgtd on port unless it runs, wait (bounded) until it answers on
+/* Start tgtd on addr:port (addr NULL: 127.0.0.1) unless it runs, wait (bounded) until it answers on
  * its control and portal ports, and create the target. -EADDRINUSE if
  * something else holds the port. With in_cgroup, tgtd runs in the lab's
  * cgroup "target", limited to st.tgt.cpuset when that is set (two-layer). */
-int target_start(struct labdir *l, unsigned port, int in_cgroup, char *err, size_t errlen);
+int target_start(struct labdir *l, const char *addr, unsigned port, int in_cgroup, char *err,
+                 size_t errlen);
 
 /* Serve LUNs 1..n; LUN i is LAB/vmi/lun.img, which must exist. LUNs
  * already served are kept. */
@@ -37,7 +39,7 @@ int target_add_luns(struct labdir *l, unsigned n, char *err, size_t errlen);
  * caller's to remove. */
 int target_stop(struct labdir *l, char *err, size_t errlen);
 
-/* iscsi://127.0.0.1:PORT/IQN/I of LUN i into out, or "" if not served. */
+/* iscsi://ADDR:PORT/IQN/I of LUN i into out, or "" if not served. */
 void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t outlen);
 
 /* The storage service as the backend op reports it. */

@@ -1,5 +1,7 @@
 # test_libvirt_slow.sh - the libvirt backend on real guests, through two
-# libvirtds of the test's own (two "hypervisors"): each one's configuration,
+# libvirtds of the test's own (two "hypervisors", the second reached over
+# TCP as qemu+tcp://127.0.0.1:PORT/system, as a remote host would be, so its
+# VM's port is forwarded per VM on every address): each one's configuration,
 # socket, state and logs live under $T (a private mount namespace puts them
 # over /etc/libvirt, /run/libvirt, /var/lib/libvirt, /var/log/libvirt and
 # /var/cache/libvirt for that daemon alone, so nothing on the host is
@@ -8,9 +10,10 @@
 # the forwarded port with its datadir on that disk; `lab down` leaves no
 # domain and no QEMU. Then `scale --vms 1,2` over both URIs: two ok steps
 # with a tipping point, vm1 placed on the first libvirtd and vm2 on the
-# second. A URI that is not one exits 2. The guest image is the cached one
-# of scripts/build-guest-image.sh (built if missing). Under TCG each boot
-# takes a minute or two.
+# second, reached at 127.0.0.1:PORT+2. A URI that is not one exits 2, and
+# so does a hypervisor on another host with a loopback portal. The guest
+# image is the cached one of scripts/build-guest-image.sh (built if
+# missing). Under TCG each boot takes a minute or two.
 . "$TESTLIB"
 
 command -v libvirtd >/dev/null && command -v virsh >/dev/null ||
@@ -38,6 +41,14 @@ grep -q -- "--libvirt-uri" <<<"$OUT" || fail "bad URI not named: $OUT"
 [ ! -e "$LAB/state" ] || fail "a bad URI left a lab behind"
 pass "bad --libvirt-uri exits 2"
 
+# --- a hypervisor on another host cannot reach a loopback portal ------------------
+expect_rc 2 "$HCISWEEP" lab up --vms 1 --backend libvirt --lab-dir "$LAB" \
+        --libvirt-uri "qemu:///system,qemu+ssh://root@192.0.2.7/system"
+grep -q -- "--target-addr: VMs on 192.0.2.7 cannot reach" <<<"$OUT" || fail "portal check: $OUT"
+[ ! -e "$LAB/state" ] || fail "a refused portal left a lab behind"
+expect_rc 2 "$HCISWEEP" lab up --vms 1 --backend libvirt --lab-dir "$LAB" --target-addr 0.0.0.0
+pass "remote hypervisor with a loopback portal, --target-addr 0.0.0.0: exit 2"
+
 # --- the guest image (cached) ----------------------------------------------------
 "$SRC/scripts/build-guest-image.sh" "$CACHE" >/dev/null 2>"$T/build.err" ||
         { tail -5 "$T/build.err" >&2; fail "image build failed"; }
@@ -46,19 +57,24 @@ pass "bad --libvirt-uri exits 2"
 id libvirt-qemu >/dev/null 2>&1 || useradd --system --no-create-home libvirt-qemu ||
         fail "cannot create user libvirt-qemu"
 for d in /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt; do mkdir -p "$d"; done
-start_libvirtd() { # DIR: its configuration, socket, state and logs all live under DIR
-        local L=$1 mounts=""
+start_libvirtd() { # DIR [TCP_PORT]: configuration, socket, state and logs under DIR
+        local L=$1 tcp=${2:-} mounts="" listen=""
         mkdir -p "$L"/{etc,run,lib,log,cache}
         printf '%s\n' 'user = "root"' 'group = "root"' 'stdio_handler = "file"' \
                 'security_driver = "none"' 'namespaces = [ ]' 'cgroup_controllers = [ ]' \
                 >"$L/etc/qemu.conf"
         printf '%s\n' "unix_sock_dir = \"$L/run\"" 'auth_unix_rw = "none"' \
                 "log_outputs = \"3:file:$L/libvirtd.log\"" >"$L/etc/libvirtd.conf"
+        if [ -n "$tcp" ]; then # reached as a remote host would be: qemu+tcp://127.0.0.1:TCP/system
+                printf '%s\n' 'listen_tls = 0' 'listen_tcp = 1' "tcp_port = \"$tcp\"" \
+                        'listen_addr = "127.0.0.1"' 'auth_tcp = "none"' >>"$L/etc/libvirtd.conf"
+                listen=--listen
+        fi
         for d in run:/run/libvirt lib:/var/lib/libvirt log:/var/log/libvirt cache:/var/cache/libvirt; do
                 mounts+="mount --bind '$L/${d%%:*}' '${d#*:}' && "
         done
         unshare -m --propagation private sh -c "mount --bind '$L/etc' /etc/libvirt && $mounts \
-                exec libvirtd --daemon --config '$L/etc/libvirtd.conf' --pid-file '$L/libvirtd.pid'" ||
+                exec libvirtd --daemon $listen --config '$L/etc/libvirtd.conf' --pid-file '$L/libvirtd.pid'" ||
                 fail "libvirtd in $L did not start"
         on_exit stop_libvirtd "$L"
         for _ in $(seq 100); do [ -S "$L/run/libvirt-sock" ] && break; sleep 0.1; done
@@ -71,9 +87,11 @@ stop_libvirtd() {
         kill "$pid" && for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 }
 kill_domains() { virsh -q -c "$1" list --name | xargs -r -n1 virsh -q -c "$1" destroy; }
-URI2="qemu:///system?socket=$T/lv2/run/libvirt-sock"
+LVTCP=$(test_port 5)
+URI2="qemu+tcp://127.0.0.1:$LVTCP/system"
 start_libvirtd "$T/lv"
-start_libvirtd "$T/lv2"
+start_libvirtd "$T/lv2" "$LVTCP"
+virsh -q -c "$URI2" list --all >/dev/null 2>&1 || fail "libvirtd does not answer on $URI2"
 on_exit "kill_domains '$URI'"
 on_exit "kill_domains '$URI2'"
 on_exit "$HCISWEEP" lab down "${common[@]}"
@@ -114,8 +132,10 @@ for _ in $(seq 50); do [ -z "$(lab_qemus)" ] && break; sleep 0.1; done
 pass "lab down left no domain and no QEMU"
 
 # --- scale over both libvirtds: VMs round-robin, the same steps as local ---------------
+PORTAL=$BASE.250 # not 127.0.0.1: the portal address reaches tgtd and both domains
 two=(--backend libvirt --libvirt-uri "$URI,$URI2" --lab-dir "$LAB" --addr-base "$BASE"
-        --base-port "$PORT" --target-port "$TPORT" --vm-cpus 1 --vm-memory 512M --lun-size 256M)
+        --base-port "$PORT" --target-addr "$PORTAL" --target-port "$TPORT" --vm-cpus 1
+        --vm-memory 512M --lun-size 256M)
 on_exit "$HCISWEEP" lab down "${two[@]}"
 t0=$(date +%s)
 expect_rc 0 "$HCISWEEP" scale "${two[@]}" --vms 1,2 --time 3 --warmup-time 1 --tables 1 \
@@ -135,7 +155,16 @@ jq -e '.tipping_point | has("limited_by")' "$R" >/dev/null || fail "no tipping_p
         fail "$URI runs: $(virsh -q -c "$URI" list --name)"
 [ "$(virsh -q -c "$URI2" list --name)" = "hcisweep-$(sed -n 's/^name = //p' "$LAB/state")-vm2" ] ||
         fail "$URI2 runs: $(virsh -q -c "$URI2" list --name)"
-pass "scale 1,2 VMs: ok,ok; vm1 on the first libvirtd, vm2 on the second"
+STATUS=$("$HCISWEEP" lab status "${two[@]}")
+grep -q "^vm1 addr=$BASE.1:$PORT " <<<"$STATUS" || fail "vm1 (local URI): $STATUS"
+grep -q "^vm2 addr=127.0.0.1:$((PORT + 2)) " <<<"$STATUS" || fail "vm2 (host URI): $STATUS"
+grep -q "portal=$PORTAL:$TPORT" <<<"$STATUS" || fail "portal is not $PORTAL:$TPORT: $STATUS"
+for u in "$URI" "$URI2"; do
+        d=$(virsh -q -c "$u" list --name)
+        virsh -q -c "$u" dumpxml "$d" | grep -q "<host name='$PORTAL' port='$TPORT'/>" ||
+                fail "$d does not use the portal $PORTAL:$TPORT"
+done
+pass "scale 1,2 VMs: ok,ok; vm1 on the local libvirtd at $BASE.1:$PORT, vm2 on the tcp one at 127.0.0.1:$((PORT + 2)), both on the portal $PORTAL:$TPORT"
 
 expect_rc 0 "$HCISWEEP" lab down "${two[@]}"
 [ -z "$(virsh -q -c "$URI" list --all --name)$(virsh -q -c "$URI2" list --all --name)" ] ||
