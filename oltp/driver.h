@@ -76,6 +76,10 @@ struct oltp_driver_ops {
         int (*prepare_start)(struct oltp_dconn *c, unsigned slot, const char *sql,
                              const struct oltp_bind *binds, unsigned nbinds);
         int (*execute_start)(struct oltp_dconn *c, unsigned slot);
+        /* A statement without a result set, sent as plain text: for ROLLBACK,
+         * needed only after an error, since a prepared statement costs every
+         * connection ~9 KiB in Connector/C. */
+        int (*query_start)(struct oltp_dconn *c, const char *sql);
         int (*cont)(struct oltp_dconn *c, int ready);
 
         /* Outcome of the last finished operation: 0 or the server/client error number. */

@@ -20,7 +20,7 @@
 
 #include "oltp/driver.h"
 
-enum phase { PH_NONE, PH_CONNECT, PH_PREPARE, PH_EXECUTE, PH_FETCH };
+enum phase { PH_NONE, PH_CONNECT, PH_PREPARE, PH_EXECUTE, PH_FETCH, PH_QUERY };
 
 /*
  * The deepest use of the coroutine stack measured here is under 8 KiB
@@ -327,6 +327,25 @@ static int mdb_execute_start(struct oltp_dconn *c, unsigned slot)
         return st ? st : execute_done(c);
 }
 
+static int query_done(struct oltp_dconn *c)
+{
+        c->ph = PH_NONE;
+        if (c->iret)
+                set_conn_err(c);
+        else
+                c->err = 0;
+        return 0;
+}
+
+static int mdb_query_start(struct oltp_dconn *c, const char *sql)
+{
+        int st;
+
+        c->ph = PH_QUERY;
+        st = mysql_real_query_start(&c->iret, c->m, sql, strlen(sql));
+        return st ? st : query_done(c);
+}
+
 static int mdb_cont(struct oltp_dconn *c, int ready)
 {
         int st;
@@ -343,6 +362,9 @@ static int mdb_cont(struct oltp_dconn *c, int ready)
                 return st ? st : execute_done(c);
         case PH_FETCH:
                 return fetch_rows(c, mysql_stmt_fetch_cont(&c->iret, c->stmts[c->slot], ready));
+        case PH_QUERY:
+                st = mysql_real_query_cont(&c->iret, c->m, ready);
+                return st ? st : query_done(c);
         case PH_NONE:
         default:
                 return 0;
@@ -452,6 +474,7 @@ const struct oltp_driver_ops oltp_driver_mariadb = {
     .connect_start = mdb_connect_start,
     .prepare_start = mdb_prepare_start,
     .execute_start = mdb_execute_start,
+    .query_start = mdb_query_start,
     .cont = mdb_cont,
     .error = mdb_error,
     .errmsg = mdb_errmsg,

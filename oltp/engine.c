@@ -409,7 +409,7 @@ static int exec_failed(struct conn *c, unsigned err)
         if (!oltp_wl_has_trx(e->cfg->wl))
                 return retry_txn(c);
         c->st = CS_ROLLBACK;
-        return e->ops->execute_start(c->d, oltp_wl_slot_of(e->cfg->wl, OLTP_K_ROLLBACK));
+        return e->ops->query_start(c->d, "ROLLBACK");
 }
 
 /* ---- connecting and preparing ---- */

@@ -75,7 +75,6 @@ static const struct {
                        {OLTP_P_ID, OLTP_P_K, OLTP_P_C, OLTP_P_PAD}},
     [OLTP_K_BEGIN] = {"BEGIN", OLTP_Q_OTHER, 0, {0}},
     [OLTP_K_COMMIT] = {"COMMIT", OLTP_Q_OTHER, 0, {0}},
-    [OLTP_K_ROLLBACK] = {"ROLLBACK", OLTP_Q_OTHER, 0, {0}},
 };
 
 static void add_group(struct oltp_workload *w, enum oltp_kind kind, long long count, int pair)
@@ -142,7 +141,7 @@ static void build(struct oltp_workload *w, int wl)
         /* only these three scripts issue BEGIN/COMMIT */
         w->trx = !w->kn.skip_trx && (wl == WL_RW || wl == WL_RO || wl == WL_WO);
         if (w->trx) {
-                w->used[OLTP_K_BEGIN] = w->used[OLTP_K_COMMIT] = w->used[OLTP_K_ROLLBACK] = 1;
+                w->used[OLTP_K_BEGIN] = w->used[OLTP_K_COMMIT] = 1;
                 w->max_steps += 2;
         }
 }

@@ -3,7 +3,7 @@
  *
  * A workload is built once from its name and sysbench's knobs into the list
  * of prepared statements a connection needs (one per statement kind and
- * table, plus BEGIN/COMMIT/ROLLBACK) and a recipe for transactions. Each
+ * table, plus BEGIN/COMMIT) and a recipe for transactions. Each
  * transaction is then planned into a flat array of steps (statement slot,
  * parameter values, query class), which the engine walks; planning draws
  * table numbers and ids exactly where sysbench's Lua scripts draw them.
@@ -32,8 +32,7 @@ enum oltp_kind {
         OLTP_K_NTABLE_KINDS,
         OLTP_K_BEGIN = OLTP_K_NTABLE_KINDS,
         OLTP_K_COMMIT,
-        OLTP_K_ROLLBACK,
-        OLTP_K_NKINDS,
+        OLTP_K_NKINDS, /* ROLLBACK, only after errors, is not prepared (driver.h) */
 };
 
 /* sysbench's query classes (how its counters split queries). */
@@ -76,7 +75,7 @@ int oltp_wl_slot_sql(const struct oltp_workload *w, unsigned slot, char *buf, un
 /* Parameters of a kind: number, and which ones in order (at most 4). */
 unsigned oltp_wl_params(enum oltp_kind kind, enum oltp_param out[4]);
 
-/* The slot of a shared statement (BEGIN, COMMIT, ROLLBACK). */
+/* The slot of a shared statement (BEGIN, COMMIT). */
 unsigned oltp_wl_slot_of(const struct oltp_workload *w, enum oltp_kind kind);
 
 /* Upper bound of steps in one transaction. */

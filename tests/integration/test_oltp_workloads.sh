@@ -54,3 +54,20 @@ for d in gaussian pareto zipfian; do
         check oltp_read_write 14 4 2 --rand-type $d
 done
 pass "query counts per transaction for every workload"
+
+# contention: deadlocks are rolled back (a plain-text ROLLBACK, as the server's
+# Com_rollback shows) and retried; the prepared statements per connection are the
+# workload's own (read_write, 2 tables: 9 kinds x 2 + BEGIN + COMMIT = 20), none for ROLLBACK
+H=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 10)
+sql "DROP TABLE IF EXISTS sbtest1, sbtest2"
+expect_rc 0 "$HCISWEEP" oltp prepare "${H[@]}"
+pr0=$(stat Com_stmt_prepare) rb0=$(stat Com_rollback)
+expect_rc 0 "$HCISWEEP" oltp run "${H[@]}" --workload oltp_read_write --threads 8 --time 3 \
+        --json "$T/contended.json"
+pr=$(($(stat Com_stmt_prepare) - pr0)) rb=$(($(stat Com_rollback) - rb0))
+errs=$(jq .totals.errors "$T/contended.json")
+[ "$errs" -gt 0 ] || fail "no deadlock on 10 rows with 8 connections: $(jq -c .totals "$T/contended.json")"
+[ "$rb" -ge "$errs" ] || fail "$errs errors but $rb ROLLBACKs on the server"
+[ "$(jq .totals.transactions "$T/contended.json")" -gt 0 ] || fail "no transaction got through"
+[ "$pr" -eq $((8 * 20)) ] || fail "$pr statements prepared by 8 connections, not $((8 * 20))"
+pass "contention: $errs deadlocks, $rb ROLLBACKs, $pr statements prepared (8 x 20)"
