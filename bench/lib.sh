@@ -37,6 +37,15 @@ bench_find_hcisweep() {
         HCISWEEP=$b
 }
 
+# The binary as the output names it: relative to the checkout when inside it,
+# so saved results name no path of the machine they ran on.
+bench_binary_name() {
+        case $HCISWEEP in
+        "$BENCH_ROOT"/*) echo "${HCISWEEP#"$BENCH_ROOT"/}" ;;
+        *) echo "$HCISWEEP" ;;
+        esac
+}
+
 bench_workdir() {
         BENCH_DIR=$(mktemp -d "/tmp/hcisweep-$PROG.XXXXXX") || bench_die "mktemp failed"
         bench_on_exit "rm -rf '$BENCH_DIR'"
