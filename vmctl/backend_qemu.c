@@ -372,20 +372,7 @@ static int qemu_start(struct vmctl_backend *b, unsigned i, int *started, char *e
 
 static int qemu_destroy(struct vmctl_backend *b, int purge, char *err, size_t errlen)
 {
-        int rc = 0, r, asked[VMCTL_MAX_VMS + 1] = {0};
-
-        /* Every guest shuts down at once; then each is waited for. */
-        for (unsigned i = 1; i <= b->lab.st.nvms; i++)
-                asked[i] = qemu_powerdown(b, i);
-        for (unsigned i = 1; i <= b->lab.st.nvms; i++) {
-                r = qemu_off(b, i, asked[i], err, errlen);
-                rc = rc ? rc : r;
-        }
-        r = target_stop(&b->lab, err, errlen);
-        rc = labdir_forget(&b->lab, rc ? rc : r, err, errlen);
-        if (!rc && purge)
-                guest_purge(&b->lab, "qemu.log");
-        return rc;
+        return guest_destroy(b, &b->lab, qemu_powerdown, qemu_off, purge, "qemu.log", err, errlen);
 }
 
 static int qemu_stats(struct vmctl_backend *b, unsigned i, struct vmctl_vm_stats *st, char *err,

@@ -20,6 +20,7 @@
 #include "vmctl/proc.h"
 #include "vmctl/sql.h"
 #include "vmctl/target.h"
+#include "vmctl/target.h"
 
 #define GUEST_DIR      "/var/tmp/hcisweep-guest"
 #define DEFAULT_MEMORY (512ULL << 20)
@@ -278,6 +279,27 @@ int guest_wait_off(int (*alive)(void *ctx, char *err, size_t errlen), int (*ask)
                 clk_sleep_ns(100 * 1000000ULL);
         }
         return alive(ctx, ignored, sizeof(ignored)) <= 0;
+}
+
+int guest_destroy(struct vmctl_backend *b, struct labdir *lab,
+                  int (*ask)(struct vmctl_backend *b, unsigned i),
+                  int (*off)(struct vmctl_backend *b, unsigned i, int asked, char *err,
+                             size_t errlen),
+                  int purge, const char *extra, char *err, size_t errlen)
+{
+        int rc = 0, r, asked[VMCTL_MAX_VMS + 1] = {0};
+
+        for (unsigned i = 1; i <= lab->st.nvms; i++)
+                asked[i] = ask(b, i);
+        for (unsigned i = 1; i <= lab->st.nvms; i++) {
+                r = off(b, i, asked[i], err, errlen);
+                rc = rc ? rc : r;
+        }
+        r = target_stop(lab, err, errlen);
+        rc = labdir_forget(lab, rc ? rc : r, err, errlen);
+        if (!rc && purge)
+                guest_purge(lab, extra);
+        return rc;
 }
 
 void guest_purge(const struct labdir *lab, const char *extra)

@@ -83,6 +83,17 @@ int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen);
 int guest_wait_off(int (*alive)(void *ctx, char *err, size_t errlen), int (*ask)(void *ctx),
                    void *ctx, unsigned timeout_ms);
 
+/* A VM lab's teardown, the order both VM backends need: every guest is
+ * asked for an orderly shutdown at once (ask: 1 if it was asked), then
+ * each is switched off (off: waits when asked, forces after), then the
+ * target stops and the lab is forgotten (labdir_forget); with purge its
+ * files go too (guest_purge with extra). The first error wins. */
+int guest_destroy(struct vmctl_backend *b, struct labdir *lab,
+                  int (*ask)(struct vmctl_backend *b, unsigned i),
+                  int (*off)(struct vmctl_backend *b, unsigned i, int asked, char *err,
+                             size_t errlen),
+                  int purge, const char *extra, char *err, size_t errlen);
+
 /* Remove what the VM disks and their tools left in the lab: every
  * LAB/vmN's root.qcow2, lun.img, console.log, qemu-img.log, mkfs.log and
  * extra (when not NULL), the empty LAB/vmN, LAB/password and LAB/tgtd.log.
