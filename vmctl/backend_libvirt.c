@@ -454,6 +454,23 @@ static int lv_powerdown(struct vmctl_backend *b, unsigned i)
         return sent;
 }
 
+/* 1 while VM i's domain exists. A transient domain is gone only once libvirt
+ * has finished with it; "not running" comes earlier (state shutdown, QEMU
+ * still up), so teardown waits for this. */
+static int lv_exists(void *ctx, char *err, size_t errlen)
+{
+        const struct lv_vm *v = ctx;
+        virDomainPtr dom;
+        int rc = lv_lookup(v->b, v->i, &dom, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        if (!dom)
+                return 0;
+        virDomainFree(dom);
+        return 1;
+}
+
 static int lv_ask(void *ctx)
 {
         const struct lv_vm *v = ctx;
@@ -470,13 +487,14 @@ static int lv_off(struct vmctl_backend *b, unsigned i, int asked, char *err, siz
 
         if (i < 1 || i > VMCTL_MAX_VMS || !b->lab.st.vm[i].exists)
                 return 0;
-        if (asked && !guest_wait_off(lv_alive, lv_ask, &vm, GUEST_SHUTDOWN_MS))
+        if (asked && !guest_wait_off(lv_exists, lv_ask, &vm, GUEST_SHUTDOWN_MS))
                 log_warn("vm%u: still running %u s after Ctrl-Alt-Del, destroying it", i,
                          GUEST_SHUTDOWN_MS / 1000);
         rc = lv_lookup(b, i, &dom, err, errlen);
         if (rc < 0)
                 return rc;
-        if (dom && dom_running(dom) && virDomainDestroy(dom) < 0) {
+        /* Active includes "being shut down": QEMU may still run. */
+        if (dom && virDomainIsActive(dom) == 1 && virDomainDestroy(dom) < 0) {
                 snprintf(err, errlen, "vm%u: destroy: %s", i, lv_last_error());
                 rc = -EBUSY;
         }
