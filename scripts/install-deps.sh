@@ -25,7 +25,7 @@ PKGS=(
   debootstrap qemu-system-x86 e2fsprogs
   # Vagrantfile check (tests/cli/test_vagrant.sh: vagrant validate, no VM made)
   vagrant
-  # libvirt backend (vmctl/backend_libvirt.c) and its test's own libvirtd
+  # libvirt backend (lab/backend_libvirt.c) and its test's own libvirtd
   libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 )
 

@@ -38,7 +38,8 @@ expect_rc() {
 }
 
 # A loopback address and a port private to this test: derived from the test
-# name so tests running in parallel do not collide.
-_h=$(printf '%s' "$TEST_NAME" | cksum | cut -d' ' -f1)
+# name so tests running in parallel do not collide. HCISWEEP_TEST_SALT (a
+# number) moves every test elsewhere, so two checkouts can run the suite at once.
+_h=$(( $(printf '%s' "$TEST_NAME" | cksum | cut -d' ' -f1) + ${HCISWEEP_TEST_SALT:-0} * 7919 ))
 test_addr() { echo "127.0.$((2 + _h % 200)).$((1 + ${1:-0}))"; }
 test_port() { echo $((20000 + (_h % 2000) * 10 + ${1:-0})); }

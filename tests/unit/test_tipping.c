@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "vmctl/tipping.h"
+#include "scale/tipping.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

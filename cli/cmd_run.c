@@ -1,0 +1,216 @@
+/*
+ * cmd_run.c - `hcisweep run JOBFILE`: the jobs of an INI job file.
+ *
+ * fio-style: [global] holds options for every job, then one section per
+ * job, run in file order. A job's `command` key picks the command (block,
+ * the default, "oltp prepare|run|cleanup" or scale); every other key is an option
+ * of that command, checked against its options table first so a mistake is
+ * reported with its file and line before anything runs. Each job then runs
+ * exactly as `hcisweep COMMAND --key=value ...` would.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block/block.h"
+#include "cli/cmd_run.h"
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "oltp/oltp.h"
+#include "lab/lab.h"
+#include "scale/cmd_scale.h"
+
+#define MAX_JOBS 64
+#define MAX_KEYS 128
+
+struct kv {
+        char *key, *val;
+        int line;
+};
+
+struct job {
+        char *name;
+        char *command; /* NULL: block */
+        struct kv kv[MAX_KEYS];
+        unsigned nkv;
+};
+
+struct jobfile {
+        const char *path;
+        struct job global;
+        struct job jobs[MAX_JOBS];
+        unsigned njobs;
+        char err[512];
+};
+
+static struct job *job_for(struct jobfile *f, const char *section)
+{
+        if (!strcmp(section, "global"))
+                return &f->global;
+        if (f->njobs && !strcmp(f->jobs[f->njobs - 1].name, section))
+                return &f->jobs[f->njobs - 1];
+        if (f->njobs == MAX_JOBS)
+                return NULL;
+        f->jobs[f->njobs].name = strdup(section);
+        return f->jobs[f->njobs].name ? &f->jobs[f->njobs++] : NULL;
+}
+
+static int on_key(void *user, const char *section, const char *key, const char *val, int line)
+{
+        struct jobfile *f = user;
+        struct job *j;
+
+        if (!*section) {
+                snprintf(f->err, sizeof(f->err), "%s:%d: '%s' is outside any [section]", f->path,
+                         line, key);
+                return -EINVAL;
+        }
+        if (!(j = job_for(f, section)) || j->nkv == MAX_KEYS) {
+                snprintf(f->err, sizeof(f->err), "%s:%d: too many jobs or keys", f->path, line);
+                return -EINVAL;
+        }
+        if (!strcmp(key, "command")) {
+                free(j->command);
+                j->command = strdup(val);
+                return j->command ? 0 : -ENOMEM;
+        }
+        j->kv[j->nkv] = (struct kv){strdup(key), strdup(val), line};
+        if (!j->kv[j->nkv].key || !j->kv[j->nkv].val)
+                return -ENOMEM;
+        j->nkv++;
+        return 0;
+}
+
+static const char *job_command(const struct jobfile *f, const struct job *j)
+{
+        return j->command ? j->command : f->global.command ? f->global.command : "block";
+}
+
+static int check_key(const struct jobfile *f, const char *cmd, const struct kv *kv, char *err,
+                     size_t errlen)
+{
+        char why[400];
+        int rc;
+
+        if (!strcmp(cmd, "block"))
+                rc = cmd_block_check_option(kv->key, kv->val, why, sizeof(why));
+        else if (!strcmp(cmd, "scale"))
+                rc = cmd_scale_check_option(kv->key, kv->val, why, sizeof(why));
+        else if (!strncmp(cmd, "oltp ", 5))
+                return 0; /* checked by the oltp command itself when the job runs */
+        else {
+                snprintf(err, errlen,
+                         "%s:%d: unknown command '%s' (block, oltp prepare|run|cleanup, scale)",
+                         f->path, kv->line, cmd);
+                return -EINVAL;
+        }
+        if (rc < 0)
+                snprintf(err, errlen, "%s:%d: %s", f->path, kv->line, why);
+        return rc;
+}
+
+/* Every key of every job is checked before the first job runs. */
+static int check_all(struct jobfile *f)
+{
+        for (unsigned i = 0; i < f->njobs; i++) {
+                const char *cmd = job_command(f, &f->jobs[i]);
+                for (unsigned k = 0; k < f->global.nkv; k++)
+                        if (check_key(f, cmd, &f->global.kv[k], f->err, sizeof(f->err)) < 0)
+                                return -EINVAL;
+                for (unsigned k = 0; k < f->jobs[i].nkv; k++)
+                        if (check_key(f, cmd, &f->jobs[i].kv[k], f->err, sizeof(f->err)) < 0)
+                                return -EINVAL;
+        }
+        return 0;
+}
+
+static char *kv_arg(const struct kv *kv)
+{
+        size_t n = strlen(kv->key) + strlen(kv->val) + 4;
+        char *a = malloc(n);
+
+        if (a)
+                snprintf(a, n, "--%s=%s", kv->key, kv->val);
+        return a;
+}
+
+/* argv = COMMAND [SUB] --global... --job... */
+static int run_job(const struct jobfile *f, const struct job *j)
+{
+        char *argv[2 + 2 * MAX_KEYS + 1] = {0}, cmd[64];
+        int argc = 0, rc = HCI_EXIT_USAGE;
+
+        snprintf(cmd, sizeof(cmd), "%s", job_command(f, j));
+        char *sub = strchr(cmd, ' ');
+        if (sub)
+                *sub++ = '\0';
+        argv[argc++] = cmd;
+        if (sub)
+                argv[argc++] = sub;
+        for (unsigned k = 0; k < f->global.nkv; k++)
+                if (!(argv[argc++] = kv_arg(&f->global.kv[k])))
+                        goto out;
+        for (unsigned k = 0; k < j->nkv; k++)
+                if (!(argv[argc++] = kv_arg(&j->kv[k])))
+                        goto out;
+        fflush(stdout);
+        log_info("job [%s]: %s%s%s", j->name, cmd, sub ? " " : "", sub ? sub : "");
+        rc = !strcmp(cmd, "block")   ? cmd_block(argc, argv)
+             : !strcmp(cmd, "scale") ? cmd_scale(argc, argv)
+                                     : cmd_oltp(argc, argv);
+out:
+        for (int i = sub ? 2 : 1; i < argc; i++)
+                free(argv[i]);
+        return rc;
+}
+
+static void free_job(struct job *j)
+{
+        free(j->name);
+        free(j->command);
+        for (unsigned k = 0; k < j->nkv; k++) {
+                free(j->kv[k].key);
+                free(j->kv[k].val);
+        }
+}
+
+int cmd_run(int argc, char **argv)
+{
+        static struct jobfile f;
+        int rc = HCI_EXIT_OK;
+
+        if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+                printf(
+                    "usage: hcisweep run JOBFILE\n\n"
+                    "Runs the jobs of an INI job file in order: [global] options apply to every\n"
+                    "job; each other [section] is a job; `command = block` (default),\n"
+                    "`command = oltp prepare|run|cleanup` or `command = scale`; every other key\n"
+                    "is an option of that command, written without the leading --.\n");
+                return HCI_EXIT_OK;
+        }
+        if (argc != 2) {
+                log_error("usage: hcisweep run JOBFILE");
+                return HCI_EXIT_USAGE;
+        }
+        memset(&f, 0, sizeof(f));
+        f.path = argv[1];
+        if (opt_read_ini(f.path, on_key, &f, f.err, sizeof(f.err)) < 0 || check_all(&f) < 0) {
+                log_error("%s", f.err);
+                rc = HCI_EXIT_USAGE;
+        } else if (f.njobs == 0) {
+                log_error("%s: no job sections (only [global])", f.path);
+                rc = HCI_EXIT_USAGE;
+        }
+        /* A job whose checks failed (1) does not stop the file; bad input or a lost target does. */
+        for (unsigned i = 0; rc <= HCI_EXIT_CHECK && i < f.njobs; i++) {
+                int jrc = run_job(&f, &f.jobs[i]);
+                if (jrc > rc)
+                        rc = jrc;
+        }
+        free_job(&f.global);
+        for (unsigned i = 0; i < f.njobs; i++)
+                free_job(&f.jobs[i]);
+        return rc;
+}

@@ -1,0 +1,148 @@
+/*
+ * backend.h - how the controller gets database "VMs": the backend ops.
+ *
+ * A backend turns a lab description (struct lab_spec) into N numbered
+ * database servers, VM 1..N, each reachable at an endpoint. The controller
+ * (`hcisweep lab`, later `hcisweep scale`) only ever talks to these ops, so
+ * a backend that boots real VMs (qemu, libvirt on many hosts) plugs in by
+ * adding one file and one line to the table in backends.c.
+ *
+ * Backends today:
+ *   local   every VM is a mariadbd of its own on this host (own datadir,
+ *           loopback address, cgroup for CPU and memory), plus a tgtd
+ *           serving one file-backed LUN per VM. State lives in --lab-dir, so
+ *           another process (`lab down` after a crash) finds everything.
+ *   static  an INI inventory of servers that already exist; nothing is
+ *           started or stopped, the backend only hands out endpoints and
+ *           checks reachability.
+ *
+ * Life cycle: open() attaches to the lab (reading any saved state, starting
+ * nothing); create(n) makes sure VMs 1..n exist (provisioned, not
+ * necessarily running; VMs already there are kept); start(i)/stop(i) run or
+ * halt VM i; destroy() stops everything and removes what create() made
+ * (prepared data is kept unless purge); close() frees the handle and leaves
+ * the VMs as they are. VM indexes are 1-based, as users count them.
+ *
+ * Errors: every op returns 0 or a negative errno and writes one line for
+ * people into err (the caller's buffer). -EINVAL means bad input (exit 2),
+ * -ENOTSUP an op the backend does not have, anything else means a server or
+ * service could not be started, reached or prepared (exit 3).
+ *
+ * Threads: a handle is used by one thread at a time. Two processes working
+ * on the same lab are serialised by the backend (the local one locks its
+ * lab directory).
+ */
+#ifndef HCI_LAB_BACKEND_H
+#define HCI_LAB_BACKEND_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define LAB_MAX_VMS  64
+#define LAB_PATH_MAX 512
+
+enum lab_topology {
+        LAB_HCI,       /* VMs and the storage service share every CPU */
+        LAB_TWO_LAYER, /* the storage service has CPUs of its own */
+};
+
+/* What the user asked for. Each backend reads the fields it needs. */
+struct lab_spec {
+        const char *lab_dir;     /* local: state directory */
+        const char *inventory;   /* static: INI inventory file */
+        const char *addr_base;   /* local: "127.0.1"; VM i gets ADDR_BASE.i */
+        unsigned base_port;      /* local: every VM listens on its address:base_port */
+        const char *target_addr; /* tgtd portal address (IPv4; NULL: 127.0.0.1) */
+        unsigned target_port;    /* tgtd portal port */
+        double vm_cpus;          /* CPU limit per VM, in CPUs (0: none) */
+        uint64_t vm_memory;      /* memory limit per VM in bytes (0: none) */
+        uint64_t lun_size;       /* local: bytes of each VM's LUN */
+        enum lab_topology topology;
+        const char *libvirt_uri; /* libvirt: comma-separated connection URIs */
+        int boot_timeout_s;      /* qemu, libvirt: for a VM's database to answer */
+        /* When not NULL, a long wait (a VM's boot) gives up with -EINTR as
+         * soon as *cancel is nonzero: the caller's SIGINT flag. */
+        const volatile sig_atomic_t *cancel;
+};
+
+/* Where VM i is reached. Plain buffers: copied out, nothing to free. */
+struct lab_endpoint {
+        char host[64];                    /* address or name */
+        unsigned port;                    /* TCP port */
+        char user[64];                    /* database user */
+        char database[64];                /* database the workload uses */
+        char password_file[LAB_PATH_MAX]; /* first line is the password; "" = none */
+        char socket[LAB_PATH_MAX];        /* local Unix socket, "" if not on this host */
+        char lun_url[LAB_PATH_MAX];       /* iscsi:// URL of the VM's LUN, "" if none */
+};
+
+/* What is known about VM i right now; unknown numbers are -1. */
+struct lab_vm_stats {
+        pid_t pid;                /* server process on this host, -1 if not local */
+        int alive;                /* 1 running (local) or reachable (static), 0 not */
+        double cpu_limit;         /* CPUs the VM may use, -1 unlimited or unknown */
+        int64_t mem_limit;        /* bytes, -1 unlimited or unknown */
+        int64_t mem_usage;        /* bytes, -1 unknown */
+        int64_t cpu_usage_ns;     /* CPU time used so far, -1 unknown */
+        char cpuset[64];          /* CPUs it may run on ("0", "0-3"), "" = every CPU */
+        char where[LAB_PATH_MAX]; /* where it lives: cgroup path or inventory section */
+};
+
+/* The storage service (local: tgtd). Backends without one leave .exists 0. */
+struct lab_storage {
+        int exists;
+        pid_t pid;
+        int alive;
+        char portal[64]; /* host:port */
+        char iqn[128];
+        unsigned luns;
+        char cpuset[64]; /* "" = shares every CPU (hci) */
+};
+
+struct lab_backend; /* one opened lab, opaque */
+
+struct lab_backend_ops {
+        const char *name; /* as given to --backend */
+        const char *help; /* one line for --help */
+
+        /* Attach to the lab described by spec (which must outlive the
+         * handle). Starts nothing. *out is the new handle. */
+        int (*open)(const struct lab_spec *spec, struct lab_backend **out, char *err,
+                    size_t errlen);
+        /* The number of VMs the lab has now (provisioned or in the inventory). */
+        unsigned (*count)(struct lab_backend *b);
+        /* Make sure VMs 1..n and the storage service exist; keeps what is there. */
+        int (*create)(struct lab_backend *b, unsigned n, char *err, size_t errlen);
+        /* Run VM i and return once it answers queries. *started is set to 1 if
+         * it was started now, 0 if it was already running. */
+        int (*start)(struct lab_backend *b, unsigned i, int *started, char *err, size_t errlen);
+        /* Halt VM i (bounded wait); halting a halted VM is not an error. */
+        int (*stop)(struct lab_backend *b, unsigned i, char *err, size_t errlen);
+        /* Stop every VM and the storage service, remove what create() made
+         * (cgroups, targets); datadirs and LUN files only when purge. */
+        int (*destroy)(struct lab_backend *b, int purge, char *err, size_t errlen);
+        /* Fill *ep for VM i. */
+        int (*endpoint)(struct lab_backend *b, unsigned i, struct lab_endpoint *ep, char *err,
+                        size_t errlen);
+        /* Run argv "inside" VM i (local: in its cgroups) and wait; *status is
+         * the exit status (as from waitpid). -ENOTSUP if the backend cannot. */
+        int (*exec)(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
+                    size_t errlen);
+        /* Fill *st for VM i. */
+        int (*stats)(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
+                     size_t errlen);
+        /* Fill *st for the storage service (may be NULL: no storage service). */
+        int (*storage)(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen);
+        /* Free the handle; VMs keep running. NULL is fine. */
+        void (*close)(struct lab_backend *b);
+};
+
+/* The registered backends, NULL-terminated, in --help order (backends.c). */
+extern const struct lab_backend_ops *const lab_backends[];
+
+/* The backend called name, or NULL. */
+const struct lab_backend_ops *lab_backend_find(const char *name);
+
+#endif

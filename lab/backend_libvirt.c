@@ -1,0 +1,656 @@
+/*
+ * backend_libvirt.c - the `libvirt` backend: every VM is a transient libvirt
+ * domain, placed round-robin over the connection URIs of --libvirt-uri
+ * (VM N on URI (N-1) mod count), so one lab can span hypervisor hosts. The
+ * guest is the one of the qemu backend: the image of
+ * scripts/build-guest-image.sh booted directly from its kernel and initrd,
+ * root disk a qcow2 overlay LAB/vmN/root.qcow2, database disk LUN N of the
+ * lab's tgtd as a libvirt iSCSI network disk (LUN file pre-formatted from
+ * the host with init.sql and my.cnf), and MariaDB's port 3306 forwarded to
+ * ADDR_BASE.N:BASE_PORT by QEMU's user-mode network, passed to QEMU through
+ * libvirt's qemu:commandline (libvirt 9.0 forwards ports of a user
+ * interface only with passt). Domains are named hcisweep-LAB-vmN, so a later
+ * process finds them by name; the rest of the state (addresses, the target)
+ * lives in LAB/state under the lab's lock (labdir.h, target.h).
+ *
+ * A URI naming a host (qemu+ssh://host2/system) puts VMs on another
+ * hypervisor. Their MariaDB port is forwarded on every address of that host,
+ * one port per VM (BASE_PORT + N), and reached at HOST:BASE_PORT+N; the
+ * portal must be an address of this host that the hypervisor reaches
+ * (--target-addr; a loopback portal is refused for a host that is not
+ * loopback itself); and the domain names this host's paths (the guest
+ * directory and the lab directory), so they must be shared at the same
+ * paths there (NFS).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <linux/input-event-codes.h>
+
+#include "core/log.h"
+#include "lab/backend.h"
+#include "lab/guest.h"
+#include "lab/labdir.h"
+#include "lab/labstate.h"
+#include "lab/proc.h"
+#include "lab/target.h"
+
+#define QEMU_COMM   "qemu-system-x86"
+#define DEFAULT_URI "qemu:///system"
+#define MAX_URIS    16
+#define XML_MAX     8192
+
+struct lab_backend {
+        const struct lab_spec *spec;
+        struct labdir lab;
+        guest_dir_t guest;
+        char *uris;                   /* copy of --libvirt-uri, cut at the commas */
+        const char *uri[MAX_URIS];    /* pointers into uris */
+        virConnectPtr conn[MAX_URIS]; /* opened on first use */
+        unsigned nuris;
+};
+
+static void lv_quiet(void *opaque, virErrorPtr e)
+{
+        (void)opaque;
+        (void)e; /* errors are reported through err, not libvirt's stderr line */
+}
+
+static const char *lv_last_error(void)
+{
+        const char *m = virGetLastErrorMessage();
+
+        return m ? m : "unknown libvirt error";
+}
+
+/* ---- connections --------------------------------------------------------- */
+
+static int split_uris(struct lab_backend *b, const char *list, char *err, size_t errlen)
+{
+        char *save = NULL;
+
+        b->uris = strdup(list && list[0] ? list : DEFAULT_URI);
+        if (!b->uris) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        for (char *u = strtok_r(b->uris, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
+                if (b->nuris == MAX_URIS || !strstr(u, "://") || strstr(u, "://") == u) {
+                        snprintf(err, errlen,
+                                 "option --libvirt-uri: '%s' is not a libvirt URI "
+                                 "(DRIVER://[HOST]/PATH), or more than %d of them",
+                                 u, MAX_URIS);
+                        return -EINVAL;
+                }
+                b->uri[b->nuris++] = u;
+        }
+        if (!b->nuris) {
+                snprintf(err, errlen, "option --libvirt-uri: no URI in '%s'", list);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static unsigned vm_uri(const struct lab_backend *b, unsigned i)
+{
+        return (i - 1) % b->nuris;
+}
+
+/* The host a URI names ("" for a local URI): DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH. */
+static void uri_host(const char *uri, char *out, size_t outlen)
+{
+        const char *h = strstr(uri, "://"), *end, *at;
+        size_t n;
+
+        out[0] = '\0';
+        if (!h)
+                return;
+        h += 3;
+        end = h + strcspn(h, "/?");
+        at = memchr(h, '@', (size_t)(end - h));
+        if (at)
+                h = at + 1;
+        n = strcspn(h, ":/?");
+        if (h + n > end)
+                n = (size_t)(end - h);
+        if (n < outlen)
+                snprintf(out, outlen, "%.*s", (int)n, h);
+}
+
+static int is_loopback(const char *host)
+{
+        return !strncmp(host, "127.", 4) || !strcmp(host, "localhost");
+}
+
+/* A remote VM: its port is forwarded on every address of its host. */
+static void place_vm(struct lab_backend *b, unsigned i)
+{
+        char host[64];
+
+        uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
+        if (!host[0])
+                return;
+        snprintf(b->lab.st.vm[i].addr, sizeof(b->lab.st.vm[i].addr), "%s", host);
+        b->lab.st.vm[i].port = b->spec->base_port + i;
+}
+
+/* A hypervisor that is not this host cannot reach a loopback portal. */
+static int check_portal(const struct lab_backend *b, char *err, size_t errlen)
+{
+        const char *portal = b->spec->target_addr ? b->spec->target_addr : "127.0.0.1";
+        char host[64];
+
+        for (unsigned k = 0; k < b->nuris; k++) {
+                uri_host(b->uri[k], host, sizeof(host));
+                if (host[0] && !is_loopback(host) && is_loopback(portal)) {
+                        snprintf(err, errlen,
+                                 "option --target-addr: VMs on %s cannot reach the iSCSI portal "
+                                 "on %s; give an address of this host that %s reaches",
+                                 host, portal, host);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+static int lv_connect(struct lab_backend *b, unsigned i, virConnectPtr *out, char *err,
+                      size_t errlen)
+{
+        unsigned k = vm_uri(b, i);
+        virErrorPtr e;
+
+        if (!b->conn[k]) {
+                b->conn[k] = virConnectOpen(b->uri[k]);
+                if (!b->conn[k]) {
+                        e = virGetLastError();
+                        snprintf(err, errlen, "libvirt %s: %s", b->uri[k], lv_last_error());
+                        /* No driver for the scheme or a malformed URI: bad input. */
+                        if (e && (e->code == VIR_ERR_NO_CONNECT || e->code == VIR_ERR_INVALID_ARG ||
+                                  e->code == VIR_ERR_PARSE_FAILED))
+                                return -EINVAL;
+                        return -ECONNREFUSED;
+                }
+        }
+        *out = b->conn[k];
+        return 0;
+}
+
+static void domain_name(const struct lab_backend *b, unsigned i, char *out, size_t outlen)
+{
+        snprintf(out, outlen, "hcisweep-%s-vm%u", b->lab.st.name, i);
+}
+
+/* VM i's domain, *dom NULL if there is none. */
+static int lv_lookup(struct lab_backend *b, unsigned i, virDomainPtr *dom, char *err, size_t errlen)
+{
+        char name[96];
+        virConnectPtr c;
+        virErrorPtr e;
+        int rc = lv_connect(b, i, &c, err, errlen);
+
+        *dom = NULL;
+        if (rc < 0)
+                return rc;
+        domain_name(b, i, name, sizeof(name));
+        *dom = virDomainLookupByName(c, name);
+        if (*dom)
+                return 0;
+        e = virGetLastError();
+        if (e && e->code == VIR_ERR_NO_DOMAIN)
+                return 0;
+        snprintf(err, errlen, "libvirt %s: %s", b->uri[vm_uri(b, i)], lv_last_error());
+        return -EIO;
+}
+
+static int lv_open(const struct lab_spec *spec, struct lab_backend **out, char *err, size_t errlen)
+{
+        struct lab_backend *b = calloc(1, sizeof(*b));
+        int rc;
+
+        if (!b) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        virSetErrorFunc(NULL, lv_quiet);
+        b->spec = spec;
+        guest_dir(b->guest);
+        rc = split_uris(b, spec->libvirt_uri, err, errlen);
+        if (!rc)
+                rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
+        if (rc < 0) {
+                free(b->uris);
+                free(b);
+                return rc;
+        }
+        *out = b;
+        return 0;
+}
+
+static unsigned lv_count(struct lab_backend *b)
+{
+        return labdir_count(&b->lab);
+}
+
+/* ---- provisioning -------------------------------------------------------- */
+
+static int lv_create(struct lab_backend *b, unsigned n, char *err, size_t errlen)
+{
+        virConnectPtr c;
+        int rc;
+
+        if (n < 1 || n > LAB_MAX_VMS) {
+                snprintf(err, errlen, "option --vms: %u is not in 1..%d", n, LAB_MAX_VMS);
+                return -EINVAL;
+        }
+        if (b->spec->topology == LAB_TWO_LAYER) {
+                snprintf(err, errlen, "option --topology: the libvirt backend runs hci only");
+                return -EINVAL;
+        }
+        rc = check_portal(b, err, errlen);
+        if (rc < 0)
+                return rc;
+        /* Every URI first: a bad one is refused before anything is made. */
+        for (unsigned k = 1; k <= b->nuris; k++) {
+                rc = lv_connect(b, k, &c, err, errlen);
+                if (rc < 0)
+                        return rc;
+        }
+        rc = guest_check(b->guest, "libvirt", err, errlen);
+        if (!rc)
+                rc = guest_create_vms(&b->lab, b->guest, b->spec, n, err, errlen);
+        if (rc < 0)
+                return rc;
+        for (unsigned i = 1; i <= n; i++)
+                place_vm(b, i);
+        return labdir_save(&b->lab, err, errlen);
+}
+
+/* ---- the domain ------------------------------------------------------------ */
+
+static int lv_endpoint(struct lab_backend *b, unsigned i, struct lab_endpoint *ep, char *err,
+                       size_t errlen)
+{
+        return labdir_endpoint(&b->lab, i, ep, err, errlen);
+}
+
+/* Paths go into XML attributes and text: refuse what would need escaping. */
+static int xml_safe(const char *s, char *err, size_t errlen)
+{
+        if (strpbrk(s, "<>&'\"")) {
+                snprintf(err, errlen,
+                         "libvirt backend: path '%s' has a character XML needs "
+                         "escaped; use another --lab-dir",
+                         s);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep, char *xml,
+                      char *err, size_t errlen)
+{
+        char name[96];
+        lab_path_t kernel, initrd, root, console;
+        const struct lab_target *t = &b->lab.st.tgt;
+        char host[64]; /* a remote VM's port is forwarded on every address of its host */
+        int n;
+
+        uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
+
+        domain_name(b, i, name, sizeof(name));
+        guest_path(b->guest, "vmlinuz", kernel);
+        guest_path(b->guest, "initrd.img", initrd);
+        labdir_vm_path(&b->lab, i, "root.qcow2", root);
+        labdir_vm_path(&b->lab, i, "console.log", console);
+        if (xml_safe(b->lab.dir, err, errlen) < 0 || xml_safe(b->guest, err, errlen) < 0)
+                return -EINVAL;
+        n = snprintf(
+            xml, XML_MAX,
+            "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>"
+            "<name>%s</name><memory unit='MiB'>%llu</memory><vcpu>%u</vcpu>"
+            "<os><type arch='x86_64'>hvm</type><kernel>%s</kernel><initrd>%s</initrd>"
+            "<cmdline>root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1 quiet</cmdline></os>"
+            /* TCG's translation cache defaults to 1 GiB per VM; far more than needed. */
+            "<features><tcg><tb-cache unit='MiB'>256</tb-cache></tcg></features>"
+            "<on_poweroff>destroy</on_poweroff><on_reboot>destroy</on_reboot>"
+            "<on_crash>destroy</on_crash><devices>"
+            "<disk type='file' device='disk'><driver name='qemu' type='qcow2'/>"
+            "<source file='%s'/><target dev='vda' bus='virtio'/></disk>"
+            /* One initiator name per VM, so tgtd never takes two VMs'
+             * logins for one initiator reconnecting. */
+            "<disk type='network' device='disk'><driver name='qemu' type='raw'/>"
+            "<source protocol='iscsi' name='%s/%u'><host name='%s' port='%u'/>"
+            "<initiator><iqn name='iqn.2026-11.io.hcisweep:%s'/></initiator></source>"
+            "<target dev='vdb' bus='virtio'/></disk>"
+            "<serial type='file'><source path='%s'/><target port='0'/></serial>"
+            "<console type='file'><source path='%s'/><target type='serial' port='0'/></console>"
+            "<video><model type='none'/></video><memballoon model='none'/></devices>"
+            "<qemu:commandline><qemu:arg value='-netdev'/>"
+            "<qemu:arg value='user,id=hcinet0,hostfwd=tcp:%s:%u-:3306'/>"
+            "<qemu:arg value='-device'/><qemu:arg "
+            "value='virtio-net-pci,netdev=hcinet0,bus=pci.0,addr=0x1f'/>"
+            "</qemu:commandline></domain>",
+            name, (unsigned long long)(guest_vm_memory(b->spec) >> 20),
+            (unsigned)fmax(1, ceil(b->spec->vm_cpus)), kernel, initrd, root, t->iqn, i,
+            target_addr(t), t->port, name, console, console, host[0] ? "" : ep->host, ep->port);
+        if (n < 0 || n >= XML_MAX) {
+                snprintf(err, errlen, "vm%u: domain XML longer than %d bytes", i, XML_MAX);
+                return -ENAMETOOLONG;
+        }
+        return 0;
+}
+
+/* The QEMU process of a domain on this host, found by its -name, or -1
+ * (remote, or gone). libvirt's API has no call for it. */
+static pid_t local_qemu_pid(const struct lab_backend *b, unsigned i)
+{
+        char name[112], path[64], cmd[4096];
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        pid_t found = -1;
+
+        if (!d)
+                return -1;
+        domain_name(b, i, name + 6, sizeof(name) - 6);
+        memcpy(name, "guest=", 6);
+        strcat(name, ",");
+        while (found < 0 && (de = readdir(d))) {
+                pid_t pid = (pid_t)atoi(de->d_name);
+                FILE *f;
+                size_t n;
+
+                if (pid <= 0 || !proc_alive(pid, QEMU_COMM))
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+                f = fopen(path, "re");
+                n = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+                if (f)
+                        fclose(f);
+                for (size_t k = 0; k < n; k++)
+                        cmd[k] = cmd[k] ? cmd[k] : ' ';
+                cmd[n] = '\0';
+                if (strstr(cmd, name))
+                        found = pid;
+        }
+        closedir(d);
+        return found;
+}
+
+static int dom_running(virDomainPtr dom)
+{
+        int state = 0, reason = 0;
+
+        return dom && virDomainGetState(dom, &state, &reason, 0) == 0 &&
+               (state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED ||
+                state == VIR_DOMAIN_PAUSED);
+}
+
+struct lv_vm {
+        struct lab_backend *b;
+        unsigned i;
+};
+
+static int lv_alive(void *ctx, char *err, size_t errlen)
+{
+        const struct lv_vm *v = ctx;
+        virDomainPtr dom;
+        int rc = lv_lookup(v->b, v->i, &dom, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        rc = dom_running(dom);
+        if (dom)
+                virDomainFree(dom);
+        return rc;
+}
+
+/* Until MariaDB in the guest answers through the forwarded port. */
+static int vm_wait_ready(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep,
+                         char *err, size_t errlen)
+{
+        struct lv_vm vm = {b, i};
+        const struct guest_boot boot = {
+            .lab = &b->lab,
+            .vm = i,
+            .ep = ep,
+            .timeout_s = b->spec->boot_timeout_s,
+            .cancel = b->spec->cancel,
+            .stopped = "the domain stopped during boot",
+            .alive = lv_alive,
+            .ctx = &vm,
+        };
+
+        return guest_wait_ready(&boot, err, errlen);
+}
+
+/* Ctrl-Alt-Del in a running guest, as the qemu backend does (qmp.h says
+ * why: an orderly shutdown, and on_reboot destroy ends the domain); 1 if sent. */
+static int lv_powerdown(struct lab_backend *b, unsigned i)
+{
+        unsigned int keys[] = {KEY_LEFTCTRL, KEY_LEFTALT, KEY_DELETE};
+        virDomainPtr dom;
+        char why[256];
+        int sent = 0;
+
+        if (i < 1 || i > LAB_MAX_VMS || !b->lab.st.vm[i].exists ||
+            lv_lookup(b, i, &dom, why, sizeof(why)) < 0 || !dom)
+                return 0;
+        if (dom_running(dom)) {
+                sent = virDomainSendKey(dom, VIR_KEYCODE_SET_LINUX, 0, keys, 3, 0) == 0;
+                if (!sent)
+                        log_warn("vm%u: no orderly shutdown, destroying it: %s", i,
+                                 lv_last_error());
+        }
+        virDomainFree(dom);
+        return sent;
+}
+
+/* 1 while VM i's domain exists. A transient domain is gone only once libvirt
+ * has finished with it; "not running" comes earlier (state shutdown, QEMU
+ * still up), so teardown waits for this. */
+static int lv_exists(void *ctx, char *err, size_t errlen)
+{
+        const struct lv_vm *v = ctx;
+        virDomainPtr dom;
+        int rc = lv_lookup(v->b, v->i, &dom, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        if (!dom)
+                return 0;
+        virDomainFree(dom);
+        return 1;
+}
+
+static int lv_ask(void *ctx)
+{
+        const struct lv_vm *v = ctx;
+
+        return lv_powerdown(v->b, v->i);
+}
+
+/* After an orderly shutdown, or in its place: destroy (a transient domain is gone after it). */
+static int lv_off(struct lab_backend *b, unsigned i, int asked, char *err, size_t errlen)
+{
+        struct lv_vm vm = {b, i};
+        virDomainPtr dom;
+        int rc;
+
+        if (i < 1 || i > LAB_MAX_VMS || !b->lab.st.vm[i].exists)
+                return 0;
+        if (asked && !guest_wait_off(lv_exists, lv_ask, &vm, GUEST_SHUTDOWN_MS))
+                log_warn("vm%u: still running %u s after Ctrl-Alt-Del, destroying it", i,
+                         GUEST_SHUTDOWN_MS / 1000);
+        rc = lv_lookup(b, i, &dom, err, errlen);
+        if (rc < 0)
+                return rc;
+        /* Active includes "being shut down": QEMU may still run. */
+        if (dom && virDomainIsActive(dom) == 1 && virDomainDestroy(dom) < 0) {
+                snprintf(err, errlen, "vm%u: destroy: %s", i, lv_last_error());
+                rc = -EBUSY;
+        }
+        if (dom)
+                virDomainFree(dom);
+        if (rc < 0)
+                return rc;
+        b->lab.st.vm[i].pid = 0;
+        return labdir_save(&b->lab, err, errlen);
+}
+
+static int lv_stop(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        return lv_off(b, i, lv_powerdown(b, i), err, errlen);
+}
+
+static int vm_boot(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep, char *err,
+                   size_t errlen)
+{
+        char *xml = malloc(XML_MAX);
+        virConnectPtr c;
+        virDomainPtr dom;
+        lab_path_t console;
+        int rc;
+
+        if (!xml) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        rc = domain_xml(b, i, ep, xml, err, errlen);
+        if (!rc)
+                rc = lv_connect(b, i, &c, err, errlen);
+        if (rc < 0)
+                goto out;
+        labdir_vm_path(&b->lab, i, "console.log", console);
+        unlink(console);
+        dom = virDomainCreateXML(c, xml, 0);
+        if (!dom) {
+                snprintf(err, errlen, "vm%u: libvirt %s: %s", i, b->uri[vm_uri(b, i)],
+                         lv_last_error());
+                rc = -EIO;
+                goto out;
+        }
+        virDomainFree(dom);
+        b->lab.st.vm[i].pid = local_qemu_pid(b, i);
+        if (b->lab.st.vm[i].pid < 0)
+                b->lab.st.vm[i].pid = 0;
+        rc = labdir_save(&b->lab, err, errlen);
+out:
+        free(xml);
+        return rc;
+}
+
+static int lv_start(struct lab_backend *b, unsigned i, int *started, char *err, size_t errlen)
+{
+        struct lab_endpoint ep;
+        virDomainPtr dom = NULL;
+        char ignored[256];
+        int rc = lv_endpoint(b, i, &ep, err, errlen);
+
+        *started = 0;
+        if (!rc && !ep.lun_url[0]) {
+                snprintf(err, errlen, "vm%u has no LUN on the target: run create first", i);
+                rc = -ENOENT;
+        }
+        if (!rc)
+                rc = lv_lookup(b, i, &dom, err, errlen);
+        if (rc < 0)
+                return rc;
+        if (!dom_running(dom)) {
+                rc = vm_boot(b, i, &ep, err, errlen);
+                *started = rc == 0;
+        }
+        if (dom)
+                virDomainFree(dom);
+        if (!rc)
+                rc = vm_wait_ready(b, i, &ep, err, errlen);
+        if (rc < 0 && *started) /* a VM that did not come up is not left running */
+                lv_stop(b, i, ignored, sizeof(ignored));
+        return rc;
+}
+
+/* ---- teardown, reports ------------------------------------------------------ */
+
+static int lv_destroy(struct lab_backend *b, int purge, char *err, size_t errlen)
+{
+        return guest_destroy(b, &b->lab, lv_powerdown, lv_off, purge, NULL, err, errlen);
+}
+
+static int lv_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
+                    size_t errlen)
+{
+        virDomainInfo info;
+        virDomainPtr dom;
+        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+
+        if (!rc)
+                rc = lv_lookup(b, i, &dom, err, errlen);
+        if (rc < 0)
+                return rc;
+        memset(st, 0, sizeof(*st));
+        st->alive = dom_running(dom);
+        st->pid = st->alive ? local_qemu_pid(b, i) : -1;
+        st->cpu_usage_ns = -1;
+        st->mem_usage = st->pid > 0 ? proc_rss(st->pid) : -1;
+        if (st->alive && virDomainGetInfo(dom, &info) == 0)
+                st->cpu_usage_ns = (int64_t)info.cpuTime;
+        if (dom)
+                virDomainFree(dom);
+        st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
+        st->mem_limit = (int64_t)guest_vm_memory(b->spec);
+        snprintf(st->where, sizeof(st->where), "%s", b->uri[vm_uri(b, i)]);
+        return 0;
+}
+
+static int lv_storage(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen)
+{
+        (void)err;
+        (void)errlen;
+        target_storage(&b->lab.st.tgt, st);
+        return 0;
+}
+
+static int lv_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
+                   size_t errlen)
+{
+        (void)b;
+        (void)argv;
+        (void)status;
+        snprintf(err, errlen, "vm%u: the libvirt backend cannot run commands inside a guest", i);
+        return -ENOTSUP;
+}
+
+static void lv_close(struct lab_backend *b)
+{
+        if (!b)
+                return;
+        for (unsigned k = 0; k < b->nuris; k++)
+                if (b->conn[k])
+                        virConnectClose(b->conn[k]);
+        labdir_close(&b->lab);
+        free(b->uris);
+        free(b);
+}
+
+const struct lab_backend_ops lab_backend_libvirt = {
+    .name = "libvirt",
+    .help = "a libvirt domain per VM, round-robin over --libvirt-uri, database disk on the "
+            "lab's tgtd",
+    .open = lv_open,
+    .count = lv_count,
+    .create = lv_create,
+    .start = lv_start,
+    .stop = lv_stop,
+    .destroy = lv_destroy,
+    .endpoint = lv_endpoint,
+    .exec = lv_exec,
+    .stats = lv_stats,
+    .storage = lv_storage,
+    .close = lv_close,
+};

@@ -1,0 +1,533 @@
+/*
+ * backend_local.c - the `local` backend: each "VM" is a mariadbd of its own
+ * on this host (datadir LAB/vmN/data, address ADDR_BASE.N, cgroups for its
+ * CPU quota and memory limit), and the storage service is one tgtd on
+ * 127.0.0.1:TARGET_PORT serving LUN N (file LAB/vmN/lun.img) for VM N. In
+ * the two-layer topology tgtd gets the last CPU and the VMs the others.
+ *
+ * Everything started is written to LAB/state right away, and every op
+ * holds the lab's lock (labdir.h); tgtd is target.h's. Datadirs are installed
+ * once and prepared (database, password) on their first start; the marker
+ * files LAB/vmN/installed and LAB/vmN/prepared say how far a VM got, so a
+ * crash half-way is redone rather than trusted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "lab/backend.h"
+#include "lab/cgroup.h"
+#include "lab/labdir.h"
+#include "lab/labstate.h"
+#include "lab/proc.h"
+#include "lab/sql.h"
+#include "lab/target.h"
+
+#define MIN_POOL          (32ULL << 20)
+#define DEFAULT_POOL      (128ULL << 20)
+#define SERVER_READY_MS   30000U
+#define SERVER_STOP_MS    60000
+#define SOCKET_PATH_LIMIT 107
+
+struct lab_backend {
+        const struct lab_spec *spec;
+        struct labdir lab;
+};
+
+static int local_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
+                      size_t errlen)
+{
+        struct lab_backend *b = calloc(1, sizeof(*b));
+        int rc;
+
+        if (!b) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        b->spec = spec;
+        rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
+        if (rc < 0) {
+                free(b);
+                return rc;
+        }
+        *out = b;
+        return 0;
+}
+
+static unsigned local_count(struct lab_backend *b)
+{
+        return labdir_count(&b->lab);
+}
+
+/* Two-layer: tgtd gets the last CPU this process may use, the VMs the rest. */
+static int split_cpus(struct lab_backend *b, char *err, size_t errlen)
+{
+        struct lab_state *st = &b->lab.st;
+        int cpus[CPU_SETSIZE], n = 0;
+        size_t len = 0;
+        cpu_set_t set;
+
+        st->vm_cpuset[0] = st->tgt.cpuset[0] = '\0';
+        if (b->spec->topology != LAB_TWO_LAYER)
+                return 0;
+        if (sched_getaffinity(0, sizeof(set), &set) < 0)
+                return -errno;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &set))
+                        cpus[n++] = c;
+        if (n < 2) {
+                snprintf(err, errlen,
+                         "option --topology: two-layer needs at least 2 CPUs, this process may "
+                         "use %d",
+                         n);
+                return -EINVAL;
+        }
+        snprintf(st->tgt.cpuset, sizeof(st->tgt.cpuset), "%d", cpus[n - 1]);
+        for (int i = 0; i < n - 1 && len < sizeof(st->vm_cpuset) - 8; i++)
+                len += (size_t)snprintf(st->vm_cpuset + len, sizeof(st->vm_cpuset) - len, "%s%d",
+                                        i ? "," : "", cpus[i]);
+        return 0;
+}
+
+/* ---- VMs: provisioning ------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+        (void)sb;
+        (void)flag;
+        (void)ftw;
+        return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int rm_tree(const char *path)
+{
+        if (access(path, F_OK) < 0)
+                return 0;
+        return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+}
+
+static unsigned long long pool_for(uint64_t memory)
+{
+        unsigned long long pool = memory ? (memory / 2) & ~((1ULL << 20) - 1) : DEFAULT_POOL;
+
+        return pool < MIN_POOL ? MIN_POOL : pool;
+}
+
+static void vm_limits(const struct lab_backend *b, struct cg_limits *lim)
+{
+        *lim = (struct cg_limits){b->spec->vm_cpus, b->spec->vm_memory,
+                                  b->lab.st.vm_cpuset[0] ? b->lab.st.vm_cpuset : NULL};
+}
+
+static int touch(const char *path)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+        if (fd < 0)
+                return -errno;
+        close(fd);
+        return 0;
+}
+
+static int vm_install(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        struct lab_vm *v = &b->lab.st.vm[i];
+        lab_path_t data, marker, log;
+        char datadir_opt[sizeof(lab_path_t) + 16], tmpdir_opt[sizeof(lab_path_t) + 16];
+        char bufs[CG_NCTRL][LAB_PATH_MAX + 16], tail[512];
+        const char *procs[CG_NCTRL + 1];
+        char *argv[] = {"mariadb-install-db",
+                        "--no-defaults",
+                        datadir_opt,
+                        "--user=root",
+                        "--auth-root-authentication-method=normal",
+                        "--skip-test-db",
+                        tmpdir_opt,
+                        NULL};
+        int rc, status;
+
+        labdir_vm_path(&b->lab, i, "installed", marker);
+        if (access(marker, F_OK) == 0)
+                return 0;
+        labdir_vm_path(&b->lab, i, "data", data);
+        labdir_vm_path(&b->lab, i, "install.log", log);
+        rm_tree(data); /* a half-installed datadir from an interrupted run */
+        snprintf(datadir_opt, sizeof(datadir_opt), "--datadir=%s", data);
+        labdir_vm_path(&b->lab, i, "tmp", data);
+        snprintf(tmpdir_opt, sizeof(tmpdir_opt), "--tmpdir=%s", data);
+        cg_procs_files(&v->cg, bufs, procs);
+        rc = proc_run(&(struct proc_spawn){argv, log, procs, NULL}, &status, err, errlen);
+        if (rc < 0)
+                return rc;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                proc_log_tail(log, 5, tail, sizeof(tail));
+                snprintf(err, errlen, "vm%u: mariadb-install-db failed (%s): %s", i, log, tail);
+                return -EIO;
+        }
+        return touch(marker);
+}
+
+static int vm_make_lun(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        lab_path_t lun;
+        int fd;
+        struct stat sb;
+
+        labdir_vm_path(&b->lab, i, "lun.img", lun);
+        if (stat(lun, &sb) == 0 && (uint64_t)sb.st_size >= b->spec->lun_size)
+                return 0;
+        fd = open(lun, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0 || ftruncate(fd, (off_t)b->spec->lun_size) < 0) {
+                snprintf(err, errlen, "%s: %s", lun, strerror(errno));
+                if (fd >= 0)
+                        close(fd);
+                return -errno;
+        }
+        close(fd);
+        return 0;
+}
+
+static int vm_create(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        struct lab_vm *v = &b->lab.st.vm[i];
+        struct cg_limits lim;
+        char name[16];
+        lab_path_t dir;
+        int rc;
+
+        vm_limits(b, &lim);
+        if (v->exists)
+                return cg_apply(&v->cg, &lim, err, errlen);
+        rc = labdir_new_vm(&b->lab, i, b->spec->addr_base, b->spec->base_port, err, errlen);
+        if (rc < 0)
+                return rc;
+        /* A private tmpdir: bootstrap names its temporary files after a small
+         * id, and servers sharing /tmp can collide. */
+        labdir_vm_path(&b->lab, i, "tmp", dir);
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+                return -errno;
+        }
+        snprintf(name, sizeof(name), "vm%u", i);
+        rc = cg_create(b->lab.st.name, name, &lim, &v->cg, err, errlen);
+        if (rc < 0)
+                return rc;
+        labdir_add_vm(&b->lab, i);
+        rc = labdir_save(&b->lab, err, errlen); /* the cgroups are now on record for `lab down` */
+        if (!rc)
+                rc = vm_install(b, i, err, errlen);
+        if (!rc)
+                rc = vm_make_lun(b, i, err, errlen);
+        return rc;
+}
+
+static int local_create(struct lab_backend *b, unsigned n, char *err, size_t errlen)
+{
+        int rc;
+
+        if (n < 1 || n > LAB_MAX_VMS) {
+                snprintf(err, errlen, "option --vms: %u is not in 1..%d", n, LAB_MAX_VMS);
+                return -EINVAL;
+        }
+        rc = labdir_create(&b->lab, err, errlen);
+        if (!rc && !proc_alive(b->lab.st.tgt.pid, "tgtd")) {
+                b->lab.st.topology = (int)b->spec->topology;
+                rc = split_cpus(b, err, errlen);
+        }
+        if (!rc)
+                rc = labdir_ensure_password(&b->lab, err, errlen);
+        if (!rc)
+                rc = target_start(&b->lab, b->spec->target_addr, b->spec->target_port, 1, err,
+                                  errlen);
+        for (unsigned i = 1; !rc && i <= n; i++)
+                rc = vm_create(b, i, err, errlen);
+        if (!rc)
+                rc = target_add_luns(&b->lab, n, err, errlen);
+        if (!rc)
+                rc = labdir_save(&b->lab, err, errlen);
+        return rc;
+}
+
+/* ---- VMs: running ------------------------------------------------------ */
+
+static int local_endpoint(struct lab_backend *b, unsigned i, struct lab_endpoint *ep, char *err,
+                          size_t errlen)
+{
+        int rc = labdir_endpoint(&b->lab, i, ep, err, errlen);
+
+        if (!rc)
+                snprintf(ep->socket, sizeof(ep->socket), "%s/vm%u/mariadbd.sock", b->lab.dir, i);
+        return rc;
+}
+
+static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep, char *err,
+                    size_t errlen)
+{
+        struct lab_vm *v = &b->lab.st.vm[i];
+        char o_port[32], o_bind[48], o_pool[64], bufs[CG_NCTRL][LAB_PATH_MAX + 16];
+        lab_path_t o_data, o_sock, o_pid, o_tmp, log;
+        const char *procs[CG_NCTRL + 1];
+        char *argv[] = {"mariadbd",
+                        "--no-defaults",
+                        o_data,
+                        o_sock,
+                        o_port,
+                        o_bind,
+                        "--user=root",
+                        o_pool,
+                        "--skip-name-resolve",
+                        o_pid,
+                        "--max-connections=1000",
+                        o_tmp,
+                        NULL};
+        cpu_set_t set;
+
+        if (strlen(ep->socket) > SOCKET_PATH_LIMIT) {
+                snprintf(err, errlen, "option --lab-dir: socket path %s is too long", ep->socket);
+                return -EINVAL;
+        }
+        v->pool = pool_for(b->spec->vm_memory);
+        snprintf(o_data, sizeof(o_data), "--datadir=%s/vm%u/data", b->lab.dir, i);
+        snprintf(o_sock, sizeof(o_sock), "--socket=%s", ep->socket);
+        snprintf(o_port, sizeof(o_port), "--port=%u", v->port);
+        snprintf(o_bind, sizeof(o_bind), "--bind-address=%s", v->addr);
+        snprintf(o_pool, sizeof(o_pool), "--innodb-buffer-pool-size=%llu", v->pool);
+        snprintf(o_pid, sizeof(o_pid), "--pid-file=%s/vm%u/mariadbd.pid", b->lab.dir, i);
+        snprintf(o_tmp, sizeof(o_tmp), "--tmpdir=%s/vm%u/tmp", b->lab.dir, i);
+        labdir_vm_path(&b->lab, i, "error.log", log);
+        cg_procs_files(&v->cg, bufs, procs);
+        return proc_spawn(
+            &(struct proc_spawn){argv, log, procs, cg_affinity(&v->cg, b->lab.st.vm_cpuset, &set)},
+            &v->pid, err, errlen);
+}
+
+/* Until the server answers on its socket, with the lab password or (fresh
+ * datadir) none. *fresh tells which worked. */
+static int vm_wait_ready(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep,
+                         int *fresh, char *err, size_t errlen)
+{
+        char pw[256], tail[600], why[256] = "";
+        lab_path_t log;
+        int rc = lab_read_password(ep->password_file, pw, sizeof(pw), err, errlen);
+
+        labdir_vm_path(&b->lab, i, "error.log", log);
+        for (unsigned waited = 0; !rc && waited < SERVER_READY_MS; waited += 100) {
+                if (!proc_alive(b->lab.st.vm[i].pid, "mariadbd")) {
+                        proc_log_tail(log, 5, tail, sizeof(tail));
+                        snprintf(err, errlen, "vm%u: mariadbd exited during start-up: %s", i, tail);
+                        rc = -EIO;
+                        break;
+                }
+                *fresh = 0;
+                if (lab_sql_ping(ep, 1, pw, 2, why, sizeof(why)) == 0)
+                        goto out;
+                *fresh = 1;
+                if (lab_sql_ping(ep, 1, "", 2, why, sizeof(why)) == 0)
+                        goto out;
+                clk_sleep_ns(100 * 1000000ULL);
+        }
+        if (!rc) {
+                proc_log_tail(log, 3, tail, sizeof(tail));
+                snprintf(err, errlen, "vm%u: mariadbd did not answer within %u s (%s): %s", i,
+                         SERVER_READY_MS / 1000, why, tail);
+                rc = -ETIMEDOUT;
+        }
+out:
+        memset(pw, 0, sizeof(pw));
+        return rc;
+}
+
+static int vm_prepare(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep, char *err,
+                      size_t errlen)
+{
+        char pw[256];
+        lab_path_t marker;
+        int rc = lab_read_password(ep->password_file, pw, sizeof(pw), err, errlen);
+
+        if (!rc)
+                rc = lab_sql_prepare(ep, pw, err, errlen);
+        memset(pw, 0, sizeof(pw));
+        if (rc < 0)
+                return rc;
+        labdir_vm_path(&b->lab, i, "prepared", marker);
+        return touch(marker);
+}
+
+static int local_start(struct lab_backend *b, unsigned i, int *started, char *err, size_t errlen)
+{
+        struct lab_endpoint ep;
+        int rc = local_endpoint(b, i, &ep, err, errlen), fresh = 0;
+
+        *started = 0;
+        if (rc < 0)
+                return rc;
+        if (!proc_alive(b->lab.st.vm[i].pid, "mariadbd")) {
+                rc = vm_spawn(b, i, &ep, err, errlen);
+                if (rc < 0)
+                        return rc;
+                *started = 1;
+                rc = labdir_save(&b->lab, err, errlen);
+        }
+        if (!rc)
+                rc = vm_wait_ready(b, i, &ep, &fresh, err, errlen);
+        if (!rc && fresh)
+                rc = vm_prepare(b, i, &ep, err, errlen);
+        return rc;
+}
+
+static int local_stop(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        return labdir_stop_vm(&b->lab, i, "mariadbd", SERVER_STOP_MS, err, errlen);
+}
+
+/* ---- teardown ---------------------------------------------------------- */
+
+static int purge_files(struct lab_backend *b, char *err, size_t errlen)
+{
+        DIR *d = opendir(b->lab.dir);
+        struct dirent *e;
+        char path[sizeof(b->lab.dir) + sizeof(e->d_name) + 2];
+        unsigned i;
+        char c;
+        int rc = 0;
+
+        if (!d)
+                return 0;
+        while ((e = readdir(d))) {
+                if (sscanf(e->d_name, "vm%u%c", &i, &c) != 1)
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", b->lab.dir, e->d_name);
+                if (rm_tree(path) < 0 && !rc) {
+                        rc = -errno;
+                        snprintf(err, errlen, "removing %s: %s", path, strerror(errno));
+                }
+        }
+        closedir(d);
+        snprintf(path, sizeof(path), "%s/password", b->lab.dir);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/tgtd.log", b->lab.dir);
+        unlink(path);
+        return rc;
+}
+
+/* Stop VM i, kill anything left in its cgroups, remove them. */
+static int vm_teardown(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        struct lab_vm *v = &b->lab.st.vm[i];
+        int rc = local_stop(b, i, err, errlen);
+
+        if (cg_kill_all(&v->cg) > 0)
+                clk_sleep_ns(100 * 1000000ULL);
+        if (!rc)
+                rc = cg_remove(&v->cg, err, errlen);
+        return rc;
+}
+
+static int local_destroy(struct lab_backend *b, int purge, char *err, size_t errlen)
+{
+        int rc = 0, r;
+
+        for (unsigned i = 1; i <= b->lab.st.nvms; i++) {
+                if (!b->lab.st.vm[i].exists)
+                        continue;
+                r = vm_teardown(b, i, err, errlen);
+                rc = rc ? rc : r;
+        }
+        r = target_stop(&b->lab, err, errlen);
+        cg_kill_all(&b->lab.st.tgt.cg);
+        if (!r)
+                r = cg_remove(&b->lab.st.tgt.cg, err, errlen);
+        rc = labdir_forget(&b->lab, rc ? rc : r, err, errlen);
+        if (!rc && purge)
+                rc = purge_files(b, err, errlen);
+        return rc;
+}
+
+static void fill_cg_stats(const struct cg_group *g, struct lab_vm_stats *st)
+{
+        int64_t quota = cg_read_i64(g, CG_CPU, "cpu.cfs_quota_us");
+        int64_t period = cg_read_i64(g, CG_CPU, "cpu.cfs_period_us");
+
+        st->cpu_limit = quota > 0 && period > 0 ? (double)quota / (double)period : -1;
+        st->mem_limit = cg_read_i64(g, CG_MEMORY, "memory.limit_in_bytes");
+        st->mem_usage = cg_read_i64(g, CG_MEMORY, "memory.usage_in_bytes");
+        cg_read_str(g, CG_CPUSET, "cpuset.cpus", st->cpuset, sizeof(st->cpuset));
+        for (int c = 0; c < CG_NCTRL && !st->where[0]; c++)
+                snprintf(st->where, sizeof(st->where), "%s", g->path[c]);
+}
+
+static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
+                       size_t errlen)
+{
+        const struct lab_vm *v;
+        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        v = &b->lab.st.vm[i];
+        memset(st, 0, sizeof(*st));
+        st->pid = v->pid;
+        st->alive = proc_alive(v->pid, "mariadbd");
+        st->cpu_usage_ns = st->alive ? proc_cpu_ns(v->pid) : -1;
+        fill_cg_stats(&v->cg, st);
+        return 0;
+}
+
+static int local_storage(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen)
+{
+        (void)err;
+        (void)errlen;
+        target_storage(&b->lab.st.tgt, st);
+        return 0;
+}
+
+static int local_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
+                      size_t errlen)
+{
+        char bufs[CG_NCTRL][LAB_PATH_MAX + 16];
+        const char *procs[CG_NCTRL + 1];
+        const struct lab_vm *v;
+        cpu_set_t set;
+        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        v = &b->lab.st.vm[i];
+        cg_procs_files(&v->cg, bufs, procs);
+        return proc_run(
+            &(struct proc_spawn){argv, NULL, procs, cg_affinity(&v->cg, b->lab.st.vm_cpuset, &set)},
+            status, err, errlen);
+}
+
+static void local_close(struct lab_backend *b)
+{
+        if (!b)
+                return;
+        labdir_close(&b->lab);
+        free(b);
+}
+
+const struct lab_backend_ops lab_backend_local = {
+    .name = "local",
+    .help = "mariadbd per VM on this host, in cgroups, plus a tgtd (the default)",
+    .open = local_open,
+    .count = local_count,
+    .create = local_create,
+    .start = local_start,
+    .stop = local_stop,
+    .destroy = local_destroy,
+    .endpoint = local_endpoint,
+    .exec = local_exec,
+    .stats = local_stats,
+    .storage = local_storage,
+    .close = local_close,
+};

@@ -1,0 +1,272 @@
+/*
+ * backend_static.c - the `static` backend: database servers that already
+ * exist, listed in an INI inventory, one section per VM in the order they
+ * are used (step N of a scale run uses the first N):
+ *
+ *   [db1]
+ *   host = 10.0.0.11
+ *   port = 3306             (default 3306)
+ *   user = sbtest           (default root)
+ *   password_file = db.pw   (relative to the inventory; optional)
+ *   database = sbtest       (default sbtest)
+ *
+ * Nothing is started or stopped: start() checks that the server answers,
+ * stats() says whether it does. The whole inventory is checked when it is
+ * opened, and a bad line is reported as FILE:LINE.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/opts.h"
+#include "lab/backend.h"
+#include "lab/sql.h"
+
+#define PING_TIMEOUT_S 3
+
+struct static_vm {
+        char section[64];
+        int line; /* of its first key */
+        struct lab_endpoint ep;
+};
+
+struct lab_backend {
+        const struct lab_spec *spec;
+        unsigned n;
+        struct static_vm vm[LAB_MAX_VMS + 1]; /* 1-based */
+        /* while reading */
+        char *err;
+        size_t errlen;
+};
+
+static int bad(struct lab_backend *b, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad(struct lab_backend *b, int line, const char *fmt, ...)
+{
+        char msg[256];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(b->err, b->errlen, "%s:%d: %s", b->spec->inventory, line, msg);
+        return -EINVAL;
+}
+
+static void resolve(const char *inventory, const char *file, char *out, size_t outlen)
+{
+        const char *slash = strrchr(inventory, '/');
+
+        if (file[0] == '/' || !slash)
+                snprintf(out, outlen, "%s", file);
+        else
+                snprintf(out, outlen, "%.*s/%s", (int)(slash - inventory), inventory, file);
+}
+
+static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, const char *val,
+                   int line)
+{
+        struct lab_endpoint *ep = &v->ep;
+        char *end;
+        long port;
+
+        if (!val[0])
+                return bad(b, line, "%s has no value", key);
+        if (!strcmp(key, "port")) {
+                port = strtol(val, &end, 10);
+                if (*end || port < 1 || port > 65535)
+                        return bad(b, line, "port '%s' is not in 1..65535", val);
+                ep->port = (unsigned)port;
+                return 0;
+        }
+        if (!strcmp(key, "host") && strlen(val) < sizeof(ep->host))
+                snprintf(ep->host, sizeof(ep->host), "%s", val);
+        else if (!strcmp(key, "user") && strlen(val) < sizeof(ep->user))
+                snprintf(ep->user, sizeof(ep->user), "%s", val);
+        else if (!strcmp(key, "database") && strlen(val) < sizeof(ep->database))
+                snprintf(ep->database, sizeof(ep->database), "%s", val);
+        else if (!strcmp(key, "password_file"))
+                resolve(b->spec->inventory, val, ep->password_file, sizeof(ep->password_file));
+        else if (strcmp(key, "host") && strcmp(key, "user") && strcmp(key, "database"))
+                return bad(b, line,
+                           "unknown key '%s' in [%s] (host, port, user, password_file, database)",
+                           key, v->section);
+        else
+                return bad(b, line, "%s is too long", key);
+        return 0;
+}
+
+static int on_key(void *user, const char *section, const char *key, const char *val, int line)
+{
+        struct lab_backend *b = user;
+        struct static_vm *v = &b->vm[b->n];
+
+        if (!section[0])
+                return bad(b, line, "'%s' is outside any [section]", key);
+        if (!b->n || strcmp(v->section, section)) {
+                for (unsigned i = 1; i <= b->n; i++)
+                        if (!strcmp(b->vm[i].section, section))
+                                return bad(b, line, "section [%s] appears twice", section);
+                if (b->n == LAB_MAX_VMS)
+                        return bad(b, line, "more than %d servers", LAB_MAX_VMS);
+                v = &b->vm[++b->n];
+                snprintf(v->section, sizeof(v->section), "%s", section);
+                v->line = line;
+                v->ep.port = 3306;
+                snprintf(v->ep.user, sizeof(v->ep.user), "root");
+                snprintf(v->ep.database, sizeof(v->ep.database), "sbtest");
+        }
+        return set_key(b, v, key, val, line);
+}
+
+static int check_inventory(struct lab_backend *b)
+{
+        if (!b->n) {
+                snprintf(b->err, b->errlen, "%s: no servers (one [section] with host = ... each)",
+                         b->spec->inventory);
+                return -EINVAL;
+        }
+        for (unsigned i = 1; i <= b->n; i++)
+                if (!b->vm[i].ep.host[0])
+                        return bad(b, b->vm[i].line, "[%s] has no host", b->vm[i].section);
+        return 0;
+}
+
+static int static_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
+                       size_t errlen)
+{
+        struct lab_backend *b;
+        int rc;
+
+        if (!spec->inventory || !spec->inventory[0]) {
+                snprintf(err, errlen, "option --inventory: the static backend needs an inventory");
+                return -EINVAL;
+        }
+        b = calloc(1, sizeof(*b));
+        if (!b) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        b->spec = spec;
+        b->err = err;
+        b->errlen = errlen;
+        rc = opt_read_ini(spec->inventory, on_key, b, err, errlen);
+        if (rc == -ENOENT || rc == -EACCES)
+                rc = -EINVAL; /* an inventory that cannot be read is bad input */
+        if (!rc)
+                rc = check_inventory(b);
+        if (rc < 0) {
+                free(b);
+                return rc;
+        }
+        *out = b;
+        return 0;
+}
+
+static unsigned static_count(struct lab_backend *b)
+{
+        return b->n;
+}
+
+static int static_create(struct lab_backend *b, unsigned n, char *err, size_t errlen)
+{
+        if (n < 1 || n > b->n) {
+                snprintf(err, errlen, "option --vms: %u asked, the inventory %s lists %u", n,
+                         b->spec->inventory, b->n);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int check_index(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        if (i >= 1 && i <= b->n)
+                return 0;
+        snprintf(err, errlen, "server %u is not in the inventory %s (%u listed)", i,
+                 b->spec->inventory, b->n);
+        return -ENOENT;
+}
+
+static int static_start(struct lab_backend *b, unsigned i, int *started, char *err, size_t errlen)
+{
+        int rc = check_index(b, i, err, errlen);
+
+        *started = 0;
+        return rc ? rc : lab_sql_ping(&b->vm[i].ep, 0, NULL, PING_TIMEOUT_S, err, errlen);
+}
+
+static int static_stop(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        return check_index(b, i, err, errlen);
+}
+
+static int static_destroy(struct lab_backend *b, int purge, char *err, size_t errlen)
+{
+        (void)b;
+        (void)purge;
+        (void)err;
+        (void)errlen;
+        return 0;
+}
+
+static int static_endpoint(struct lab_backend *b, unsigned i, struct lab_endpoint *ep, char *err,
+                           size_t errlen)
+{
+        int rc = check_index(b, i, err, errlen);
+
+        if (!rc)
+                *ep = b->vm[i].ep;
+        return rc;
+}
+
+static int static_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status,
+                       char *err, size_t errlen)
+{
+        (void)b;
+        (void)argv;
+        (void)status;
+        snprintf(err, errlen, "the static backend cannot run commands on server %u", i);
+        return -ENOTSUP;
+}
+
+static int static_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
+                        size_t errlen)
+{
+        char why[256];
+        int rc = check_index(b, i, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        memset(st, 0, sizeof(*st));
+        st->pid = -1;
+        st->cpu_limit = -1;
+        st->mem_limit = st->mem_usage = st->cpu_usage_ns = -1;
+        st->alive = lab_sql_ping(&b->vm[i].ep, 0, NULL, PING_TIMEOUT_S, why, sizeof(why)) == 0;
+        snprintf(st->where, sizeof(st->where), "%s:%d [%s]%s%s", b->spec->inventory, b->vm[i].line,
+                 b->vm[i].section, st->alive ? "" : " ", st->alive ? "" : why);
+        return 0;
+}
+
+static void static_close(struct lab_backend *b)
+{
+        free(b);
+}
+
+const struct lab_backend_ops lab_backend_static = {
+    .name = "static",
+    .help = "existing servers listed in an INI --inventory (nothing started)",
+    .open = static_open,
+    .count = static_count,
+    .create = static_create,
+    .start = static_start,
+    .stop = static_stop,
+    .destroy = static_destroy,
+    .endpoint = static_endpoint,
+    .exec = static_exec,
+    .stats = static_stats,
+    .storage = NULL,
+    .close = static_close,
+};

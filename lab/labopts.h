@@ -1,0 +1,39 @@
+/*
+ * labopts.h - the options that describe a lab, one table shared by every
+ * command that brings VMs up (`hcisweep lab`, `hcisweep scale`), so their
+ * names, defaults and help cannot drift apart:
+ *   --backend --inventory --vm-cpus --vm-memory --topology --lab-dir
+ *   --addr-base --base-port --target-addr --target-port --lun-size --libvirt-uri
+ *   --boot-timeout
+ * A command lists lab_opts as one group (core/opts.h) over a struct
+ * lab_cfg of its own, then turns the parsed values into the
+ * backend's spec with lab_spec().
+ */
+#ifndef HCI_LAB_LABOPTS_H
+#define HCI_LAB_LABOPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/opts.h"
+#include "lab/backend.h"
+
+/* The parsed lab options; the strings belong to the group (opt_free). */
+struct lab_cfg {
+        char *backend, *inventory, *lab_dir, *addr_base, *libvirt_uri, *target_addr;
+        long long base_port, target_port, boot_timeout;
+        double vm_cpus;
+        uint64_t vm_memory, lun_size;
+        int topology; /* index into "hci", "two-layer" */
+};
+
+/* The option table over struct lab_cfg, NULL-terminated. */
+extern const struct opt_def lab_opts[];
+
+/* Check what the table cannot (the backend exists, --addr-base is 127.A.B,
+ * --lun-size is at least 1M) and fill *spec, which points into c (c must
+ * outlive it), and *ops. -EINVAL with err naming the option. */
+int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_ops **ops,
+             char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * cmd_scale.h - the `hcisweep scale` command: VM-count scaling and the
+ * tipping point, on any lab backend (lab/).
+ */
+#ifndef HCI_SCALE_CMD_SCALE_H
+#define HCI_SCALE_CMD_SCALE_H
+
+/* `hcisweep scale [options]` (scale.c). argv[0] is "scale". Returns an exit
+ * code of core/exitcode.h, or 130 when interrupted. */
+int cmd_scale(int argc, char **argv);
+
+/* Check one scale (or oltp) option of a job file without running anything:
+ * 0, or -EINVAL with err naming the option. */
+int cmd_scale_check_option(const char *name, const char *val, char *err, unsigned errlen);
+
+#endif

@@ -1,0 +1,1056 @@
+/*
+ * scale.c - `hcisweep scale`: step the number of database VMs up through a
+ * plan (--vms 1,2,4 or 4-32:4), run the OLTP workload on all of them at
+ * once at every step (one engine over N hosts, --threads connections per
+ * VM), and find where adding VMs stops paying and why (tipping.h).
+ *
+ * Per step: create and start VMs 1..N (running ones are kept), create the
+ * tables on VMs that lack them, then --repeat measured runs, each with a
+ * warm-up; the counters of scale_probe.c are read when the warm-up ends and
+ * when the run ends, and the host monitor gives CPU for that same window.
+ * A VM lost mid-run ends the run once its short retry budget is spent; the
+ * step keeps what was measured, is marked degraded, and the plan goes on
+ * (the next step starts the VM again). SIGINT ends the current run; what
+ * was measured is written, marked partial. The lab is torn down at the end
+ * unless --keep-lab, so no server outlives the command.
+ *
+ * With --block-load, block I/O runs on every VM's LUN during each measured
+ * run (warm-up included), the mixed load of an HCI cluster whose storage
+ * serves databases and block volumes at once. The run directory (result,
+ * intervals.csv, job.ini) is saved after every step, marked partial until
+ * the last write, so a killed run keeps its steps.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/progress.h"
+#include "core/resfile.h"
+#include "oltp/oltp.h"
+#include "oltp/prepare.h"
+#include "results/rundir.h"
+#include "results/store.h"
+#include "lab/labopts.h"
+#include "scale/scale.h"
+#include "lab/sql.h"
+#include "scale/tipping.h"
+#include "scale/cmd_scale.h"
+
+#define MAX_PCT 16
+
+/* The options of scale alone; the lab is described by labopts.h. */
+struct scale_cfg {
+        char *output_dir, *block_load;
+        struct u64_list vms;
+        long long repeat;
+        double latency_slo, lost_timeout;
+        int keep_lab;
+};
+
+#define O(f) offsetof(struct scale_cfg, f)
+static const struct opt_def scale_opts[] = {
+    {"vms", OPT_LIST, O(vms), "1,2,4", 1, LAB_MAX_VMS,
+     "VM counts of the plan, ascending: 1,2,4 or 4-32:4", NULL, 0},
+    {"repeat", OPT_INT, O(repeat), "1", 1, SCALE_MAX_REPEAT, "measured runs per step", NULL, 0},
+    {"latency-slo", OPT_DOUBLE, O(latency_slo), "0", 0, 1e7,
+     "stop when a step's p99 exceeds MS milliseconds (0: no limit)", NULL, 0},
+    {"lost-vm-timeout", OPT_DOUBLE, O(lost_timeout), "3", 0.1, 3600,
+     "a VM unreachable this many seconds ends the step as degraded", NULL, 0},
+    {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
+     "results go to DIR/scale-TIME/result.json (unless --json)", NULL, 0},
+    {"keep-lab", OPT_BOOL, O(keep_lab), "0", 0, 0, "leave the VMs running at the end", NULL, 0},
+    {"block-load", OPT_STR, O(block_load), NULL, 0, 0,
+     "block I/O on every VM's LUN during each measured run: rw=randrw,bs=4k,iodepth=4,"
+     "rwmixread=70,numjobs=1 (any of the keys; these are the defaults)",
+     NULL, 0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+};
+#undef O
+
+static const char usage_text[] =
+    "hcisweep scale [options]\n"
+    "  Step the number of database VMs through --vms, run the OLTP workload on all of\n"
+    "  them at once at every step (--threads connections PER VM), and report TPS, merged\n"
+    "  latency, host CPU and storage per step, and the tipping point with the resource\n"
+    "  that limited it. Exit codes: 0 done (steps may be degraded), 2 bad usage, plan\n"
+    "  or inventory, 3 VMs could not be started or prepared, 130 interrupted.";
+
+struct scale {
+        struct scale_cfg cfg;
+        struct lab_cfg lab;
+        struct opt_group g[4]; /* scale, lab, oltp */
+        struct oltp_cli *oc;
+        struct lab_spec spec;
+        const struct lab_backend_ops *ops;
+        struct lab_backend *b;
+        struct scale_probe *probe;
+        struct scale_load_spec load; /* --block-load */
+        struct scale_load *ld;       /* the step's LUNs, open */
+        struct mon *mon;             /* the whole run */
+        int mon_stopped;
+        struct oltp_dsn dsn[LAB_MAX_VMS];
+        char pw[LAB_MAX_VMS][256];
+        int has_tables[LAB_MAX_VMS + 1];
+        int watched[LAB_MAX_VMS + 1]; /* PIDs the monitor follows; [0]: the target */
+        struct scale_step *steps;
+        unsigned nsteps;
+        double pcts[MAX_PCT];
+        unsigned npct;
+        struct progress *prog;
+        double plan_s, done_s;
+        /* the run in flight */
+        struct scale_step *cur;
+        unsigned cur_rep;
+        double warmup_s;
+        int window_open;
+        struct scale_snap snap0;
+        uint64_t t0;
+        char stop_reason[256];
+        char dir[1024]; /* run directory; "" with --json */
+        char path[1100];
+        char err[1024];
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+        (void)sig;
+        interrupted = 1;
+        oltp_engine_request_stop();
+}
+
+static int exit_of(int rc)
+{
+        return rc == -EINVAL ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static int check_plan(struct scale *s)
+{
+        const struct u64_list *v = &s->cfg.vms;
+
+        for (unsigned i = 1; i < v->n; i++)
+                if (v->v[i] <= v->v[i - 1]) {
+                        snprintf(s->err, sizeof(s->err),
+                                 "option --vms: the plan must ascend (%llu after %llu)",
+                                 (unsigned long long)v->v[i], (unsigned long long)v->v[i - 1]);
+                        return -EINVAL;
+                }
+        if (!v->n) {
+                snprintf(s->err, sizeof(s->err), "option --vms: empty plan");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* The lab's LUNs take the block load; a static inventory has none. */
+static int check_load(struct scale *s)
+{
+        if (!s->cfg.block_load)
+                return 0;
+        if (!strcmp(s->ops->name, "static")) {
+                snprintf(s->err, sizeof(s->err),
+                         "option --block-load: the static backend has no LUNs to load");
+                return -EINVAL;
+        }
+        return scale_load_parse(s->cfg.block_load, &s->load, s->err, sizeof(s->err));
+}
+
+static int parse(struct scale *s, int argc, char **argv)
+{
+        char *pos[1];
+        int npos = 0, help = 0;
+
+        s->oc = oltp_cli_new(&s->g[2]);
+        if (!s->oc) {
+                snprintf(s->err, sizeof(s->err), "out of memory");
+                return -ENOMEM;
+        }
+        s->g[0] = (struct opt_group){scale_opts, &s->cfg, "scale options"};
+        s->g[1] = (struct opt_group){lab_opts, &s->lab, "lab options"};
+        if (opt_defaults(s->g, s->err, sizeof(s->err)) < 0 ||
+            opt_parse_argv(s->g, argc - 1, argv + 1, pos, 1, &npos, &help, s->err, sizeof(s->err)) <
+                0)
+                return -EINVAL;
+        if (help) {
+                opt_help(stdout, s->g, usage_text);
+                return 1;
+        }
+        if (npos) {
+                snprintf(s->err, sizeof(s->err), "scale: unexpected argument '%s'", pos[0]);
+                return -EINVAL;
+        }
+        if (lab_spec(&s->lab, &s->spec, &s->ops, s->err, sizeof(s->err)) < 0 || check_plan(s) < 0 ||
+            check_load(s) < 0 || oltp_cli_setup(s->oc, s->err, sizeof(s->err)) < 0)
+                return -EINVAL;
+        s->npct = oltp_cli_percentiles(s->oc, s->pcts, MAX_PCT);
+        s->spec.cancel = &interrupted; /* Ctrl-C during a VM's boot ends the wait */
+        return 0;
+}
+
+/* ---- VMs and tables ----------------------------------------------------- */
+
+static int fill_dsn(struct scale *s, unsigned i)
+{
+        struct oltp_dsn *d = &s->dsn[i - 1];
+        const char *user, *db, *pw;
+        struct lab_endpoint ep;
+        int rc = s->ops->endpoint(s->b, i, &ep, s->err, sizeof(s->err));
+
+        if (rc < 0)
+                return rc;
+        oltp_cli_login(s->oc, &user, &db, &pw);
+        if (ep.password_file[0]) {
+                rc = lab_read_password(ep.password_file, s->pw[i - 1], sizeof(s->pw[0]), s->err,
+                                       sizeof(s->err));
+                if (rc < 0)
+                        return rc;
+                pw = s->pw[i - 1];
+        }
+        /* The lab or inventory knows how its servers are logged in to; the
+         * --mysql-* options fill what it leaves open. */
+        free((char *)d->user);
+        free((char *)d->db);
+        memset(d, 0, sizeof(*d));
+        snprintf(d->host, sizeof(d->host), "%s", ep.host);
+        d->port = ep.port;
+        d->user = ep.user[0] ? strdup(ep.user) : strdup(user);
+        d->db = ep.database[0] ? strdup(ep.database) : strdup(db);
+        d->password = pw;
+        d->connect_timeout_s = 3;
+        if (!d->user || !d->db) {
+                snprintf(s->err, sizeof(s->err), "out of memory");
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static void free_dsns(struct scale *s)
+{
+        for (unsigned i = 0; i < LAB_MAX_VMS; i++) {
+                free((char *)s->dsn[i].user);
+                free((char *)s->dsn[i].db);
+                s->dsn[i].user = s->dsn[i].db = NULL;
+        }
+        memset(s->pw, 0, sizeof(s->pw));
+}
+
+/* Tables sbtest1..N all there, and the last one as long as --table-size. */
+static int tables_ready(struct scale *s, const struct oltp_dsn *d, const struct oltp_prep_cfg *pc)
+{
+        const struct oltp_driver_ops *ops = pc->ops;
+        struct oltp_dconn *c = ops->conn_new(0);
+        char sql[256];
+        uint64_t n = 0, max_id = 0;
+        int ok = 0;
+
+        (void)s;
+        if (!c)
+                return 0;
+        if (!ops->connect_sync(c, d)) {
+                snprintf(sql, sizeof(sql),
+                         "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
+                         "DATABASE() AND table_name REGEXP '^sbtest[0-9]+$' AND "
+                         "CAST(SUBSTR(table_name, 7) AS UNSIGNED) BETWEEN 1 AND %u",
+                         pc->tables);
+                if (!ops->query_u64_sync(c, sql, &n) && n == pc->tables) {
+                        snprintf(sql, sizeof(sql), "SELECT COALESCE(MAX(id), 0) FROM sbtest%u",
+                                 pc->tables);
+                        ok = !ops->query_u64_sync(c, sql, &max_id) && max_id >= pc->table_size;
+                }
+        }
+        ops->conn_free(c);
+        return ok;
+}
+
+/* Prepare the VMs of 1..n that lack the tables, all at once. */
+static int prepare_missing(struct scale *s, unsigned n)
+{
+        struct oltp_dsn todo[LAB_MAX_VMS];
+        struct oltp_engine_cfg ec;
+        struct oltp_prep_cfg pc;
+        unsigned m = 0;
+        int rc;
+
+        oltp_cli_cfg(s->oc, s->dsn, n, 1, &ec, &pc);
+        for (unsigned i = 1; i <= n; i++) {
+                if (!s->has_tables[i])
+                        s->has_tables[i] = tables_ready(s, &s->dsn[i - 1], &pc);
+                if (!s->has_tables[i])
+                        todo[m++] = s->dsn[i - 1];
+        }
+        if (!m)
+                return 0;
+        prog_clear(s->prog);
+        printf("preparing %u table(s) of %llu rows on %u VM(s)\n", pc.tables,
+               (unsigned long long)pc.table_size, m);
+        pc.hosts = todo;
+        pc.nhosts = m;
+        pc.out = fopen("/dev/null", "w");
+        if (!pc.out)
+                pc.out = stderr;
+        rc = oltp_cleanup(&pc, s->err, sizeof(s->err));
+        if (!rc)
+                rc = oltp_prepare(&pc, s->err, sizeof(s->err));
+        if (pc.out != stderr)
+                fclose(pc.out);
+        if (rc < 0)
+                return rc;
+        for (unsigned i = 1; i <= n; i++)
+                s->has_tables[i] = 1;
+        return 0;
+}
+
+static void follow_pids(struct scale *s, unsigned n)
+{
+        int *watched = s->watched;
+        struct lab_storage st = {0};
+        struct lab_vm_stats vs;
+        int pids[LAB_MAX_VMS + 1] = {0};
+        char label[32];
+
+        if (s->ops->storage)
+                s->ops->storage(s->b, &st, s->err, sizeof(s->err));
+        for (unsigned i = 1; i <= n; i++) {
+                if (s->ops->stats(s->b, i, &vs, s->err, sizeof(s->err)) < 0 || vs.pid <= 0)
+                        continue;
+                pids[i] = (int)vs.pid;
+                if (s->mon && watched[i] != pids[i]) {
+                        snprintf(label, sizeof(label), "vm%u", i);
+                        mon_watch_pid(s->mon, pids[i], label);
+                        watched[i] = pids[i];
+                }
+        }
+        if (s->mon && st.alive && watched[0] != (int)st.pid) {
+                mon_watch_pid(s->mon, (int)st.pid, "target");
+                watched[0] = (int)st.pid;
+        }
+        scale_probe_set(s->probe, st.alive ? (int)st.pid : 0, pids, n);
+}
+
+/* Bring VMs 1..n up (keeping running ones) and ready for the workload. */
+static int step_up(struct scale *s, unsigned n)
+{
+        int rc, started;
+
+        rc = s->ops->create(s->b, n, s->err, sizeof(s->err));
+        for (unsigned i = 1; !rc && i <= n; i++) {
+                rc = s->ops->start(s->b, i, &started, s->err, sizeof(s->err));
+                if (!rc)
+                        rc = fill_dsn(s, i);
+        }
+        if (!rc)
+                rc = prepare_missing(s, n);
+        if (!rc)
+                follow_pids(s, n);
+        return rc;
+}
+
+/* ---- one measured run ------------------------------------------------------ */
+
+static void open_window(struct scale *s)
+{
+        scale_probe_take(s->probe, &s->snap0);
+        s->t0 = s->snap0.t_ns;
+        s->window_open = 1;
+}
+
+static void on_tick(void *user, double done_s)
+{
+        struct scale *s = user;
+
+        if (!s->window_open && done_s >= s->warmup_s)
+                open_window(s);
+        prog_update(s->prog, s->done_s + done_s, "%u VMs, run %u/%lld%s", s->cur->vms,
+                    s->cur_rep + 1, s->cfg.repeat, s->window_open ? "" : ", warming up");
+}
+
+/* Which VMs died: their names and the engine's reason, for the step. */
+static void name_lost(struct scale *s, struct scale_rep *r, unsigned n, const char *why)
+{
+        struct lab_vm_stats st;
+        size_t len = 0;
+
+        for (unsigned i = 1; i <= n && len < sizeof(r->error) - 80; i++) {
+                if (s->ops->stats(s->b, i, &st, s->err, sizeof(s->err)) < 0 || st.alive)
+                        continue;
+                len += (size_t)snprintf(r->error + len, sizeof(r->error) - len,
+                                        "vm%u (%s:%u) is down; ", i, s->dsn[i - 1].host,
+                                        s->dsn[i - 1].port);
+        }
+        snprintf(r->error + len, sizeof(r->error) - len, "%s", why);
+}
+
+static void add_counts(struct oltp_counts *a, const struct oltp_counts *b)
+{
+        a->txns += b->txns;
+        a->reads += b->reads;
+        a->writes += b->writes;
+        a->other += b->other;
+        a->errors += b->errors;
+        a->reconnects += b->reconnects;
+}
+
+static void keep_result(struct scale_step *st, struct scale_rep *r, const struct oltp_result *res)
+{
+        r->seconds = res->seconds;
+        r->total = res->total;
+        r->tps = res->seconds > 0 ? (double)res->total.txns / res->seconds : 0;
+        add_counts(&st->total, &res->total);
+        st->seconds += res->seconds;
+        hist_merge(st->lat, res->lat);
+        for (unsigned h = 0; h < res->nhosts && h < st->vms; h++) {
+                add_counts(&st->vm[h + 1].c, &res->hosts[h].c);
+                hist_merge(st->vm[h + 1].lat, res->hosts[h].lat);
+                st->vm[h + 1].seconds += res->seconds;
+        }
+}
+
+static int run_once(struct scale *s, struct scale_step *st)
+{
+        struct scale_rep *r = &st->rep[st->nrep];
+        struct oltp_engine_cfg ec;
+        struct oltp_prep_cfg pc;
+        struct oltp_result res;
+        struct scale_snap snap1;
+        struct mon *m;
+        char err[512];
+        int rc;
+
+        oltp_cli_cfg(s->oc, s->dsn, st->vms, oltp_cli_threads(s->oc), &ec, &pc);
+        ec.retry_budget_s = s->cfg.lost_timeout;
+        ec.report_s = 0;
+        ec.on_tick = on_tick;
+        ec.user = s;
+        s->cur = st;
+        s->cur_rep = st->nrep;
+        s->warmup_s = ec.warmup_s;
+        s->window_open = 0;
+        r->load_iops = -1;
+        if (s->ld &&
+            (rc = scale_load_start(s->ld, ec.warmup_s, ec.time_s, s->err, sizeof(s->err))) < 0)
+                return rc;
+        m = mon_start(500, err, sizeof(err));
+        if (ec.warmup_s <= 0)
+                open_window(s);
+        rc = oltp_engine_run(&ec, &res, s->err, sizeof(s->err));
+        if (!s->window_open)
+                open_window(s);
+        scale_probe_take(s->probe, &snap1);
+        if (s->ld && scale_load_finish(s->ld, &st->load, &r->load_iops) < 0)
+                log_warn("scale: %u VMs: %s", st->vms, st->load.error);
+        if (m) {
+                mon_stop(m);
+                mon_cpu_between(m, s->t0, snap1.t_ns, &r->cpu);
+                json_decref(st->monitor);
+                st->monitor = mon_to_json(m);
+                mon_free(m);
+        }
+        s->done_s += ec.warmup_s + ec.time_s;
+        if (rc < 0)
+                return rc;
+        scale_probe_rates(s->probe, &s->snap0, &snap1, &r->rates);
+        keep_result(st, r, &res);
+        r->interrupted = interrupted;
+        if (res.exit_code) {
+                r->lost = 1;
+                name_lost(s, r, st->vms, res.err);
+        }
+        st->nrep++;
+        oltp_result_free(&res);
+        return 0;
+}
+
+/* ---- a step --------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Step figures from its repeats: median TPS and its spread, means of the rest. */
+static void summarise(struct scale_step *st)
+{
+        double tps[SCALE_MAX_REPEAT], w, wsum = 0;
+        struct scale_rates *a = &st->rates;
+
+        memset(&st->cpu, 0, sizeof(st->cpu));
+        memset(a, 0, sizeof(*a));
+        for (unsigned r = 0; r < st->nrep; r++) {
+                const struct scale_rep *p = &st->rep[r];
+
+                tps[r] = p->tps;
+                w = p->rates.seconds;
+                wsum += w;
+                st->cpu.user += w * p->cpu.user;
+                st->cpu.nice += w * p->cpu.nice;
+                st->cpu.system += w * p->cpu.system;
+                st->cpu.iowait += w * p->cpu.iowait;
+                st->cpu.irq += w * p->cpu.irq;
+                st->cpu.softirq += w * p->cpu.softirq;
+                st->cpu.steal += w * p->cpu.steal;
+                st->cpu.idle += w * p->cpu.idle;
+                a->disk_util_pct += w * p->rates.disk_util_pct;
+                a->disk_bytes_s += w * p->rates.disk_bytes_s;
+                a->disk_iops += w * p->rates.disk_iops;
+                a->disk_lat_ms += w * p->rates.disk_lat_ms;
+                a->tgt_cpu_pct += w * p->rates.tgt_cpu_pct;
+                a->tgt_io_bytes_s += w * p->rates.tgt_io_bytes_s;
+                a->tgt_disk_bytes_s += w * p->rates.tgt_disk_bytes_s;
+                for (unsigned i = 1; i <= st->vms; i++)
+                        a->vm_cpu_pct[i] += w * p->rates.vm_cpu_pct[i];
+                a->swap_pages += p->rates.swap_pages;
+                a->majflt += p->rates.majflt;
+                a->failcnt += p->rates.failcnt;
+                a->oom_kills += p->rates.oom_kills;
+        }
+        if (wsum > 0) {
+                double *f[] = {&st->cpu.user,    &st->cpu.nice,      &st->cpu.system,
+                               &st->cpu.iowait,  &st->cpu.irq,       &st->cpu.softirq,
+                               &st->cpu.steal,   &st->cpu.idle,      &a->disk_util_pct,
+                               &a->disk_bytes_s, &a->disk_iops,      &a->disk_lat_ms,
+                               &a->tgt_cpu_pct,  &a->tgt_io_bytes_s, &a->tgt_disk_bytes_s};
+
+                for (unsigned k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+                        *f[k] /= wsum;
+                for (unsigned i = 1; i <= st->vms; i++)
+                        a->vm_cpu_pct[i] /= wsum;
+                a->seconds = wsum;
+        }
+        if (!st->nrep)
+                return;
+        qsort(tps, st->nrep, sizeof(tps[0]), cmp_double);
+        st->tps_min = tps[0];
+        st->tps_max = tps[st->nrep - 1];
+        st->tps =
+            st->nrep % 2 ? tps[st->nrep / 2] : (tps[st->nrep / 2 - 1] + tps[st->nrep / 2]) / 2;
+}
+
+static void step_state(struct scale *s, struct scale_step *st)
+{
+        struct lab_vm_stats vs;
+
+        for (unsigned r = 0; r < st->nrep; r++) {
+                if (st->rep[r].lost && st->state < SCALE_DEGRADED) {
+                        st->state = SCALE_DEGRADED;
+                        snprintf(st->error, sizeof(st->error), "%s", st->rep[r].error);
+                }
+                if (st->rep[r].interrupted)
+                        st->state = SCALE_PARTIAL;
+        }
+        for (unsigned i = 1; i <= st->vms; i++) {
+                snprintf(st->vm[i].host, sizeof(st->vm[i].host), "%s", s->dsn[i - 1].host);
+                st->vm[i].port = s->dsn[i - 1].port;
+                st->vm[i].alive =
+                    s->ops->stats(s->b, i, &vs, s->err, sizeof(s->err)) == 0 && vs.alive;
+        }
+}
+
+/* Open VMs 1..n's LUNs for the block load, once for all the step's runs. */
+static int open_load(struct scale *s, unsigned n)
+{
+        struct lab_endpoint *ep = calloc(n, sizeof(*ep));
+        const char *urls[LAB_MAX_VMS];
+        int rc = 0;
+
+        if (!ep) {
+                snprintf(s->err, sizeof(s->err), "out of memory");
+                return -ENOMEM;
+        }
+        for (unsigned i = 1; !rc && i <= n; i++) {
+                rc = s->ops->endpoint(s->b, i, &ep[i - 1], s->err, sizeof(s->err));
+                if (!rc && !ep[i - 1].lun_url[0]) {
+                        snprintf(s->err, sizeof(s->err),
+                                 "option --block-load: vm%u has no LUN (backend %s)", i,
+                                 s->ops->name);
+                        rc = -EINVAL;
+                }
+                urls[i - 1] = ep[i - 1].lun_url;
+        }
+        if (!rc)
+                rc = scale_load_open(&s->ld, &s->load, urls, n, s->err, sizeof(s->err));
+        free(ep);
+        return rc;
+}
+
+/* The last CONSOLE_TAIL bytes of path (from a line start) into buf; length or 0. */
+#define CONSOLE_TAIL (64 * 1024)
+static size_t read_tail(const char *path, char *buf)
+{
+        FILE *f = fopen(path, "rb");
+        size_t n = 0;
+        long end;
+        char *nl;
+
+        if (!f)
+                return 0;
+        if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) > 0 &&
+            fseek(f, end > CONSOLE_TAIL ? end - CONSOLE_TAIL : 0, SEEK_SET) == 0)
+                n = fread(buf, 1, CONSOLE_TAIL, f);
+        fclose(f);
+        if (n == CONSOLE_TAIL && (nl = memchr(buf, '\n', n)) != NULL) {
+                n -= (size_t)(nl + 1 - buf);
+                memmove(buf, nl + 1, n);
+        }
+        return n;
+}
+
+/* A step that failed keeps each VM's console tail (qemu, libvirt: LAB/vmI/
+ * console.log) in the run directory: why a guest did not boot must outlive
+ * the lab, which is torn down next. */
+static void save_consoles(struct scale *s, struct scale_step *st)
+{
+        char src[1100], dst[1200], name[64], err[256];
+        char *buf = s->dir[0] ? malloc(CONSOLE_TAIL) : NULL;
+
+        for (unsigned i = 1; buf && i <= st->vms && i <= 64; i++) {
+                size_t n;
+
+                snprintf(src, sizeof(src), "%s/vm%u/console.log", s->lab.lab_dir, i);
+                n = read_tail(src, buf);
+                if (!n)
+                        continue;
+                scale_console_name(name, sizeof(name), st->vms, i);
+                snprintf(dst, sizeof(dst), "%s/%s", s->dir, name);
+                if (res_write_text(dst, buf, n, err, sizeof(err)) < 0) {
+                        log_warn("scale: saving vm%u's console: %s", i, err);
+                        continue;
+                }
+                st->consoles |= 1ULL << (i - 1);
+                log_info("scale: vm%u's console log kept in %s", i, dst);
+        }
+        free(buf);
+}
+
+static int run_step(struct scale *s, struct scale_step *st)
+{
+        int rc = step_up(s, st->vms);
+
+        if (!rc && s->load.on)
+                rc = open_load(s, st->vms);
+        if (rc < 0) {
+                st->state = SCALE_FAILED;
+                snprintf(st->error, sizeof(st->error), "%s", s->err);
+                save_consoles(s, st);
+                return rc;
+        }
+        for (long long r = 0; !rc && !interrupted && r < s->cfg.repeat; r++)
+                rc = run_once(s, st);
+        scale_load_close(s->ld);
+        s->ld = NULL;
+        summarise(st);
+        step_state(s, st);
+        if (rc < 0) {
+                st->state = SCALE_FAILED;
+                snprintf(st->error, sizeof(st->error), "%s", s->err);
+        }
+        return rc;
+}
+
+/* Stop early: TPS more than 10% below the peak two steps running, or p99 over the SLO. */
+static int should_stop(struct scale *s, unsigned k)
+{
+        const struct scale_step *st = &s->steps[k];
+        double peak = 0, p99 = (double)hist_percentile(st->lat, 99) / 1e6;
+        unsigned below = 0, peak_vms = 0;
+
+        if (s->cfg.latency_slo > 0 && st->state == SCALE_OK && p99 > s->cfg.latency_slo) {
+                snprintf(s->stop_reason, sizeof(s->stop_reason),
+                         "p99 %.2f ms at %u VMs exceeds --latency-slo %.2f ms", p99, st->vms,
+                         s->cfg.latency_slo);
+                return 1;
+        }
+        for (unsigned i = 0; i <= k; i++) {
+                if (s->steps[i].state != SCALE_OK)
+                        continue;
+                if (s->steps[i].tps > peak) {
+                        peak = s->steps[i].tps;
+                        peak_vms = s->steps[i].vms;
+                        below = 0;
+                } else if (s->steps[i].tps < 0.9 * peak) {
+                        below++;
+                } else {
+                        below = 0;
+                }
+        }
+        if (below >= 2) {
+                snprintf(s->stop_reason, sizeof(s->stop_reason),
+                         "TPS more than 10%% below the peak (%.0f at %u VMs) for two steps", peak,
+                         peak_vms);
+                return 1;
+        }
+        return 0;
+}
+
+/* ---- the result ------------------------------------------------------------- */
+
+static void tipping(struct scale *s, struct tip_result *t)
+{
+        struct tip_step ts[PARSE_LIST_MAX];
+
+        for (unsigned i = 0; i < s->nsteps; i++) {
+                const struct scale_step *st = &s->steps[i];
+                const struct scale_rates *r = &st->rates;
+
+                ts[i] = (struct tip_step){
+                    .vms = st->vms,
+                    .tps = st->tps,
+                    .cpu_busy_pct = scale_cpu_busy(&st->cpu),
+                    .steal_pct = st->cpu.steal,
+                    .storage_util_pct = r->disk_util_pct,
+                    .storage_lat_ms = r->disk_lat_ms,
+                    .majflt_per_s = r->seconds > 0 ? (double)r->majflt / r->seconds : 0,
+                    .swap_pages = r->swap_pages,
+                    .oom_kills = r->oom_kills,
+                    .valid = st->state == SCALE_OK,
+                };
+        }
+        tip_find(ts, s->nsteps, t);
+}
+
+/* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
+static int result_path(struct scale *s)
+{
+        json_t *cfg = opt_to_json(s->g);
+        const char *json = json_string_value(json_object_get(cfg, "json"));
+        char stamp[32], why[512];
+        time_t now = time(NULL);
+        struct tm tm;
+        int rc = 0;
+
+        if (!cfg) {
+                snprintf(s->err, sizeof(s->err), "out of memory");
+                return -ENOMEM;
+        }
+        if (json) {
+                snprintf(s->path, sizeof(s->path), "%s", json);
+                goto out;
+        }
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+        snprintf(s->dir, sizeof(s->dir), "%s/scale-%s-%d", s->cfg.output_dir, stamp, (int)getpid());
+        snprintf(s->path, sizeof(s->path), "%s/result.json", s->dir);
+        rc = res_mkdirs(s->dir, why, sizeof(why));
+        if (rc < 0) {
+                snprintf(s->err, sizeof(s->err), "option --output-dir: %s", why);
+                rc = -EINVAL;
+        }
+out:
+        json_decref(cfg);
+        return rc;
+}
+
+static json_t *steps_json(struct scale *s)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < s->nsteps; i++)
+                if (json_array_append_new(
+                        a, scale_step_json(&s->steps[i], s->pcts, s->npct, &s->load))) {
+                        json_decref(a);
+                        return NULL;
+                }
+        return a;
+}
+
+static json_t *tip_json(const struct tip_result *t)
+{
+        return json_pack("{s:o,s:s,s:s}", "vms", t->found ? json_integer(t->vms) : json_null(),
+                         "limited_by", tip_limit_name(t->limited_by), "reason", t->reason);
+}
+
+static json_t *build_result(struct scale *s, const struct tip_result *t, const char *status)
+{
+        json_t *cfg = opt_to_json(s->g), *top = cfg ? res_new("scale", cfg) : NULL;
+        int bad;
+
+        json_decref(cfg);
+        if (!top)
+                return NULL;
+        bad = json_object_set_new(top, "status", json_string(status));
+        bad |= json_object_set_new(
+            top, "partial",
+            json_boolean(strcmp(status, "complete") && strcmp(status, "stopped early")));
+        if (s->stop_reason[0])
+                bad |= json_object_set_new(top, "stop_reason", json_string(s->stop_reason));
+        bad |= json_object_set_new(top, "storage_disk", json_string(scale_probe_disk(s->probe)));
+        if (s->mon && s->mon_stopped)
+                bad |= json_object_set_new(top, "monitor", mon_to_json(s->mon));
+        bad |= json_object_set_new(top, "steps", steps_json(s));
+        bad |= json_object_set_new(top, "tipping_point", tip_json(t));
+        if (bad) {
+                json_decref(top);
+                return NULL;
+        }
+        return top;
+}
+
+static int save(struct scale *s, const json_t *top, char *err, size_t errlen)
+{
+        if (s->dir[0])
+                return res_rundir_write(s->dir, top, err, (unsigned)errlen);
+        return res_write_json(s->path, top, err, (unsigned)errlen);
+}
+
+/* The steps so far, marked partial, so a killed run keeps them. */
+static void save_progress(struct scale *s)
+{
+        struct tip_result t;
+        json_t *top;
+        char err[512];
+
+        tipping(s, &t);
+        top = build_result(s, &t, "running");
+        if (!top || res_mark_partial(top, "running") < 0)
+                log_warn("scale: out of memory saving the steps so far");
+        else if (save(s, top, err, sizeof(err)) < 0)
+                log_warn("scale: saving the steps so far: %s", err);
+        json_decref(top);
+}
+
+static int write_result(struct scale *s, const struct tip_result *t, const char *status)
+{
+        json_t *top = build_result(s, t, status);
+        char err[512];
+        int rc = -ENOMEM;
+
+        if (!top ||
+            (json_is_true(json_object_get(top, "partial")) && res_mark_partial(top, status) < 0)) {
+                log_error("scale: out of memory building the result");
+                goto out;
+        }
+        rc = save(s, top, err, sizeof(err));
+        if (rc < 0) {
+                log_error("scale: %s", err);
+                goto out;
+        }
+        printf("result: %s\n", s->path);
+        if (res_index_register(s->path, err, sizeof(err)) < 0)
+                log_warn("scale: not added to the run index: %s", err);
+out:
+        json_decref(top);
+        return rc;
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+static int alloc_steps(struct scale *s)
+{
+        s->steps = calloc(s->cfg.vms.n, sizeof(*s->steps));
+        if (!s->steps)
+                return -ENOMEM;
+        for (unsigned i = 0; i < s->cfg.vms.n; i++) {
+                struct scale_step *st = &s->steps[i];
+
+                st->vms = (unsigned)s->cfg.vms.v[i];
+                if (!(st->lat = hist_new()))
+                        return -ENOMEM;
+                for (unsigned v = 1; v <= st->vms; v++)
+                        if (!(st->vm[v].lat = hist_new()))
+                                return -ENOMEM;
+                for (unsigned d = 0; s->load.on && d < 2; d++)
+                        if (!(st->load.lat[d] = hist_new()))
+                                return -ENOMEM;
+        }
+        return 0;
+}
+
+static void free_steps(struct scale *s)
+{
+        for (unsigned i = 0; s->steps && i < s->cfg.vms.n; i++) {
+                hist_free(s->steps[i].lat);
+                for (unsigned v = 1; v <= LAB_MAX_VMS; v++)
+                        hist_free(s->steps[i].vm[v].lat);
+                hist_free(s->steps[i].load.lat[0]);
+                hist_free(s->steps[i].load.lat[1]);
+                json_decref(s->steps[i].monitor);
+        }
+        free(s->steps);
+}
+
+static int check_backend(struct scale *s)
+{
+        unsigned want = (unsigned)s->cfg.vms.v[s->cfg.vms.n - 1], have;
+
+        if (strcmp(s->ops->name, "static")) /* the others make their VMs */
+                return 0;
+        have = s->ops->count(s->b);
+        if (have < want) {
+                snprintf(s->err, sizeof(s->err),
+                         "option --vms: the plan goes to %u VMs, the inventory lists %u", want,
+                         have);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int run_plan(struct scale *s)
+{
+        int rc = 0;
+
+        scale_print_header((unsigned)s->cfg.repeat, s->load.on);
+        for (unsigned k = 0; k < s->cfg.vms.n && !interrupted; k++) {
+                rc = run_step(s, &s->steps[k]);
+                s->nsteps = k + 1;
+                prog_clear(s->prog);
+                scale_print_step(&s->steps[k], (unsigned)s->cfg.repeat, &s->load);
+                save_progress(s);
+                if (rc < 0 || should_stop(s, k))
+                        break;
+        }
+        return rc;
+}
+
+static void teardown(struct scale *s)
+{
+        char err[512];
+
+        if (s->cfg.keep_lab) {
+                printf("lab kept running (--keep-lab): hcisweep lab down --lab-dir %s\n",
+                       s->lab.lab_dir);
+                return;
+        }
+        if (s->ops->destroy(s->b, 0, err, sizeof(err)) < 0 && strcmp(s->ops->name, "static"))
+                log_error("scale: tearing the lab down: %s", err);
+}
+
+static int run_all(struct scale *s)
+{
+        struct tip_result t;
+        const char *status;
+        char err[256];
+        int rc;
+
+        rc = s->ops->open(&s->spec, &s->b, s->err, sizeof(s->err));
+        if (rc < 0) {
+                log_error("scale: %s", s->err);
+                return rc;
+        }
+        rc = check_backend(s);
+        if (!rc && !(s->probe = scale_probe_new(s->lab.lab_dir)))
+                rc = -ENOMEM;
+        if (!rc && (rc = alloc_steps(s)) < 0)
+                snprintf(s->err, sizeof(s->err), "out of memory");
+        if (!rc)
+                rc = result_path(s);
+        if (rc < 0) {
+                log_error("scale: %s", s->err);
+                goto out;
+        }
+        s->mon = mon_start(1000, err, sizeof(err));
+        s->prog = prog_start(s->plan_s);
+        rc = run_plan(s);
+        prog_end(s->prog);
+        s->prog = NULL;
+        if (s->mon)
+                mon_stop(s->mon);
+        s->mon_stopped = 1;
+        if (rc < 0)
+                log_error("scale: %s", s->err);
+        tipping(s, &t);
+        if (t.found)
+                printf("tipping point: %u VMs, limited by %s: %s\n", t.vms,
+                       tip_limit_name(t.limited_by), t.reason);
+        else
+                printf("tipping point: none, limited by none: %s\n", t.reason);
+        if (s->stop_reason[0])
+                printf("stopped early: %s\n", s->stop_reason);
+        status = interrupted         ? "interrupted"
+                 : rc < 0            ? "failed"
+                 : s->stop_reason[0] ? "stopped early"
+                                     : "complete";
+        if (s->nsteps && write_result(s, &t, status) < 0 && !rc)
+                rc = -EIO;
+out:
+        teardown(s);
+        s->ops->close(s->b);
+        return rc;
+}
+
+int cmd_scale_check_option(const char *name, const char *val, char *err, unsigned errlen)
+{
+        struct scale_cfg *cfg = calloc(1, sizeof(*cfg));
+        struct lab_cfg *lab = calloc(1, sizeof(*lab));
+        struct opt_group g[4] = {{scale_opts, cfg, NULL}, {lab_opts, lab, NULL}, {0}, {0}};
+        struct oltp_cli *oc = cfg && lab ? oltp_cli_new(&g[2]) : NULL;
+        struct scale_load_spec sp;
+        int rc = -ENOMEM;
+
+        if (!oc) {
+                snprintf(err, errlen, "out of memory");
+                goto out;
+        }
+        rc = opt_defaults(g, err, errlen);
+        if (!rc)
+                rc = opt_set(g, name, val, err, errlen);
+        if (!rc && cfg->block_load)
+                rc = scale_load_parse(cfg->block_load, &sp, err, errlen);
+        opt_free(g);
+out:
+        oltp_cli_free(oc);
+        free(lab);
+        free(cfg);
+        return rc;
+}
+
+int cmd_scale(int argc, char **argv)
+{
+        struct scale *s = calloc(1, sizeof(*s));
+        struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+        struct oltp_engine_cfg ec;
+        struct oltp_prep_cfg pc;
+        int rc;
+
+        if (!s) {
+                log_error("scale: out of memory");
+                return HCI_EXIT_TARGET;
+        }
+        signal(SIGPIPE, SIG_IGN);
+        rc = parse(s, argc, argv);
+        if (rc == 1) {
+                rc = HCI_EXIT_OK;
+                goto out;
+        }
+        if (rc < 0) {
+                log_error("%s", s->err);
+                rc = HCI_EXIT_USAGE;
+                goto out;
+        }
+        oltp_cli_cfg(s->oc, s->dsn, 1, 1, &ec, &pc);
+        s->plan_s = (double)s->cfg.vms.n * (double)s->cfg.repeat * (ec.warmup_s + ec.time_s);
+        if (ec.ops->lib_init()) {
+                log_error("scale: cannot initialise the %s client library", ec.ops->name);
+                rc = HCI_EXIT_TARGET;
+                goto out;
+        }
+        interrupted = 0;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        rc = run_all(s);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        ec.ops->lib_end();
+        rc = interrupted ? 130 : rc < 0 ? exit_of(rc) : HCI_EXIT_OK;
+out:
+        free_dsns(s);
+        free_steps(s);
+        scale_probe_free(s->probe);
+        mon_free(s->mon);
+        opt_free(s->g);
+        oltp_cli_free(s->oc);
+        free(s);
+        return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * scale.h - what the parts of `hcisweep scale` share (scale.c runs the
+ * plan, scale_probe.c reads the host, storage and VM counters around each
+ * measured window and runs the optional block load on the LUNs during it,
+ * scale_out.c prints the table and builds the JSON). Internal to scale/; one
+ * controlling thread (the block load runs its point in a thread of its own).
+ */
+#ifndef HCI_SCALE_SCALE_H
+#define HCI_SCALE_SCALE_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "block/run.h"
+#include "core/hist.h"
+#include "core/monitor.h"
+#include "oltp/engine.h"
+#include "lab/backend.h"
+
+#define SCALE_MAX_REPEAT 32
+
+/* Cumulative counters at one instant (scale_probe.c). -1 / 0 when unknown. */
+struct scale_snap {
+        uint64_t t_ns;
+        int have_disk;
+        uint64_t disk_ios, disk_sectors, disk_ticks_ms, disk_busy_ms;
+        int have_tgt;
+        uint64_t tgt_rchar, tgt_wchar, tgt_read_bytes, tgt_write_bytes;
+        int64_t tgt_cpu_ns;
+        uint64_t swap_pages;
+        int64_t vm_cpu_ns[LAB_MAX_VMS + 1];
+        uint64_t vm_majflt[LAB_MAX_VMS + 1], vm_failcnt[LAB_MAX_VMS + 1];
+        uint64_t vm_oom[LAB_MAX_VMS + 1];
+};
+
+/* What happened between two snapshots, as rates. */
+struct scale_rates {
+        double seconds;
+        double disk_util_pct, disk_bytes_s, disk_iops, disk_lat_ms; /* -1 when unknown */
+        double tgt_cpu_pct, tgt_io_bytes_s, tgt_disk_bytes_s;       /* -1 when unknown */
+        uint64_t swap_pages;
+        double vm_cpu_pct[LAB_MAX_VMS + 1];  /* -1 when unknown */
+        uint64_t majflt, failcnt, oom_kills; /* all VMs */
+};
+
+struct scale_probe; /* which disk, which tgtd, which VMs */
+
+/* Probe the disk holding dir (the datadirs; looked up once it exists); NULL on ENOMEM. */
+struct scale_probe *scale_probe_new(const char *dir);
+void scale_probe_free(struct scale_probe *p);
+/* Follow the storage service's PID (0: none) and VMs 1..n's PIDs (pids[i], <=0: not local). */
+void scale_probe_set(struct scale_probe *p, int tgt_pid, const int *pids, unsigned n);
+/* The disk's name ("" when the directory is on no block device). */
+const char *scale_probe_disk(const struct scale_probe *p);
+void scale_probe_take(const struct scale_probe *p, struct scale_snap *s);
+void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
+                       const struct scale_snap *b, struct scale_rates *r);
+
+/* --block-load SPEC: block I/O on every VM's LUN alongside each measured run. */
+struct scale_load_spec {
+        int on;
+        enum blk_rw rw;
+        uint32_t bs;
+        unsigned iodepth, rwmixread, numjobs;
+};
+
+/* What the block load did in one step, summed over its repeats. */
+struct scale_load_res {
+        int ran;
+        double seconds;
+        uint64_t ios[2], bytes[2], errors[2]; /* BLK_READ, BLK_WRITE */
+        struct hist *lat[2];
+        char error[256]; /* a LUN was lost */
+};
+
+struct scale_load; /* the step's LUNs, open, and the point in flight */
+
+/* Parse SPEC (rw=randrw,bs=4k,...); -EINVAL naming the key. */
+int scale_load_parse(const char *text, struct scale_load_spec *sp, char *err, size_t errlen);
+const char *scale_load_rw_name(enum blk_rw rw);
+/* Open the n LUN URLs (iscsi://...) for a step; -errno with err naming the LUN. */
+int scale_load_open(struct scale_load **out, const struct scale_load_spec *sp,
+                    const char *const *urls, unsigned n, char *err, size_t errlen);
+/* Start one point in its own thread: ramp_s unmeasured, then run_s (0: until stopped). */
+int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *err, size_t errlen);
+/*
+ * The OLTP run is over: stop the point if more than a moment of it is left,
+ * wait for it, add it to acc; *iops is its IOPS. 0, or -errno when a LUN
+ * was lost (acc->error says which).
+ */
+int scale_load_finish(struct scale_load *l, struct scale_load_res *acc, double *iops);
+void scale_load_close(struct scale_load *l);
+double scale_load_iops(const struct scale_load_res *r); /* both directions; 0 when none */
+
+/* One measured run of a step. */
+struct scale_rep {
+        double seconds, tps;
+        double load_iops; /* block load IOPS, -1 without --block-load */
+        struct oltp_counts total;
+        struct mon_cpu cpu;
+        struct scale_rates rates;
+        int lost;        /* a VM was lost (degraded) */
+        int interrupted; /* SIGINT */
+        char error[1024];
+};
+
+struct scale_vm {
+        char host[64];
+        unsigned port;
+        struct oltp_counts c;
+        struct hist *lat;
+        double seconds;
+        int alive; /* at the end of the step */
+        double cpu_pct;
+};
+
+/* One VM count of the plan, all its repeats. */
+struct scale_step {
+        unsigned vms;
+        unsigned nrep;
+        struct scale_rep rep[SCALE_MAX_REPEAT];
+        struct scale_vm vm[LAB_MAX_VMS + 1]; /* 1-based, summed over repeats */
+        struct hist *lat;                    /* every VM, every repeat, merged */
+        struct oltp_counts total;
+        double seconds;
+        double tps, tps_min, tps_max; /* median over repeats */
+        struct mon_cpu cpu;           /* mean over repeats */
+        struct scale_rates rates;     /* mean over repeats (counts summed) */
+        int state;                    /* enum scale_state */
+        char error[1024];
+        uint64_t consoles;          /* bit i-1: VM i's console tail saved (scale_console_name) */
+        json_t *monitor;            /* of its last repeat; owned */
+        struct scale_load_res load; /* with --block-load */
+};
+
+enum scale_state { SCALE_OK, SCALE_DEGRADED, SCALE_PARTIAL, SCALE_FAILED };
+
+const char *scale_state_name(int state);
+double scale_cpu_busy(const struct mon_cpu *c);
+
+/* scale_out.c */
+/* load: a column for the block load's IOPS (--block-load) */
+void scale_print_header(unsigned repeat, int load);
+void scale_print_step(const struct scale_step *s, unsigned repeat,
+                      const struct scale_load_spec *load);
+/* The run directory's file for the console tail of VM vm in a step of vms VMs:
+ * "console-<vms>vms-vm<vm>.log". */
+void scale_console_name(char *out, size_t outlen, unsigned vms, unsigned vm);
+json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned npct,
+                        const struct scale_load_spec *load);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * scale_out.c - what `hcisweep scale` shows: one table row per step on
+ * stdout as the step ends, and each step's object of the result JSON
+ * (CLI.md: vms, the oltp totals, the merged lat_ns and hist, host CPU,
+ * storage-side rates), with every repeat kept so the spread is visible.
+ * With --block-load a step also carries block_load, named as a block
+ * point is (read/write ios, iops, bw_bytes, lat_ns), and its IOPS count in
+ * the storage side's iops: the storage served them next to the databases.
+ */
+#include <stdio.h>
+
+#include "scale/scale.h"
+
+const char *scale_state_name(int state)
+{
+        static const char *const names[] = {"ok", "degraded", "partial", "failed"};
+
+        return state >= 0 && state <= SCALE_FAILED ? names[state] : "?";
+}
+
+/* Every non-idle state, steal included; iowait is idle time waiting on I/O. */
+double scale_cpu_busy(const struct mon_cpu *c)
+{
+        return c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
+}
+
+static double storage_mb_s(const struct scale_rates *r)
+{
+        double b = r->disk_bytes_s > 0 ? r->disk_bytes_s : 0;
+
+        return (b + (r->tgt_io_bytes_s > 0 ? r->tgt_io_bytes_s : 0)) / 1e6;
+}
+
+void scale_print_header(unsigned repeat, int load)
+{
+        printf("%5s %10s %9s %8s %8s %9s %7s %10s", "vms", "TPS", "TPS/VM", "mean ms", "p99 ms",
+               "host CPU%", "steal%", "stor MB/s");
+        if (load)
+                printf(" %10s", "blk IOPS");
+        printf("  %s%s\n", "state", repeat > 1 ? "  TPS min..max" : "");
+        fflush(stdout);
+}
+
+void scale_print_step(const struct scale_step *s, unsigned repeat,
+                      const struct scale_load_spec *load)
+{
+        printf("%5u %10.1f %9.1f %8.2f %8.2f %9.1f %7.1f %10.2f", s->vms, s->tps,
+               s->vms ? s->tps / s->vms : 0, hist_mean(s->lat) / 1e6,
+               (double)hist_percentile(s->lat, 99) / 1e6, scale_cpu_busy(&s->cpu), s->cpu.steal,
+               storage_mb_s(&s->rates));
+        if (load->on)
+                printf(" %10.1f", scale_load_iops(&s->load));
+        printf("  %-8s", scale_state_name(s->state));
+        if (repeat > 1)
+                printf("  %.1f..%.1f", s->tps_min, s->tps_max);
+        if (s->error[0])
+                printf("  %s", s->error);
+        printf("\n");
+        fflush(stdout);
+}
+
+static json_t *num_or_null(double v)
+{
+        return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *cpu_json(const struct mon_cpu *c)
+{
+        return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "user", c->user, "system", c->system,
+                         "iowait", c->iowait, "steal", c->steal, "idle", c->idle, "busy",
+                         scale_cpu_busy(c));
+}
+
+/*
+ * iops and bytes_s are the storage side as a whole, as the table's stor
+ * MB/s: the datadirs' disk plus what the storage service served (the block
+ * load's IOPS, when there is one); null when neither is known.
+ */
+static json_t *storage_json(const struct scale_rates *r, double load_iops)
+{
+        json_t *o = json_object();
+        double iops = (r->disk_iops > 0 ? r->disk_iops : 0) + (load_iops > 0 ? load_iops : 0);
+
+        if (!o)
+                return NULL;
+        json_object_set_new(o, "iops",
+                            r->disk_iops < 0 && load_iops < 0 ? json_null() : json_real(iops));
+        json_object_set_new(o, "bytes_s",
+                            r->disk_bytes_s < 0 && r->tgt_io_bytes_s < 0
+                                ? json_null()
+                                : json_real(storage_mb_s(r) * 1e6));
+        if (load_iops >= 0)
+                json_object_set_new(o, "block_load_iops", json_real(load_iops));
+        json_object_set_new(o, "disk_util_pct", num_or_null(r->disk_util_pct));
+        json_object_set_new(o, "disk_bytes_s", num_or_null(r->disk_bytes_s));
+        json_object_set_new(o, "disk_iops", num_or_null(r->disk_iops));
+        json_object_set_new(o, "disk_lat_ms", num_or_null(r->disk_lat_ms));
+        json_object_set_new(o, "target_cpu_pct", num_or_null(r->tgt_cpu_pct));
+        json_object_set_new(o, "target_io_bytes_s", num_or_null(r->tgt_io_bytes_s));
+        json_object_set_new(o, "target_disk_bytes_s", num_or_null(r->tgt_disk_bytes_s));
+        return o;
+}
+
+static json_t *memory_json(const struct scale_rates *r)
+{
+        return json_pack("{s:I,s:I,s:I,s:I}", "swap_pages", (json_int_t)r->swap_pages,
+                         "major_faults", (json_int_t)r->majflt, "failcnt", (json_int_t)r->failcnt,
+                         "oom_kills", (json_int_t)r->oom_kills);
+}
+
+static json_t *totals_json(const struct oltp_counts *c, double seconds, double tps)
+{
+        double q = (double)(c->reads + c->writes + c->other);
+
+        return json_pack("{s:I,s:f,s:{s:I,s:I,s:I},s:f,s:I,s:I,s:f}", "transactions",
+                         (json_int_t)c->txns, "tps", tps, "queries", "read", (json_int_t)c->reads,
+                         "write", (json_int_t)c->writes, "other", (json_int_t)c->other, "qps",
+                         seconds > 0 ? q / seconds : 0.0, "errors", (json_int_t)c->errors,
+                         "reconnects", (json_int_t)c->reconnects, "seconds", seconds);
+}
+
+static json_t *rep_json(const struct scale_rep *r)
+{
+        json_t *o =
+            json_pack("{s:f,s:f,s:I,s:o,s:o,s:o,s:b,s:b}", "seconds", r->seconds, "tps", r->tps,
+                      "transactions", (json_int_t)r->total.txns, "host_cpu", cpu_json(&r->cpu),
+                      "storage", storage_json(&r->rates, r->load_iops), "memory",
+                      memory_json(&r->rates), "vm_lost", r->lost, "interrupted", r->interrupted);
+
+        if (o && r->error[0])
+                json_object_set_new(o, "error", json_string(r->error));
+        return o;
+}
+
+static json_t *vm_json(const struct scale_step *s, unsigned i, const double *pcts, unsigned npct)
+{
+        const struct scale_vm *v = &s->vm[i];
+
+        return json_pack(
+            "{s:i,s:s,s:i,s:o,s:o,s:o,s:b}", "vm", (int)i, "host", v->host, "port", (int)v->port,
+            "totals",
+            totals_json(&v->c, v->seconds, v->seconds > 0 ? (double)v->c.txns / v->seconds : 0),
+            "lat_ns", hist_lat_json(v->lat, pcts, npct), "cpu_pct",
+            num_or_null(s->rates.vm_cpu_pct[i]), "alive", v->alive);
+}
+
+static int add_repeats_and_vms(json_t *o, const struct scale_step *s, const double *pcts,
+                               unsigned npct)
+{
+        json_t *reps = json_array(), *vms = json_array();
+        int bad = !reps || !vms;
+
+        for (unsigned r = 0; !bad && r < s->nrep; r++)
+                bad |= json_array_append_new(reps, rep_json(&s->rep[r]));
+        for (unsigned i = 1; !bad && i <= s->vms; i++)
+                bad |= json_array_append_new(vms, vm_json(s, i, pcts, npct));
+        bad |= json_object_set_new(o, "repeats", reps ? reps : json_null());
+        bad |= json_object_set_new(o, "hosts", vms ? vms : json_null());
+        return bad ? -1 : 0;
+}
+
+static json_t *load_dir_json(const struct scale_load_res *r, unsigned d, const double *pcts,
+                             unsigned npct)
+{
+        double secs = r->seconds;
+
+        return json_pack("{s:I,s:f,s:f,s:I,s:o,s:I}", "ios", (json_int_t)r->ios[d], "iops",
+                         secs > 0 ? (double)r->ios[d] / secs : 0.0, "bw_bytes",
+                         secs > 0 ? (double)r->bytes[d] / secs : 0.0, "bytes",
+                         (json_int_t)r->bytes[d], "lat_ns", hist_lat_json(r->lat[d], pcts, npct),
+                         "errors", (json_int_t)r->errors[d]);
+}
+
+static json_t *load_json(const struct scale_load_spec *sp, const struct scale_load_res *r,
+                         const double *pcts, unsigned npct)
+{
+        json_t *o =
+            json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:f,s:o,s:o,s:I}", "rw", scale_load_rw_name(sp->rw),
+                      "bs", (int)sp->bs, "iodepth", (int)sp->iodepth, "rwmixread",
+                      (int)sp->rwmixread, "numjobs", (int)sp->numjobs, "seconds", r->seconds,
+                      "iops", scale_load_iops(r), "read", load_dir_json(r, BLK_READ, pcts, npct),
+                      "write", load_dir_json(r, BLK_WRITE, pcts, npct), "errors",
+                      (json_int_t)(r->errors[0] + r->errors[1]));
+
+        if (o && r->error[0])
+                json_object_set_new(o, "error", json_string(r->error));
+        return o;
+}
+
+void scale_console_name(char *out, size_t outlen, unsigned vms, unsigned vm)
+{
+        snprintf(out, outlen, "console-%uvms-vm%u.log", vms, vm);
+}
+
+static json_t *consoles_json(const struct scale_step *s)
+{
+        json_t *a = json_array();
+        char name[64];
+
+        for (unsigned i = 1; a && i <= s->vms && i <= 64; i++) {
+                if (!(s->consoles & (1ULL << (i - 1))))
+                        continue;
+                scale_console_name(name, sizeof(name), s->vms, i);
+                json_array_append_new(a, json_string(name));
+        }
+        return a;
+}
+
+json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned npct,
+                        const struct scale_load_spec *load)
+{
+        double load_iops = load->on && s->load.ran ? scale_load_iops(&s->load) : -1;
+        json_t *o = json_pack(
+            "{s:i,s:s,s:o,s:{s:f,s:f,s:f},s:f,s:o,s:o,s:o,s:o,s:o}", "vms", (int)s->vms, "state",
+            scale_state_name(s->state), "totals", totals_json(&s->total, s->seconds, s->tps),
+            "tps_spread", "min", s->tps_min, "median", s->tps, "max", s->tps_max, "tps_per_vm",
+            s->vms ? s->tps / s->vms : 0.0, "lat_ns", hist_lat_json(s->lat, pcts, npct), "hist",
+            hist_to_json(s->lat), "host_cpu", cpu_json(&s->cpu), "storage",
+            storage_json(&s->rates, load_iops), "memory", memory_json(&s->rates));
+
+        if (!o)
+                return NULL;
+        if (s->error[0])
+                json_object_set_new(o, "error", json_string(s->error));
+        if (s->consoles)
+                json_object_set_new(o, "console_logs", consoles_json(s));
+        if (load->on && s->load.ran &&
+            json_object_set_new(o, "block_load", load_json(load, &s->load, pcts, npct))) {
+                json_decref(o);
+                return NULL;
+        }
+        if (add_repeats_and_vms(o, s, pcts, npct) ||
+            (s->monitor && json_object_set(o, "monitor", s->monitor))) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
