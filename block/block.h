@@ -11,6 +11,6 @@ int cmd_block(int argc, char **argv);
  * Check one option as a job file would set it (name without "--"). 0, or
  * -EINVAL with err naming the option. Any thread.
  */
-int cmd_block_check_option(const char *name, const char *val, char *err, unsigned errlen);
+int cmd_block_check_option(const char *name, const char *val, char *err, size_t errlen);
 
 #endif

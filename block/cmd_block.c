@@ -784,7 +784,7 @@ static void cleanup(struct block_cmd *b)
         opt_free(b->groups);
 }
 
-int cmd_block_check_option(const char *name, const char *val, char *err, unsigned errlen)
+int cmd_block_check_option(const char *name, const char *val, char *err, size_t errlen)
 {
         struct blk_cfg *cfg = calloc(1, sizeof(*cfg));
         struct opt_group g[2] = {{block_opts, cfg, NULL}, {NULL, NULL, NULL}};

@@ -23,6 +23,7 @@
 #ifndef HCI_BLK_ENGINE_H
 #define HCI_BLK_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum blk_ddir { BLK_READ = 0, BLK_WRITE = 1 };
@@ -79,7 +80,7 @@ struct blk_engine_ops {
         int takes_url;    /* 1: path is an iscsi:// URL; 0: a file/device path */
 
         /* Once per process before any open (may be NULL). 0 or -errno. */
-        int (*setup)(char *err, unsigned errlen);
+        int (*setup)(char *err, size_t errlen);
 
         /*
          * Open one instance. On success *inst is the engine's state and geom is
@@ -89,7 +90,7 @@ struct blk_engine_ops {
          * including the library's own message.
          */
         int (*open)(const struct blk_open_args *a, void **inst, struct blk_geom *geom, char *err,
-                    unsigned errlen);
+                    size_t errlen);
 
         /* Submit one I/O. Never blocks for long on async engines. */
         enum blk_qres (*queue)(void *inst, struct blk_io *io);

@@ -486,7 +486,7 @@ static int lis_setup_context(struct lis_eng *e, const struct blk_open_args *a,
 }
 
 static int lis_open(const struct blk_open_args *a, void **inst, struct blk_geom *geom, char *err,
-                    unsigned errlen)
+                    size_t errlen)
 {
         struct lis_eng *e = NULL;
         struct iscsi_url *url = NULL;

@@ -6,6 +6,7 @@
  * It must stay the cheapest possible engine; it keeps no state, and every
  * instance shares one dummy handle.
  */
+#include <stddef.h>
 #include "block/engine.h"
 
 #define NULL_DEFAULT_SIZE (1ull << 40) /* 1 TiB */
@@ -14,7 +15,7 @@
 static char null_handle;
 
 static int null_open(const struct blk_open_args *a, void **inst, struct blk_geom *geom, char *err,
-                     unsigned errlen)
+                     size_t errlen)
 {
         (void)err;
         (void)errlen;

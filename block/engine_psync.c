@@ -20,7 +20,7 @@ struct psync_inst {
 };
 
 static int psync_open(const struct blk_open_args *a, void **inst, struct blk_geom *geom, char *err,
-                      unsigned errlen)
+                      size_t errlen)
 {
         struct psync_inst *p = calloc(1, sizeof(*p));
         int fd;

@@ -34,7 +34,7 @@ static int uring_fail(struct uring_inst *u, int rc, const char *what)
         return rc;
 }
 
-static int uring_init(struct uring_inst *u, const char *path, char *err, unsigned errlen)
+static int uring_init(struct uring_inst *u, const char *path, char *err, size_t errlen)
 {
         int rc = io_uring_queue_init(u->depth, &u->ring, IORING_SETUP_CLAMP);
 
@@ -47,7 +47,7 @@ static int uring_init(struct uring_inst *u, const char *path, char *err, unsigne
 }
 
 static int uring_open(const struct blk_open_args *a, void **inst, struct blk_geom *geom, char *err,
-                      unsigned errlen)
+                      size_t errlen)
 {
         struct uring_inst *u = calloc(1, sizeof(*u));
         int rc;

@@ -19,7 +19,7 @@
 
 #define FILE_BLOCK_SIZE 512u
 
-static int file_fail(int rc, const char *path, const char *what, char *err, unsigned errlen)
+static int file_fail(int rc, const char *path, const char *what, char *err, size_t errlen)
 {
         if (what)
                 snprintf(err, errlen, "%s: %s: %s", path, what, strerror(-rc));
@@ -70,7 +70,7 @@ static uint32_t file_block_size(int fd, int direct)
 }
 
 static int file_geometry(int fd, const struct blk_open_args *a, struct blk_geom *geom, char *err,
-                         unsigned errlen)
+                         size_t errlen)
 {
         struct stat st;
         uint64_t size;
@@ -101,7 +101,7 @@ static int file_geometry(int fd, const struct blk_open_args *a, struct blk_geom 
 }
 
 /* Checked again on the open descriptor: another job may have grown it meanwhile. */
-static int file_grow(int fd, const struct blk_open_args *a, char *err, unsigned errlen)
+static int file_grow(int fd, const struct blk_open_args *a, char *err, size_t errlen)
 {
         struct stat st;
 
@@ -114,7 +114,7 @@ static int file_grow(int fd, const struct blk_open_args *a, char *err, unsigned 
         return 0;
 }
 
-static int file_open_fd(const struct blk_open_args *a, int grow, char *err, unsigned errlen)
+static int file_open_fd(const struct blk_open_args *a, int grow, char *err, size_t errlen)
 {
         int fd = open(a->path, file_flags(a, grow), 0644);
 
@@ -125,7 +125,7 @@ static int file_open_fd(const struct blk_open_args *a, int grow, char *err, unsi
         return file_fail(-errno, a->path, NULL, err, errlen);
 }
 
-int blk_file_open(const struct blk_open_args *a, struct blk_geom *geom, char *err, unsigned errlen)
+int blk_file_open(const struct blk_open_args *a, struct blk_geom *geom, char *err, size_t errlen)
 {
         int grow = file_needs_growth(a);
         int fd, rc;

@@ -17,6 +17,6 @@
  * with nothing to create, -EACCES, and whatever open/ftruncate report.
  * Any thread; the caller owns and closes the descriptor.
  */
-int blk_file_open(const struct blk_open_args *a, struct blk_geom *geom, char *err, unsigned errlen);
+int blk_file_open(const struct blk_open_args *a, struct blk_geom *geom, char *err, size_t errlen);
 
 #endif

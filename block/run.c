@@ -348,7 +348,7 @@ static void fill_random(void *buf, size_t len, uint64_t seed)
                 p[i] = rng_next(&seed);
 }
 
-static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *err, unsigned errlen)
+static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *err, size_t errlen)
 {
         size_t bufsz = o->max_bs;
 
@@ -380,7 +380,7 @@ static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *er
 
 /* Decide the region of target i from --offset/--size and check it fits. */
 static int set_region(struct blk_run *r, unsigned i, const struct blk_target_spec *t, char *err,
-                      unsigned errlen)
+                      size_t errlen)
 {
         const struct blk_geom *g = &r->geom[i];
         uint64_t off = r->o.offset, len = r->o.size;
@@ -407,7 +407,7 @@ static int set_region(struct blk_run *r, unsigned i, const struct blk_target_spe
 }
 
 static int open_worker(struct blk_run *r, struct worker *w, const struct blk_target_spec *t,
-                       unsigned session, char *err, unsigned errlen)
+                       unsigned session, char *err, size_t errlen)
 {
         struct blk_open_args a = {
             .path = t->path,
@@ -434,7 +434,7 @@ static int open_worker(struct blk_run *r, struct worker *w, const struct blk_tar
 }
 
 int blk_run_open(struct blk_run **out, const struct blk_target_spec *t, unsigned ntargets,
-                 const struct blk_run_opts *o, struct blk_geom *geoms, char *err, unsigned errlen)
+                 const struct blk_run_opts *o, struct blk_geom *geoms, char *err, size_t errlen)
 {
         struct blk_run *r = calloc(1, sizeof(*r));
         unsigned per = o->workers_per_target ? o->workers_per_target : 1;
@@ -526,7 +526,7 @@ static int sync_io(struct worker *w, int ddir, uint64_t off, uint32_t len)
 }
 
 int blk_run_read_head(struct blk_run *r, unsigned target, void *buf, uint32_t len, char *err,
-                      unsigned errlen)
+                      size_t errlen)
 {
         struct worker *w = &r->w[target * (r->nworkers / r->ntargets)];
         int rc;
@@ -806,7 +806,7 @@ static int run_phase(struct blk_run *r, uint64_t duration_ns, blk_progress_fn pr
 
 int blk_run_precondition(struct blk_run *r, uint32_t bs, unsigned depth, uint64_t random_ns,
                          uint64_t generation, blk_progress_fn prog, void *user, char *err,
-                         unsigned errlen)
+                         size_t errlen)
 {
         int rc;
 

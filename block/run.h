@@ -101,7 +101,7 @@ typedef void (*blk_progress_fn)(void *user, double done_s, uint64_t ios_so_far);
  * geoms[i] receives target i's geometry.
  */
 int blk_run_open(struct blk_run **out, const struct blk_target_spec *t, unsigned ntargets,
-                 const struct blk_run_opts *o, struct blk_geom *geoms, char *err, unsigned errlen);
+                 const struct blk_run_opts *o, struct blk_geom *geoms, char *err, size_t errlen);
 
 /* The region each target runs over, after offset/size were applied. */
 void blk_run_region(const struct blk_run *r, unsigned target, uint64_t *offset, uint64_t *len);
@@ -111,7 +111,7 @@ void blk_run_region(const struct blk_run *r, unsigned target, uint64_t *offset, 
  * caller-owned, 4096-aligned. 0 or -errno.
  */
 int blk_run_read_head(struct blk_run *r, unsigned target, void *buf, uint32_t len, char *err,
-                      unsigned errlen);
+                      size_t errlen);
 
 /*
  * Run one point. res is allocated by this call (free with
@@ -128,7 +128,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
  */
 int blk_run_precondition(struct blk_run *r, uint32_t bs, unsigned depth, uint64_t random_ns,
                          uint64_t generation, blk_progress_fn prog, void *user, char *err,
-                         unsigned errlen);
+                         size_t errlen);
 
 /*
  * Read back what the last write point wrote and check it (verify). Adds to

@@ -261,10 +261,10 @@ struct hist_json_head {
         const json_t *buckets;
 };
 
-static int json_err(char *err, unsigned errlen, const char *fmt, ...)
+static int json_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int json_err(char *err, unsigned errlen, const char *fmt, ...)
+static int json_err(char *err, size_t errlen, const char *fmt, ...)
 {
         va_list ap;
 
@@ -276,7 +276,7 @@ static int json_err(char *err, unsigned errlen, const char *fmt, ...)
         return -EINVAL;
 }
 
-static int get_u64(const json_t *j, const char *key, uint64_t *v, char *err, unsigned errlen)
+static int get_u64(const json_t *j, const char *key, uint64_t *v, char *err, size_t errlen)
 {
         const json_t *x = json_object_get(j, key);
 
@@ -287,7 +287,7 @@ static int get_u64(const json_t *j, const char *key, uint64_t *v, char *err, uns
         return 0;
 }
 
-static int read_head(const json_t *j, struct hist_json_head *hd, char *err, unsigned errlen)
+static int read_head(const json_t *j, struct hist_json_head *hd, char *err, size_t errlen)
 {
         const json_t *layout, *sumsq;
 
@@ -319,7 +319,7 @@ static int read_head(const json_t *j, struct hist_json_head *hd, char *err, unsi
 }
 
 static int read_pair(const json_t *pair, size_t k, unsigned *idx, uint64_t *n, char *err,
-                     unsigned errlen)
+                     size_t errlen)
 {
         const json_t *ji = json_array_get(pair, 0), *jn = json_array_get(pair, 1);
 
@@ -339,7 +339,7 @@ static int read_pair(const json_t *pair, size_t k, unsigned *idx, uint64_t *n, c
 }
 
 /* Bucket counts must add up to count, and min/max must sit in the end buckets. */
-static int check_buckets(const struct hist_json_head *hd, char *err, unsigned errlen)
+static int check_buckets(const struct hist_json_head *hd, char *err, size_t errlen)
 {
         uint64_t total = 0, n;
         unsigned idx, first = HIST_NBUCKETS, last = 0;
@@ -360,7 +360,7 @@ static int check_buckets(const struct hist_json_head *hd, char *err, unsigned er
         return 0;
 }
 
-int hist_add_json(struct hist *h, const json_t *j, char *err, unsigned errlen)
+int hist_add_json(struct hist *h, const json_t *j, char *err, size_t errlen)
 {
         struct hist_json_head hd = {0};
         uint64_t n;

@@ -64,7 +64,7 @@ void hist_bucket_range(unsigned idx, uint64_t *lo, uint64_t *hi);
 json_t *hist_to_json(const struct hist *h);
 
 /* Add the buckets of a hist_to_json() object into h. 0, or -EINVAL with err set. */
-int hist_add_json(struct hist *h, const json_t *j, char *err, unsigned errlen);
+int hist_add_json(struct hist *h, const json_t *j, char *err, size_t errlen);
 
 /*
  * The lat_ns object of CLI.md: {"min","max","mean","stddev",

@@ -606,7 +606,7 @@ static int mon_init_sync(struct mon *m)
         return 0;
 }
 
-struct mon *mon_start(unsigned interval_ms, char *err, unsigned errlen)
+struct mon *mon_start(unsigned interval_ms, char *err, size_t errlen)
 {
         struct mon *m = NULL;
         int ret;

@@ -27,7 +27,7 @@ struct mon_cpu {
  * before returning, so even a run shorter than one interval gets one sample
  * at mon_stop(). Returns NULL with err set on failure. Caller owns it.
  */
-struct mon *mon_start(unsigned interval_ms, char *err, unsigned errlen);
+struct mon *mon_start(unsigned interval_ms, char *err, size_t errlen);
 
 /* Follow this PID's CPU time and major faults too (any thread, before mon_stop). */
 void mon_watch_pid(struct mon *m, int pid, const char *label);

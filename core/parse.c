@@ -20,10 +20,10 @@
 
 #define PARSE_WORD_MAX 128
 
-static int fail(int rc, char *err, unsigned errlen, const char *fmt, ...)
+static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static int fail(int rc, char *err, unsigned errlen, const char *fmt, ...)
+static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
 {
         va_list ap;
 
@@ -72,7 +72,7 @@ static int scan_digits(const char *s, uint64_t *out, const char **end)
         return rc;
 }
 
-int parse_u64(const char *s, uint64_t *out, char *err, unsigned errlen)
+int parse_u64(const char *s, uint64_t *out, char *err, size_t errlen)
 {
         char w[PARSE_WORD_MAX];
         const char *end;
@@ -90,7 +90,7 @@ int parse_u64(const char *s, uint64_t *out, char *err, unsigned errlen)
         return 0;
 }
 
-int parse_i64(const char *s, int64_t *out, char *err, unsigned errlen)
+int parse_i64(const char *s, int64_t *out, char *err, size_t errlen)
 {
         char w[PARSE_WORD_MAX];
         const char *p;
@@ -110,7 +110,7 @@ int parse_i64(const char *s, int64_t *out, char *err, unsigned errlen)
         return 0;
 }
 
-int parse_double(const char *s, double *out, char *err, unsigned errlen)
+int parse_double(const char *s, double *out, char *err, size_t errlen)
 {
         char w[PARSE_WORD_MAX];
         char *end;
@@ -148,7 +148,7 @@ static int size_shift(const char *suf)
         return -1;
 }
 
-int parse_size(const char *s, uint64_t *out, char *err, unsigned errlen)
+int parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 {
         char w[PARSE_WORD_MAX];
         const char *end;
@@ -169,7 +169,7 @@ int parse_size(const char *s, uint64_t *out, char *err, unsigned errlen)
         return 0;
 }
 
-int parse_bool(const char *s, int *out, char *err, unsigned errlen)
+int parse_bool(const char *s, int *out, char *err, size_t errlen)
 {
         static const char *const yes[] = {"1", "true", "yes", "on", NULL};
         static const char *const no[] = {"0", "false", "no", "off", NULL};
@@ -191,12 +191,12 @@ int parse_bool(const char *s, int *out, char *err, unsigned errlen)
         return fail(-EINVAL, err, errlen, "'%s' is not a boolean (use 1/0, true/false, yes/no)", s);
 }
 
-static int parse_item(const char *s, int is_size, uint64_t *out, char *err, unsigned errlen)
+static int parse_item(const char *s, int is_size, uint64_t *out, char *err, size_t errlen)
 {
         return is_size ? parse_size(s, out, err, errlen) : parse_u64(s, out, err, errlen);
 }
 
-static int list_push(struct u64_list *l, uint64_t v, char *err, unsigned errlen)
+static int list_push(struct u64_list *l, uint64_t v, char *err, size_t errlen)
 {
         if (l->n >= PARSE_LIST_MAX)
                 return fail(-ERANGE, err, errlen, "list has more than %d items", PARSE_LIST_MAX);
@@ -206,7 +206,7 @@ static int list_push(struct u64_list *l, uint64_t v, char *err, unsigned errlen)
 
 /* "a-b" doubles from a; "a-b:step" adds step. Both stop at b. */
 static int expand_range(const char *item, const char *dash, int is_size, struct u64_list *l,
-                        char *err, unsigned errlen)
+                        char *err, size_t errlen)
 {
         char a[PARSE_WORD_MAX], b[PARSE_WORD_MAX];
         const char *colon = strchr(dash, ':');
@@ -245,7 +245,7 @@ static int expand_range(const char *item, const char *dash, int is_size, struct 
         }
 }
 
-int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, unsigned errlen)
+int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, size_t errlen)
 {
         struct u64_list l = {0};
         char item[PARSE_WORD_MAX];

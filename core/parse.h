@@ -12,6 +12,7 @@
 #ifndef HCI_PARSE_H
 #define HCI_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PARSE_LIST_MAX 64
@@ -21,14 +22,14 @@ struct u64_list {
         uint64_t v[PARSE_LIST_MAX];
 };
 
-int parse_u64(const char *s, uint64_t *out, char *err, unsigned errlen);
-int parse_i64(const char *s, int64_t *out, char *err, unsigned errlen);
-int parse_double(const char *s, double *out, char *err, unsigned errlen);
-int parse_size(const char *s, uint64_t *out, char *err, unsigned errlen);
-int parse_bool(const char *s, int *out, char *err, unsigned errlen);
+int parse_u64(const char *s, uint64_t *out, char *err, size_t errlen);
+int parse_i64(const char *s, int64_t *out, char *err, size_t errlen);
+int parse_double(const char *s, double *out, char *err, size_t errlen);
+int parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+int parse_bool(const char *s, int *out, char *err, size_t errlen);
 
 /* List of integers (is_size: items take size suffixes). Ranges as above. */
-int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, unsigned errlen);
+int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, size_t errlen);
 
 /* Format a byte count the way users write it back: 4096 -> "4k", 1048576 -> "1m", 1000 -> "1000".
  */

@@ -109,8 +109,7 @@ static int write_tmp(const char *tmp, const char *text, size_t len)
         return ret;
 }
 
-int res_write_text(const char *path, const char *text, unsigned long len, char *err,
-                   unsigned errlen)
+int res_write_text(const char *path, const char *text, unsigned long len, char *err, size_t errlen)
 {
         char *tmp = NULL;
         int ret, renamed = 0;
@@ -139,7 +138,7 @@ out:
         return ret;
 }
 
-int res_write_json(const char *path, const json_t *j, char *err, unsigned errlen)
+int res_write_json(const char *path, const json_t *j, char *err, size_t errlen)
 {
         char *text = json_dumps(j, DUMP_FLAGS);
         size_t len;
@@ -178,7 +177,7 @@ static int mkdir_one(const char *path)
         return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-int res_mkdirs(const char *path, char *err, unsigned errlen)
+int res_mkdirs(const char *path, char *err, size_t errlen)
 {
         char *copy = NULL, *p;
         int ret = 0;

@@ -20,13 +20,12 @@
 json_t *res_new(const char *kind, json_t *config);
 
 /* Write j to path atomically (indent 2, keys in insertion order). 0 or -errno with err set. */
-int res_write_json(const char *path, const json_t *j, char *err, unsigned errlen);
+int res_write_json(const char *path, const json_t *j, char *err, size_t errlen);
 
 /* Write text atomically (CSV, Markdown…). 0 or -errno with err set. */
-int res_write_text(const char *path, const char *text, unsigned long len, char *err,
-                   unsigned errlen);
+int res_write_text(const char *path, const char *text, unsigned long len, char *err, size_t errlen);
 
 /* mkdir -p. 0 or -errno with err set. */
-int res_mkdirs(const char *path, char *err, unsigned errlen);
+int res_mkdirs(const char *path, char *err, size_t errlen);
 
 #endif

@@ -87,7 +87,7 @@ void oltp_dist_defaults(struct oltp_dist *d, enum oltp_dist_type type)
         d->zipf_exp = 0.8;
 }
 
-int oltp_dist_init(struct oltp_dist *d, char *err, unsigned errlen)
+int oltp_dist_init(struct oltp_dist *d, char *err, size_t errlen)
 {
         if (d->spec_iter == 0 || d->spec_pct > 100 || d->spec_res >= 100) {
                 snprintf(err, errlen, "special distribution: need iter > 0, pct <= 100, res < 100");

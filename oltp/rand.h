@@ -52,7 +52,7 @@ double oltp_rng_double(struct oltp_rng *r);
 
 /* Fill the defaults and derive constants. 0, or -EINVAL with err set. */
 void oltp_dist_defaults(struct oltp_dist *d, enum oltp_dist_type type);
-int oltp_dist_init(struct oltp_dist *d, char *err, unsigned errlen);
+int oltp_dist_init(struct oltp_dist *d, char *err, size_t errlen);
 
 /* Uniform integer in [a, b]. */
 uint32_t oltp_rand_uniform(struct oltp_rng *r, uint32_t a, uint32_t b);

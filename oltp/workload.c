@@ -147,7 +147,7 @@ static void build(struct oltp_workload *w, int wl)
 }
 
 struct oltp_workload *oltp_wl_new(int wl, const struct oltp_knobs *kn, const struct oltp_dist *d,
-                                  char *err, unsigned errlen)
+                                  char *err, size_t errlen)
 {
         struct oltp_workload *w;
 

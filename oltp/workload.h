@@ -63,7 +63,7 @@ extern const char *const oltp_wl_names[];
 
 /* Build workload index wl (into oltp_wl_names). NULL with err set on bad knobs or ENOMEM. */
 struct oltp_workload *oltp_wl_new(int wl, const struct oltp_knobs *kn, const struct oltp_dist *d,
-                                  char *err, unsigned errlen);
+                                  char *err, size_t errlen);
 void oltp_wl_free(struct oltp_workload *w);
 
 /* Number of prepared statements a connection needs. */

@@ -28,7 +28,7 @@ struct line_iter {
         int truncated;
 };
 
-int ramp_err(char *err, unsigned errlen, const char *fmt, ...)
+int ramp_err(char *err, size_t errlen, const char *fmt, ...)
 {
         va_list ap;
 
@@ -206,7 +206,7 @@ struct csv_cols {
         int load, tput, lat;
 };
 
-static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, unsigned errlen)
+static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_t errlen)
 {
         char *f[CSV_MAX_COLS];
 
@@ -231,7 +231,7 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, unsig
 }
 
 static int csv_cell(const struct line_iter *it, char **f, int col, const char *name, int optional,
-                    double *out, char *err, unsigned errlen)
+                    double *out, char *err, size_t errlen)
 {
         if (optional && !*f[col]) {
                 *out = NAN;
@@ -247,7 +247,7 @@ static int csv_cell(const struct line_iter *it, char **f, int col, const char *n
 }
 
 static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *r, char *err,
-                   unsigned errlen)
+                   size_t errlen)
 {
         char *f[CSV_MAX_COLS];
         unsigned n = csv_split(it->buf, f, CSV_MAX_COLS);
@@ -267,7 +267,7 @@ static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *
         return rc;
 }
 
-int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err, unsigned errlen)
+int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
 {
         struct line_iter *it = malloc(sizeof(*it));
         struct csv_cols c;
@@ -331,7 +331,7 @@ static int sb_after(const char *line, const char *key, double *out, int *found)
         return end == p || !isfinite(*out) ? -EINVAL : 0;
 }
 
-static int sb_flush(struct sb_state *st, unsigned line, char *err, unsigned errlen)
+static int sb_flush(struct sb_state *st, unsigned line, char *err, size_t errlen)
 {
         int rc;
 
@@ -348,8 +348,7 @@ static int sb_flush(struct sb_state *st, unsigned line, char *err, unsigned errl
 }
 
 /* "[ 10s ] thds: 8 tps: 123.4 qps: ... lat (ms,95%): 12.3 err/s: ..." */
-static int sb_interval(struct sb_state *st, const char *line, unsigned no, char *err,
-                       unsigned errlen)
+static int sb_interval(struct sb_state *st, const char *line, unsigned no, char *err, size_t errlen)
 {
         double thds, tput, lat = NAN, pct;
         int f1, f2;
@@ -372,7 +371,7 @@ static int sb_interval(struct sb_state *st, const char *line, unsigned no, char 
 }
 
 static int sb_figure(struct sb_state *st, const char *key, int rank, const char *line, unsigned no,
-                     char *err, unsigned errlen)
+                     char *err, size_t errlen)
 {
         const char *p = strstr(line, key), *paren;
         char *end;
@@ -397,7 +396,7 @@ static int sb_figure(struct sb_state *st, const char *key, int rank, const char 
         return 0;
 }
 
-static int sb_line(struct sb_state *st, const char *line, unsigned no, char *err, unsigned errlen)
+static int sb_line(struct sb_state *st, const char *line, unsigned no, char *err, size_t errlen)
 {
         double v;
         int found, rc;
@@ -431,8 +430,7 @@ static int sb_line(struct sb_state *st, const char *line, unsigned no, char *err
         return rc;
 }
 
-int ramp_parse_sysbench(const char *buf, size_t len, struct ramp_set *out, char *err,
-                        unsigned errlen)
+int ramp_parse_sysbench(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
 {
         struct line_iter *it = malloc(sizeof(*it));
         struct sb_state st = {.threads = -1, .tput = NAN, .lat = NAN};
@@ -503,7 +501,7 @@ size_t ramp_skip_noise(const char *buf, size_t len, size_t off, unsigned *line)
         }
 }
 
-int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, unsigned errlen)
+int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
 {
         unsigned line = 1;
         size_t i = ramp_skip_noise(buf, len, 0, &line);
@@ -515,7 +513,7 @@ int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err,
         return ramp_parse_csv(buf, len, out, err, errlen);
 }
 
-int ramp_parse_file(const char *path, struct ramp_set *out, char *err, unsigned errlen)
+int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t errlen)
 {
         FILE *f = fopen(path, "rb");
         char *buf = NULL;

@@ -55,16 +55,16 @@ void ramp_normalise(struct ramp *r);
 int ramp_has_latency(const struct ramp *r);
 
 /* Parse text of any supported format into *out (zeroed first). Free with ramp_set_free. */
-int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, unsigned errlen);
+int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen);
 
 /* Read and parse a file. */
-int ramp_parse_file(const char *path, struct ramp_set *out, char *err, unsigned errlen);
+int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t errlen);
 
 /* The individual parsers, for callers that know the format. */
-int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err, unsigned errlen);
+int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen);
 int ramp_parse_sysbench(const char *buf, size_t len, struct ramp_set *out, char *err,
-                        unsigned errlen);
-int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err, unsigned errlen);
+                        size_t errlen);
+int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen);
 
 void ramp_set_free(struct ramp_set *s);
 

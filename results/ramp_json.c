@@ -82,7 +82,7 @@ static double fio_iodepth(const json_t *doc, const json_t *job)
         return isfinite(qd) ? qd : 1; /* fio's default */
 }
 
-static int fio_doc(const json_t *doc, struct ramp *r, unsigned line, char *err, unsigned errlen)
+static int fio_doc(const json_t *doc, struct ramp *r, unsigned line, char *err, size_t errlen)
 {
         const json_t *jobs = json_object_get(doc, "jobs");
         unsigned n = (unsigned)json_array_size(jobs), first = r->n;
@@ -128,8 +128,7 @@ static struct ramp *group_of(struct ramp_set *s, unsigned first, const char *nam
         return ramp_set_push(s, name, "iodepth", "iops", "mean");
 }
 
-static int hs_block(const json_t *doc, struct ramp_set *s, unsigned line, char *err,
-                    unsigned errlen)
+static int hs_block(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         const json_t *pts = json_object_get(doc, "points"), *p;
         unsigned first = s->n;
@@ -179,7 +178,7 @@ static const char *pick_pct(const json_t *pct)
         return json_object_size(pct) ? json_object_iter_key(json_object_iter((json_t *)pct)) : NULL;
 }
 
-static int hs_oltp(const json_t *doc, struct ramp_set *s, unsigned line, char *err, unsigned errlen)
+static int hs_oltp(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         const json_t *iv = json_object_get(doc, "intervals"), *x;
         struct ramp *r;
@@ -207,8 +206,7 @@ static int hs_oltp(const json_t *doc, struct ramp_set *s, unsigned line, char *e
         return 0;
 }
 
-static int hs_scale(const json_t *doc, struct ramp_set *s, unsigned line, char *err,
-                    unsigned errlen)
+static int hs_scale(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         const json_t *steps = json_object_get(doc, "steps"), *x;
         struct ramp *r;
@@ -233,7 +231,7 @@ static int hs_scale(const json_t *doc, struct ramp_set *s, unsigned line, char *
         return 0;
 }
 
-static int hs_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *err, unsigned errlen)
+static int hs_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         double ver = num(doc, "schema_version");
         const char *kind = json_string_value(json_object_get(doc, "kind"));
@@ -265,7 +263,7 @@ static unsigned count_lines(const char *p, size_t n)
         return k;
 }
 
-static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *err, unsigned errlen)
+static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         if (!json_is_object(doc))
                 return ramp_err(err, errlen, "line %u: expected a JSON object", line);
@@ -281,7 +279,7 @@ static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *e
                         line);
 }
 
-int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err, unsigned errlen)
+int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
 {
         size_t off = 0;
         unsigned line = 1;

@@ -262,8 +262,7 @@ static int build(struct run_view *v, const json_t *r)
         return scale_series(v, r);
 }
 
-int run_view_build(const json_t *r, const char *path, struct run_view *v, char *err,
-                   unsigned errlen)
+int run_view_build(const json_t *r, const char *path, struct run_view *v, char *err, size_t errlen)
 {
         const char *kind = json_string_value(json_object_get(r, "kind"));
         int rc;

@@ -21,7 +21,7 @@
 #include "results/store.h"
 #include "results/svg.h"
 
-int res_load(const char *path, json_t **out, char *err, unsigned errlen)
+int res_load(const char *path, json_t **out, char *err, size_t errlen)
 {
         json_error_t e;
         const json_t *ver;
@@ -73,7 +73,7 @@ static int all_digits(const char *s)
         return 1;
 }
 
-static int from_index(const char *id, char *path, size_t len, char *err, unsigned errlen)
+static int from_index(const char *id, char *path, size_t len, char *err, size_t errlen)
 {
         struct res_index *ix = NULL;
         struct res_run r;
@@ -88,7 +88,7 @@ static int from_index(const char *id, char *path, size_t len, char *err, unsigne
         return rc;
 }
 
-int res_resolve_run(const char *run, char *path, size_t len, char *err, unsigned errlen)
+int res_resolve_run(const char *run, char *path, size_t len, char *err, size_t errlen)
 {
         struct stat st;
 
@@ -310,7 +310,7 @@ char *res_job_ini(const json_t *result)
         return b.s;
 }
 
-static int write_text(const char *dir, const char *name, char *text, char *err, unsigned errlen)
+static int write_text(const char *dir, const char *name, char *text, char *err, size_t errlen)
 {
         char path[4200];
         int rc;
@@ -325,7 +325,7 @@ static int write_text(const char *dir, const char *name, char *text, char *err, 
         return rc;
 }
 
-int res_rundir_write(const char *dir, const json_t *result, char *err, unsigned errlen)
+int res_rundir_write(const char *dir, const json_t *result, char *err, size_t errlen)
 {
         char path[4200];
         int rc = res_mkdirs(dir, err, errlen);

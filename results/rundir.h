@@ -29,20 +29,20 @@
 #include <jansson.h>
 
 /* Load a result: a JSON object of kind block|oltp|scale and a schema_version this build reads. */
-int res_load(const char *path, json_t **out, char *err, unsigned errlen);
+int res_load(const char *path, json_t **out, char *err, size_t errlen);
 
 /*
  * The result.json a RUN argument names: a run directory, a result.json
  * path, or an id of the run index (all digits, looked up in the default
  * index or $HCISWEEP_INDEX).
  */
-int res_resolve_run(const char *run, char *path, size_t len, char *err, unsigned errlen);
+int res_resolve_run(const char *run, char *path, size_t len, char *err, size_t errlen);
 
 /* Mark a result partial (an interrupted run), with the reason. 0 or -ENOMEM. */
 int res_mark_partial(json_t *result, const char *why);
 
 /* Write result.json, intervals.csv and job.ini into dir (created when missing). */
-int res_rundir_write(const char *dir, const json_t *result, char *err, unsigned errlen);
+int res_rundir_write(const char *dir, const json_t *result, char *err, size_t errlen);
 
 /* The CSV / INI text res_rundir_write writes (malloc'd, caller frees); NULL on ENOMEM. */
 char *res_intervals_csv(const json_t *result);
@@ -80,7 +80,7 @@ struct run_view {
 
 /* Build the view of a loaded result. */
 int run_view_build(const json_t *result, const char *path, struct run_view *v, char *err,
-                   unsigned errlen);
+                   size_t errlen);
 void run_view_free(struct run_view *v);
 
 /*

@@ -129,7 +129,7 @@ static void scale_facts(const json_t *doc, struct res_run *r)
                  t);
 }
 
-static int check_doc(const json_t *doc, const char *path, char *err, unsigned errlen)
+static int check_doc(const json_t *doc, const char *path, char *err, size_t errlen)
 {
         double ver = jnum(doc, "schema_version");
         const char *kind = jstr(doc, "kind");
@@ -153,7 +153,7 @@ static int check_doc(const json_t *doc, const char *path, char *err, unsigned er
         return 0;
 }
 
-int res_run_from_file(const char *path, struct res_run *out, char *err, unsigned errlen)
+int res_run_from_file(const char *path, struct res_run *out, char *err, size_t errlen)
 {
         json_error_t e;
         json_t *doc;

@@ -31,13 +31,13 @@ static const char schema_sql[] =
     "topology TEXT, headline TEXT, tps_or_iops REAL, p99_ms REAL, path TEXT UNIQUE);"
     "CREATE INDEX IF NOT EXISTS runs_started ON runs(started_at);";
 
-static int db_fail(sqlite3 *db, const char *what, char *err, unsigned errlen)
+static int db_fail(sqlite3 *db, const char *what, char *err, size_t errlen)
 {
         snprintf(err, errlen, "run index: %s: %s", what, db ? sqlite3_errmsg(db) : "no database");
         return -EIO;
 }
 
-int res_index_default_path(char *buf, unsigned len, char *err, unsigned errlen)
+int res_index_default_path(char *buf, unsigned len, char *err, size_t errlen)
 {
         const char *env = getenv("HCISWEEP_INDEX"), *xdg = getenv("XDG_DATA_HOME");
         const char *home = getenv("HOME");
@@ -55,7 +55,7 @@ int res_index_default_path(char *buf, unsigned len, char *err, unsigned errlen)
         return 0;
 }
 
-static int make_parent(const char *path, char *err, unsigned errlen)
+static int make_parent(const char *path, char *err, size_t errlen)
 {
         char dir[PATH_MAX];
         char *slash;
@@ -68,7 +68,7 @@ static int make_parent(const char *path, char *err, unsigned errlen)
         return res_mkdirs(dir, err, errlen);
 }
 
-int res_index_open(const char *db_path, struct res_index **out, char *err, unsigned errlen)
+int res_index_open(const char *db_path, struct res_index **out, char *err, size_t errlen)
 {
         char path[PATH_MAX];
         struct res_index *ix;
@@ -156,7 +156,7 @@ static const char upsert_sql[] =
     "p99_ms = excluded.p99_ms RETURNING id";
 
 int res_index_add(struct res_index *ix, const char *result_json_path, struct res_run *out,
-                  char *err, unsigned errlen)
+                  char *err, size_t errlen)
 {
         struct res_run run;
         sqlite3_stmt *st = NULL;
@@ -203,7 +203,7 @@ static int push_run(struct res_run **runs, unsigned *n, unsigned *cap, sqlite3_s
 }
 
 int res_index_list(struct res_index *ix, const char *kind, const char *topology,
-                   struct res_run **runs, unsigned *n, char *err, unsigned errlen)
+                   struct res_run **runs, unsigned *n, char *err, size_t errlen)
 {
         static const char sql[] = "SELECT " RUN_COLS " FROM runs WHERE (?1 IS NULL OR kind = ?1) "
                                   "AND (?2 IS NULL OR topology = ?2) "
@@ -245,7 +245,7 @@ static int all_digits(const char *s)
 
 /* One row where column = value; 1 found, 0 not, negative on error. */
 static int find_by(struct res_index *ix, const char *col, const char *value, struct res_run *out,
-                   char *err, unsigned errlen)
+                   char *err, size_t errlen)
 {
         char sql[160];
         sqlite3_stmt *st = NULL;
@@ -268,7 +268,7 @@ static int find_by(struct res_index *ix, const char *col, const char *value, str
 }
 
 int res_index_find(struct res_index *ix, const char *id_or_path, struct res_run *out, char *err,
-                   unsigned errlen)
+                   size_t errlen)
 {
         char abs[PATH_MAX];
         int rc = 0;
@@ -285,7 +285,7 @@ int res_index_find(struct res_index *ix, const char *id_or_path, struct res_run 
         return rc < 0 ? rc : 0;
 }
 
-int res_index_register(const char *result_json_path, char *err, unsigned errlen)
+int res_index_register(const char *result_json_path, char *err, size_t errlen)
 {
         struct res_index *ix;
         int rc = res_index_open(NULL, &ix, err, errlen);

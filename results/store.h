@@ -32,38 +32,37 @@ struct res_run {
 };
 
 /* The default database path (see above) into buf. 0 or -ENOENT when no home is known. */
-int res_index_default_path(char *buf, unsigned len, char *err, unsigned errlen);
+int res_index_default_path(char *buf, unsigned len, char *err, size_t errlen);
 
 /* Open (creating file, directories and table) db_path, or the default when NULL. */
-int res_index_open(const char *db_path, struct res_index **out, char *err, unsigned errlen);
+int res_index_open(const char *db_path, struct res_index **out, char *err, size_t errlen);
 void res_index_close(struct res_index *ix);
 
 /*
  * Facts of a result file without touching any index (kind, time, headline,
  * figures, absolute path; id = 0).
  */
-int res_run_from_file(const char *result_json_path, struct res_run *out, char *err,
-                      unsigned errlen);
+int res_run_from_file(const char *result_json_path, struct res_run *out, char *err, size_t errlen);
 
 /* Read a result.json and add or refresh its row; *out (may be NULL) gets the row. */
 int res_index_add(struct res_index *ix, const char *result_json_path, struct res_run *out,
-                  char *err, unsigned errlen);
+                  char *err, size_t errlen);
 
 /*
  * Runs matching kind and topology (NULL or "" = any), newest first. *runs is
  * a malloc'd array of *n rows (NULL when none); the caller frees it.
  */
 int res_index_list(struct res_index *ix, const char *kind, const char *topology,
-                   struct res_run **runs, unsigned *n, char *err, unsigned errlen);
+                   struct res_run **runs, unsigned *n, char *err, size_t errlen);
 
 /* One run by id (all digits) or by path of its result.json. -ENOENT when not indexed. */
 int res_index_find(struct res_index *ix, const char *id_or_path, struct res_run *out, char *err,
-                   unsigned errlen);
+                   size_t errlen);
 
 /*
  * Open the default index, add one result and close: what a measuring
  * command calls after writing its result. 0 or negative errno with err set.
  */
-int res_index_register(const char *result_json_path, char *err, unsigned errlen);
+int res_index_register(const char *result_json_path, char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,6 @@ int cmd_scale(int argc, char **argv);
 
 /* Check one scale (or oltp) option of a job file without running anything:
  * 0, or -EINVAL with err naming the option. */
-int cmd_scale_check_option(const char *name, const char *val, char *err, unsigned errlen);
+int cmd_scale_check_option(const char *name, const char *val, char *err, size_t errlen);
 
 #endif

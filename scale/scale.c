@@ -980,7 +980,7 @@ out:
         return rc;
 }
 
-int cmd_scale_check_option(const char *name, const char *val, char *err, unsigned errlen)
+int cmd_scale_check_option(const char *name, const char *val, char *err, size_t errlen)
 {
         struct scale_cfg *cfg = calloc(1, sizeof(*cfg));
         struct lab_cfg *lab = calloc(1, sizeof(*lab));
