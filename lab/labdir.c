@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "lab/proc.h"
-#include "lab/target.h"
 
 /* The directory's base name, cleaned, plus an FNV-1a hash of its path. */
 static void lab_name(const char *dir, char *out, size_t outlen)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/opts.h"
+#include "lab/proc.h"
 
 static void copy(char *dst, size_t len, const char *src)
 {
@@ -177,4 +178,26 @@ int labstate_remove(const char *dir, char *err, size_t errlen)
                 return -errno;
         }
         return 0;
+}
+
+/* ---- the target's state, as the endpoint and storage ops report it ---- */
+
+void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t outlen)
+{
+        if (i >= 1 && t->luns >= i)
+                snprintf(out, outlen, "iscsi://%s:%u/%s/%u", target_addr(t), t->port, t->iqn, i);
+        else if (outlen)
+                out[0] = '\0';
+}
+
+void target_storage(const struct lab_target *t, struct lab_storage *st)
+{
+        memset(st, 0, sizeof(*st));
+        st->exists = t->pid > 0;
+        st->pid = t->pid;
+        st->alive = proc_alive(t->pid, "tgtd");
+        snprintf(st->portal, sizeof(st->portal), "%s:%u", target_addr(t), t->port);
+        snprintf(st->iqn, sizeof(st->iqn), "%s", t->iqn);
+        st->luns = t->luns;
+        snprintf(st->cpuset, sizeof(st->cpuset), "%s", t->cpuset);
 }

@@ -50,6 +50,12 @@ struct lab_state {
         struct lab_vm vm[LAB_MAX_VMS + 1]; /* 1-based */
 };
 
+/* iscsi://ADDR:PORT/IQN/I of LUN i into out, or "" if not served. */
+void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t outlen);
+
+/* The storage service as the backend op reports it (lab_storage). */
+void target_storage(const struct lab_target *t, struct lab_storage *st);
+
 /* Read dir/state into *st (zeroed first). -ENOENT if there is none. */
 int labstate_read(const char *dir, struct lab_state *st, char *err, size_t errlen);
 

@@ -197,23 +197,3 @@ int target_stop(struct labdir *l, char *err, size_t errlen)
         t->luns = 0;
         return 0;
 }
-
-void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t outlen)
-{
-        if (i >= 1 && t->luns >= i)
-                snprintf(out, outlen, "iscsi://%s:%u/%s/%u", target_addr(t), t->port, t->iqn, i);
-        else if (outlen)
-                out[0] = '\0';
-}
-
-void target_storage(const struct lab_target *t, struct lab_storage *st)
-{
-        memset(st, 0, sizeof(*st));
-        st->exists = t->pid > 0;
-        st->pid = t->pid;
-        st->alive = proc_alive(t->pid, "tgtd");
-        snprintf(st->portal, sizeof(st->portal), "%s:%u", target_addr(t), t->port);
-        snprintf(st->iqn, sizeof(st->iqn), "%s", t->iqn);
-        st->luns = t->luns;
-        snprintf(st->cpuset, sizeof(st->cpuset), "%s", t->cpuset);
-}

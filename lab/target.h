@@ -39,10 +39,4 @@ int target_add_luns(struct labdir *l, unsigned n, char *err, size_t errlen);
  * caller's to remove. */
 int target_stop(struct labdir *l, char *err, size_t errlen);
 
-/* iscsi://ADDR:PORT/IQN/I of LUN i into out, or "" if not served. */
-void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t outlen);
-
-/* The storage service as the backend op reports it. */
-void target_storage(const struct lab_target *t, struct lab_storage *st);
-
 #endif
