@@ -106,6 +106,10 @@ struct lab_backend; /* one opened lab, opaque */
 struct lab_backend_ops {
         const char *name; /* as given to --backend */
         const char *help; /* one line for --help */
+        /* What the backend can do, so callers never ask for it by name. */
+        unsigned can_start : 1;   /* makes, starts and removes its servers (in --lab-dir);
+                                     0: servers that exist already, count() of them */
+        unsigned has_storage : 1; /* a storage service with one iSCSI LUN per VM */
 
         /* Attach to the lab described by spec (which must outlive the
          * handle). Starts nothing. *out is the new handle. */

@@ -642,6 +642,8 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .name = "libvirt",
     .help = "a libvirt domain per VM, round-robin over --libvirt-uri, database disk on the "
             "lab's tgtd",
+    .can_start = 1,
+    .has_storage = 1,
     .open = lv_open,
     .count = lv_count,
     .create = lv_create,

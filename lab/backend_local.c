@@ -519,6 +519,8 @@ static void local_close(struct lab_backend *b)
 const struct lab_backend_ops lab_backend_local = {
     .name = "local",
     .help = "mariadbd per VM on this host, in cgroups, plus a tgtd (the default)",
+    .can_start = 1,
+    .has_storage = 1,
     .open = local_open,
     .count = local_count,
     .create = local_create,

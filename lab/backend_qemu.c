@@ -424,6 +424,8 @@ static void qemu_close(struct lab_backend *b)
 const struct lab_backend_ops lab_backend_qemu = {
     .name = "qemu",
     .help = "a QEMU guest per VM (KVM if it boots, else TCG), database disk on the lab's tgtd",
+    .can_start = 1,
+    .has_storage = 1,
     .open = qemu_open,
     .count = qemu_count,
     .create = qemu_create,

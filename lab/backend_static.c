@@ -258,6 +258,8 @@ static void static_close(struct lab_backend *b)
 const struct lab_backend_ops lab_backend_static = {
     .name = "static",
     .help = "existing servers listed in an INI --inventory (nothing started)",
+    .can_start = 0,
+    .has_storage = 0,
     .open = static_open,
     .count = static_count,
     .create = static_create,

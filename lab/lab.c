@@ -125,10 +125,9 @@ static int lab_up(struct lab *l)
         int rc, started;
 
         if (!n)
-                n = !strcmp(l->ops->name, "static") ? l->ops->count(l->b) : DEFAULT_LOCAL_VMS;
+                n = l->ops->can_start ? DEFAULT_LOCAL_VMS : l->ops->count(l->b);
         /* --lab-dir may name a directory whose parents do not exist yet */
-        rc = strcmp(l->ops->name, "static") ? res_mkdirs(l->spec.lab_dir, l->err, sizeof(l->err))
-                                            : 0;
+        rc = l->ops->can_start ? res_mkdirs(l->spec.lab_dir, l->err, sizeof(l->err)) : 0;
         if (!rc)
                 rc = l->ops->create(l->b, n, l->err, sizeof(l->err));
         for (unsigned i = 1; !rc && i <= n; i++) {
