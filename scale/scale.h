@@ -1,9 +1,10 @@
 /*
  * scale.h - what the parts of `hcisweep scale` share (scale.c runs the
  * plan, scale_probe.c reads the host, storage and VM counters around each
- * measured window and runs the optional block load on the LUNs during it,
- * scale_out.c prints the table and builds the JSON). Internal to scale/; one
- * controlling thread (the block load runs its point in a thread of its own).
+ * measured window, scale_load.c runs the optional block load on the LUNs
+ * during it, scale_out.c prints the table and builds the JSON). Internal to
+ * scale/; one controlling thread (the block load runs its point in a thread
+ * of its own).
  */
 #ifndef HCI_SCALE_SCALE_H
 #define HCI_SCALE_SCALE_H
@@ -11,11 +12,11 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "block/run.h"
 #include "core/hist.h"
 #include "core/monitor.h"
 #include "oltp/engine.h"
 #include "lab/backend.h"
+#include "scale/scale_load.h"
 
 #define SCALE_MAX_REPEAT 32
 
@@ -55,42 +56,6 @@ const char *scale_probe_disk(const struct scale_probe *p);
 void scale_probe_take(const struct scale_probe *p, struct scale_snap *s);
 void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
                        const struct scale_snap *b, struct scale_rates *r);
-
-/* --block-load SPEC: block I/O on every VM's LUN alongside each measured run. */
-struct scale_load_spec {
-        int on;
-        enum blk_rw rw;
-        uint32_t bs;
-        unsigned iodepth, rwmixread, numjobs;
-};
-
-/* What the block load did in one step, summed over its repeats. */
-struct scale_load_res {
-        int ran;
-        double seconds;
-        uint64_t ios[2], bytes[2], errors[2]; /* BLK_READ, BLK_WRITE */
-        struct hist *lat[2];
-        char error[256]; /* a LUN was lost */
-};
-
-struct scale_load; /* the step's LUNs, open, and the point in flight */
-
-/* Parse SPEC (rw=randrw,bs=4k,...); -EINVAL naming the key. */
-int scale_load_parse(const char *text, struct scale_load_spec *sp, char *err, size_t errlen);
-const char *scale_load_rw_name(enum blk_rw rw);
-/* Open the n LUN URLs (iscsi://...) for a step; -errno with err naming the LUN. */
-int scale_load_open(struct scale_load **out, const struct scale_load_spec *sp,
-                    const char *const *urls, unsigned n, char *err, size_t errlen);
-/* Start one point in its own thread: ramp_s unmeasured, then run_s (0: until stopped). */
-int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *err, size_t errlen);
-/*
- * The OLTP run is over: stop the point if more than a moment of it is left,
- * wait for it, add it to acc; *iops is its IOPS. 0, or -errno when a LUN
- * was lost (acc->error says which).
- */
-int scale_load_finish(struct scale_load *l, struct scale_load_res *acc, double *iops);
-void scale_load_close(struct scale_load *l);
-double scale_load_iops(const struct scale_load_res *r); /* both directions; 0 when none */
 
 /* One measured run of a step. */
 struct scale_rep {

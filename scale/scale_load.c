@@ -1,0 +1,310 @@
+/*
+ * scale_load.c - the block load of `hcisweep scale --block-load`: one block point
+ * on every VM's LUN, in a thread of its own, over the same warm-up and
+ * measured seconds as the OLTP run, so the storage serves databases and
+ * block I/O at once, as it does in a hyperconverged cluster.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block/engine.h"
+#include "core/clock.h"
+#include "core/parse.h"
+#include "scale/scale_load.h"
+
+/* Stopping a point that has less than this left would only cut its last interval. */
+#define LOAD_GRACE_NS 250000000ull
+
+static const char *const rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
+
+struct scale_load {
+        struct scale_load_spec sp;
+        struct blk_target_spec *t;
+        char **urls;
+        unsigned n;
+        struct blk_run *run;
+        int reopen; /* an interrupted or failed point leaves the run unusable */
+        pthread_t th;
+        int running;
+        uint64_t end_ns; /* when the point in flight ends by itself */
+        struct blk_point_spec p;
+        struct blk_point_result res;
+        int rc;
+};
+
+const char *scale_load_rw_name(enum blk_rw rw)
+{
+        return rw_names[rw];
+}
+
+static int load_num(const char *key, const char *val, int size, uint64_t min, uint64_t max,
+                    uint64_t *out, char *err, size_t errlen)
+{
+        char why[200];
+        int rc =
+            size ? parse_size(val, out, why, sizeof(why)) : parse_u64(val, out, why, sizeof(why));
+
+        if (rc < 0) {
+                snprintf(err, errlen, "option --block-load: %s: %s", key, why);
+                return -EINVAL;
+        }
+        if (*out < min || *out > max) {
+                snprintf(err, errlen, "option --block-load: %s: %s is out of range %llu..%llu", key,
+                         val, (unsigned long long)min, (unsigned long long)max);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int load_rw(const char *val, struct scale_load_spec *sp, char *err, size_t errlen)
+{
+        for (unsigned i = 0; rw_names[i]; i++)
+                if (!strcmp(val, rw_names[i])) {
+                        sp->rw = (enum blk_rw)i;
+                        return 0;
+                }
+        snprintf(err, errlen,
+                 "option --block-load: rw: '%s' is not randread, randwrite, randrw, read or write",
+                 val);
+        return -EINVAL;
+}
+
+static int load_key(char *item, struct scale_load_spec *sp, char *err, size_t errlen)
+{
+        char *val = strchr(item, '=');
+        uint64_t v;
+        int rc;
+
+        if (!val) {
+                snprintf(err, errlen, "option --block-load: '%s' is not KEY=VALUE", item);
+                return -EINVAL;
+        }
+        *val++ = '\0';
+        if (!strcmp(item, "rw"))
+                return load_rw(val, sp, err, errlen);
+        if (!strcmp(item, "bs")) {
+                rc = load_num(item, val, 1, 512, 64 << 20, &v, err, errlen);
+                if (!rc && v % 512) {
+                        snprintf(err, errlen,
+                                 "option --block-load: bs: %s is not a multiple of 512", val);
+                        rc = -EINVAL;
+                }
+                sp->bs = (uint32_t)v;
+        } else if (!strcmp(item, "iodepth")) {
+                rc = load_num(item, val, 0, 1, 4096, &v, err, errlen);
+                sp->iodepth = (unsigned)v;
+        } else if (!strcmp(item, "rwmixread")) {
+                rc = load_num(item, val, 0, 0, 100, &v, err, errlen);
+                sp->rwmixread = (unsigned)v;
+        } else if (!strcmp(item, "numjobs")) {
+                rc = load_num(item, val, 0, 1, 256, &v, err, errlen);
+                sp->numjobs = (unsigned)v;
+        } else {
+                snprintf(err, errlen,
+                         "option --block-load: unknown key '%s' (rw, bs, iodepth, rwmixread, "
+                         "numjobs)",
+                         item);
+                rc = -EINVAL;
+        }
+        return rc;
+}
+
+int scale_load_parse(const char *text, struct scale_load_spec *sp, char *err, size_t errlen)
+{
+        char *copy = strdup(text), *save = NULL;
+        int rc = 0;
+
+        *sp = (struct scale_load_spec){1, BLK_RW_RANDRW, 4096, 4, 70, 1};
+        if (!copy) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        if (!*copy) {
+                snprintf(err, errlen, "option --block-load: empty (e.g. rw=randrw,bs=4k)");
+                rc = -EINVAL;
+        }
+        for (char *it = strtok_r(copy, ",", &save); !rc && it; it = strtok_r(NULL, ",", &save))
+                rc = load_key(it, sp, err, errlen);
+        free(copy);
+        return rc;
+}
+
+static int load_open_run(struct scale_load *l, char *err, size_t errlen)
+{
+        const struct scale_load_spec *sp = &l->sp;
+        struct blk_run_opts o = {
+            .workers_per_target = sp->numjobs,
+            .max_depth = sp->iodepth,
+            .max_bs = sp->bs,
+            .writable = sp->rw != BLK_RW_RANDREAD && sp->rw != BLK_RW_READ,
+            .split_region = sp->rw == BLK_RW_READ || sp->rw == BLK_RW_WRITE,
+        };
+        struct blk_geom *geom = calloc(l->n, sizeof(*geom));
+        int rc = -ENOMEM;
+
+        if (!geom) {
+                snprintf(err, errlen, "out of memory");
+                goto out;
+        }
+        rc = blk_run_open(&l->run, l->t, l->n, &o, geom, err, (unsigned)errlen);
+        for (unsigned i = 0; !rc && i < l->n; i++)
+                if (sp->bs % geom[i].block_size) {
+                        snprintf(err, errlen,
+                                 "option --block-load: bs %u is not a multiple of %s's block "
+                                 "size %u",
+                                 sp->bs, l->t[i].label, geom[i].block_size);
+                        rc = -EINVAL;
+                }
+        if (rc < 0 && l->run) {
+                blk_run_close(l->run);
+                l->run = NULL;
+        }
+        l->reopen = 0;
+out:
+        free(geom);
+        return rc;
+}
+
+int scale_load_open(struct scale_load **out, const struct scale_load_spec *sp,
+                    const char *const *urls, unsigned n, char *err, size_t errlen)
+{
+        const struct blk_engine_ops *ops = blk_engine_find("libiscsi");
+        struct scale_load *l = calloc(1, sizeof(*l));
+        int rc = -ENOMEM;
+
+        *out = NULL;
+        if (!ops) {
+                snprintf(err, errlen, "option --block-load: libiscsi is not built into hcisweep");
+                free(l);
+                return -ENOTSUP;
+        }
+        if (!l || !(l->t = calloc(n, sizeof(*l->t))) || !(l->urls = calloc(n, sizeof(char *))))
+                goto fail;
+        l->sp = *sp;
+        l->n = n;
+        for (unsigned i = 0; i < n; i++) {
+                if (!(l->urls[i] = strdup(urls[i])))
+                        goto fail;
+                /* the lab's LUN URLs carry no credentials: the URL is its own label */
+                l->t[i] = (struct blk_target_spec){l->urls[i], l->urls[i], ops};
+        }
+        rc = load_open_run(l, err, errlen);
+        if (rc < 0)
+                goto fail;
+        *out = l;
+        return 0;
+fail:
+        if (rc == -ENOMEM)
+                snprintf(err, errlen, "out of memory");
+        scale_load_close(l);
+        return rc;
+}
+
+static void *load_thread(void *arg)
+{
+        struct scale_load *l = arg;
+
+        l->rc = blk_run_point(l->run, &l->p, &l->res, NULL, NULL);
+        return NULL;
+}
+
+int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *err, size_t errlen)
+{
+        sigset_t all, old;
+        int rc;
+
+        if (l->reopen) {
+                blk_run_close(l->run);
+                l->run = NULL;
+                if ((rc = load_open_run(l, err, errlen)) < 0)
+                        return rc;
+        }
+        l->p = (struct blk_point_spec){
+            .rw = l->sp.rw,
+            .bs = l->sp.bs,
+            .iodepth = l->sp.iodepth,
+            .rwmixread = l->sp.rwmixread,
+            .ramp_ns = (uint64_t)(ramp_s * 1e9),
+            .run_ns = run_s > 0 ? (uint64_t)(run_s * 1e9) : 86400ull * 1000000000ull,
+            .interval_ms = 1000,
+        };
+        memset(&l->res, 0, sizeof(l->res));
+        l->end_ns = clk_now_ns() + l->p.ramp_ns + l->p.run_ns;
+        /* SIGINT belongs to the controlling thread: the load thread and its workers block it. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        rc = pthread_create(&l->th, NULL, load_thread, l);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc) {
+                snprintf(err, errlen, "block load: cannot start a thread: %s", strerror(rc));
+                return -rc;
+        }
+        l->running = 1;
+        return 0;
+}
+
+static void load_add(struct scale_load_res *acc, const struct blk_point_result *r)
+{
+        acc->ran = 1;
+        acc->seconds += r->runtime_s;
+        for (unsigned d = 0; d < 2; d++) {
+                acc->ios[d] += r->all.dir[d].ios;
+                acc->bytes[d] += r->all.dir[d].bytes;
+                acc->errors[d] += r->all.dir[d].errors;
+                hist_merge(acc->lat[d], r->all.dir[d].hist);
+        }
+}
+
+int scale_load_finish(struct scale_load *l, struct scale_load_res *acc, double *iops)
+{
+        const struct blk_point_result *r = &l->res;
+        int rc;
+
+        *iops = -1;
+        if (!l->running)
+                return 0;
+        if (clk_now_ns() + LOAD_GRACE_NS < l->end_ns)
+                blk_run_interrupt(l->run);
+        pthread_join(l->th, NULL);
+        l->running = 0;
+        rc = l->rc;
+        if (r->t) {
+                load_add(acc, r);
+                *iops = r->runtime_s > 0
+                            ? (double)(r->all.dir[0].ios + r->all.dir[1].ios) / r->runtime_s
+                            : 0;
+                if (r->all.failed && !acc->error[0])
+                        snprintf(acc->error, sizeof(acc->error), "%s", r->all.error);
+        }
+        if (rc < 0 && !acc->error[0])
+                snprintf(acc->error, sizeof(acc->error), "block load: %s", strerror(-rc));
+        l->reopen = r->interrupted || rc < 0;
+        blk_point_result_free(&l->res);
+        return rc;
+}
+
+void scale_load_close(struct scale_load *l)
+{
+        if (!l)
+                return;
+        if (l->running) {
+                blk_run_interrupt(l->run);
+                pthread_join(l->th, NULL);
+                blk_point_result_free(&l->res);
+        }
+        blk_run_close(l->run);
+        for (unsigned i = 0; l->urls && i < l->n; i++)
+                free(l->urls[i]);
+        free(l->urls);
+        free(l->t);
+        free(l);
+}
+
+double scale_load_iops(const struct scale_load_res *r)
+{
+        return r->seconds > 0 ? (double)(r->ios[0] + r->ios[1]) / r->seconds : 0;
+}
