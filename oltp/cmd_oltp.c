@@ -723,6 +723,11 @@ unsigned oltp_cli_threads(const struct oltp_cli *c)
         return (unsigned)c->x.o.threads;
 }
 
+const char *oltp_cli_json(const struct oltp_cli *c)
+{
+        return c->x.o.json;
+}
+
 void oltp_cli_free(struct oltp_cli *c)
 {
         if (!c)

@@ -44,6 +44,8 @@ void oltp_cli_login(const struct oltp_cli *c, const char **user, const char **db
 unsigned oltp_cli_percentiles(const struct oltp_cli *c, double *out, unsigned max);
 /* --threads, as given. */
 unsigned oltp_cli_threads(const struct oltp_cli *c);
+/* --json, as given: the result file instead of a run directory; NULL when not given. */
+const char *oltp_cli_json(const struct oltp_cli *c);
 void oltp_cli_free(struct oltp_cli *c);
 
 #endif

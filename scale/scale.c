@@ -84,40 +84,59 @@ static const char usage_text[] =
     "  that limited it. Exit codes: 0 done (steps may be degraded), 2 bad usage, plan\n"
     "  or inventory, 3 VMs could not be started or prepared, 130 interrupted.";
 
-struct scale {
+/* What the user asked for: the options as parsed and checked. */
+struct scale_conf {
         struct scale_cfg cfg;
         struct lab_cfg lab;
         struct opt_group g[4]; /* scale, lab, oltp */
         struct oltp_cli *oc;
         struct lab_spec spec;
+        struct scale_load_spec load; /* --block-load */
+        double pcts[MAX_PCT];
+        unsigned npct;
+        double plan_s; /* seconds of measured and warm-up runs in the plan */
+};
+
+/* The lab as the run uses it: the backend and what is known of each VM. */
+struct scale_lab {
         const struct lab_backend_ops *ops;
         struct lab_backend *b;
-        struct scale_probe *probe;
-        struct scale_load_spec load; /* --block-load */
-        struct scale_load *ld;       /* the step's LUNs, open */
-        struct mon *mon;             /* the whole run */
-        int mon_stopped;
         struct oltp_dsn dsn[LAB_MAX_VMS];
         char pw[LAB_MAX_VMS][256];
         int has_tables[LAB_MAX_VMS + 1];
         int watched[LAB_MAX_VMS + 1]; /* PIDs the monitor follows; [0]: the target */
-        struct scale_step *steps;
-        unsigned nsteps;
-        double pcts[MAX_PCT];
-        unsigned npct;
-        struct progress *prog;
-        double plan_s, done_s;
-        /* the run in flight */
-        struct scale_step *cur;
-        unsigned cur_rep;
+};
+
+/* What watches the runs: the counters, the host monitor, the block load. */
+struct scale_watch {
+        struct scale_probe *probe;
+        struct scale_load *ld; /* the step's LUNs, open */
+        struct mon *mon;       /* the whole run */
+        int mon_stopped;
+};
+
+/* The measured run in flight, as the engine's tick sees it. */
+struct scale_flight {
+        struct scale_step *step;
+        unsigned rep;
         double warmup_s;
         int window_open;
         struct scale_snap snap0;
         uint64_t t0;
+};
+
+struct scale {
+        struct scale_conf conf;
+        struct scale_lab lab;
+        struct scale_watch watch;
+        struct scale_flight run;
+        struct scale_step *steps;
+        unsigned nsteps;
+        struct progress *prog;
+        double done_s;
         char stop_reason[256];
         char dir[1024]; /* run directory; "" with --json */
         char path[1100];
-        char err[1024];
 };
 
 static volatile sig_atomic_t interrupted;
@@ -136,87 +155,87 @@ static int exit_of(int rc)
 
 /* ---- options ---------------------------------------------------------- */
 
-static int check_plan(struct scale *s)
+static int check_plan(struct scale *s, char *err, size_t errlen)
 {
-        const struct u64_list *v = &s->cfg.vms;
+        const struct u64_list *v = &s->conf.cfg.vms;
 
         for (unsigned i = 1; i < v->n; i++)
                 if (v->v[i] <= v->v[i - 1]) {
-                        snprintf(s->err, sizeof(s->err),
+                        snprintf(err, errlen,
                                  "option --vms: the plan must ascend (%llu after %llu)",
                                  (unsigned long long)v->v[i], (unsigned long long)v->v[i - 1]);
                         return -EINVAL;
                 }
         if (!v->n) {
-                snprintf(s->err, sizeof(s->err), "option --vms: empty plan");
+                snprintf(err, errlen, "option --vms: empty plan");
                 return -EINVAL;
         }
         return 0;
 }
 
-/* The lab's LUNs take the block load; a static inventory has none. */
-static int check_load(struct scale *s)
+/* The lab's LUNs take the block load; a backend without storage has none. */
+static int check_load(struct scale *s, char *err, size_t errlen)
 {
-        if (!s->cfg.block_load)
+        if (!s->conf.cfg.block_load)
                 return 0;
-        if (!strcmp(s->ops->name, "static")) {
-                snprintf(s->err, sizeof(s->err),
-                         "option --block-load: the static backend has no LUNs to load");
+        if (!s->lab.ops->has_storage) {
+                snprintf(err, errlen, "option --block-load: the %s backend has no LUNs to load",
+                         s->lab.ops->name);
                 return -EINVAL;
         }
-        return scale_load_parse(s->cfg.block_load, &s->load, s->err, sizeof(s->err));
+        return scale_load_parse(s->conf.cfg.block_load, &s->conf.load, err, errlen);
 }
 
-static int parse(struct scale *s, int argc, char **argv)
+static int parse(struct scale *s, int argc, char **argv, char *err, size_t errlen)
 {
         char *pos[1];
         int npos = 0, help = 0;
 
-        s->oc = oltp_cli_new(&s->g[2]);
-        if (!s->oc) {
-                snprintf(s->err, sizeof(s->err), "out of memory");
+        s->conf.oc = oltp_cli_new(&s->conf.g[2]);
+        if (!s->conf.oc) {
+                snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
-        s->g[0] = (struct opt_group){scale_opts, &s->cfg, "scale options"};
-        s->g[1] = (struct opt_group){lab_opts, &s->lab, "lab options"};
-        if (opt_defaults(s->g, s->err, sizeof(s->err)) < 0 ||
-            opt_parse_argv(s->g, argc - 1, argv + 1, pos, 1, &npos, &help, s->err, sizeof(s->err)) <
-                0)
+        s->conf.g[0] = (struct opt_group){scale_opts, &s->conf.cfg, "scale options"};
+        s->conf.g[1] = (struct opt_group){lab_opts, &s->conf.lab, "lab options"};
+        if (opt_defaults(s->conf.g, err, errlen) < 0 ||
+            opt_parse_argv(s->conf.g, argc - 1, argv + 1, pos, 1, &npos, &help, err, errlen) < 0)
                 return -EINVAL;
         if (help) {
-                opt_help(stdout, s->g, usage_text);
+                opt_help(stdout, s->conf.g, usage_text);
                 return 1;
         }
         if (npos) {
-                snprintf(s->err, sizeof(s->err), "scale: unexpected argument '%s'", pos[0]);
+                snprintf(err, errlen, "scale: unexpected argument '%s'", pos[0]);
                 return -EINVAL;
         }
-        if (lab_spec(&s->lab, &s->spec, &s->ops, s->err, sizeof(s->err)) < 0 || check_plan(s) < 0 ||
-            check_load(s) < 0 || oltp_cli_setup(s->oc, s->err, sizeof(s->err)) < 0)
+        if (lab_spec(&s->conf.lab, &s->conf.spec, &s->lab.ops, err, errlen) < 0 ||
+            check_plan(s, err, errlen) < 0 || check_load(s, err, errlen) < 0 ||
+            oltp_cli_setup(s->conf.oc, err, errlen) < 0)
                 return -EINVAL;
-        s->npct = oltp_cli_percentiles(s->oc, s->pcts, MAX_PCT);
-        s->spec.cancel = &interrupted; /* Ctrl-C during a VM's boot ends the wait */
+        s->conf.npct = oltp_cli_percentiles(s->conf.oc, s->conf.pcts, MAX_PCT);
+        s->conf.spec.cancel = &interrupted; /* Ctrl-C during a VM's boot ends the wait */
         return 0;
 }
 
 /* ---- VMs and tables ----------------------------------------------------- */
 
-static int fill_dsn(struct scale *s, unsigned i)
+static int fill_dsn(struct scale *s, unsigned i, char *err, size_t errlen)
 {
-        struct oltp_dsn *d = &s->dsn[i - 1];
+        struct oltp_dsn *d = &s->lab.dsn[i - 1];
         const char *user, *db, *pw;
         struct lab_endpoint ep;
-        int rc = s->ops->endpoint(s->b, i, &ep, s->err, sizeof(s->err));
+        int rc = s->lab.ops->endpoint(s->lab.b, i, &ep, err, errlen);
 
         if (rc < 0)
                 return rc;
-        oltp_cli_login(s->oc, &user, &db, &pw);
+        oltp_cli_login(s->conf.oc, &user, &db, &pw);
         if (ep.password_file[0]) {
-                rc = lab_read_password(ep.password_file, s->pw[i - 1], sizeof(s->pw[0]), s->err,
-                                       sizeof(s->err));
+                rc = lab_read_password(ep.password_file, s->lab.pw[i - 1], sizeof(s->lab.pw[0]),
+                                       err, errlen);
                 if (rc < 0)
                         return rc;
-                pw = s->pw[i - 1];
+                pw = s->lab.pw[i - 1];
         }
         /* The lab or inventory knows how its servers are logged in to; the
          * --mysql-* options fill what it leaves open. */
@@ -230,7 +249,7 @@ static int fill_dsn(struct scale *s, unsigned i)
         d->password = pw;
         d->connect_timeout_s = 3;
         if (!d->user || !d->db) {
-                snprintf(s->err, sizeof(s->err), "out of memory");
+                snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
         return 0;
@@ -239,11 +258,11 @@ static int fill_dsn(struct scale *s, unsigned i)
 static void free_dsns(struct scale *s)
 {
         for (unsigned i = 0; i < LAB_MAX_VMS; i++) {
-                free((char *)s->dsn[i].user);
-                free((char *)s->dsn[i].db);
-                s->dsn[i].user = s->dsn[i].db = NULL;
+                free((char *)s->lab.dsn[i].user);
+                free((char *)s->lab.dsn[i].db);
+                s->lab.dsn[i].user = s->lab.dsn[i].db = NULL;
         }
-        memset(s->pw, 0, sizeof(s->pw));
+        memset(s->lab.pw, 0, sizeof(s->lab.pw));
 }
 
 /* Tables sbtest1..N all there, and the last one as long as --table-size. */
@@ -275,7 +294,7 @@ static int tables_ready(struct scale *s, const struct oltp_dsn *d, const struct 
 }
 
 /* Prepare the VMs of 1..n that lack the tables, all at once. */
-static int prepare_missing(struct scale *s, unsigned n)
+static int prepare_missing(struct scale *s, unsigned n, char *err, size_t errlen)
 {
         struct oltp_dsn todo[LAB_MAX_VMS];
         struct oltp_engine_cfg ec;
@@ -283,12 +302,12 @@ static int prepare_missing(struct scale *s, unsigned n)
         unsigned m = 0;
         int rc;
 
-        oltp_cli_cfg(s->oc, s->dsn, n, 1, &ec, &pc);
+        oltp_cli_cfg(s->conf.oc, s->lab.dsn, n, 1, &ec, &pc);
         for (unsigned i = 1; i <= n; i++) {
-                if (!s->has_tables[i])
-                        s->has_tables[i] = tables_ready(s, &s->dsn[i - 1], &pc);
-                if (!s->has_tables[i])
-                        todo[m++] = s->dsn[i - 1];
+                if (!s->lab.has_tables[i])
+                        s->lab.has_tables[i] = tables_ready(s, &s->lab.dsn[i - 1], &pc);
+                if (!s->lab.has_tables[i])
+                        todo[m++] = s->lab.dsn[i - 1];
         }
         if (!m)
                 return 0;
@@ -300,58 +319,59 @@ static int prepare_missing(struct scale *s, unsigned n)
         pc.out = fopen("/dev/null", "w");
         if (!pc.out)
                 pc.out = stderr;
-        rc = oltp_cleanup(&pc, s->err, sizeof(s->err));
+        rc = oltp_cleanup(&pc, err, errlen);
         if (!rc)
-                rc = oltp_prepare(&pc, s->err, sizeof(s->err));
+                rc = oltp_prepare(&pc, err, errlen);
         if (pc.out != stderr)
                 fclose(pc.out);
         if (rc < 0)
                 return rc;
         for (unsigned i = 1; i <= n; i++)
-                s->has_tables[i] = 1;
+                s->lab.has_tables[i] = 1;
         return 0;
 }
 
 static void follow_pids(struct scale *s, unsigned n)
 {
-        int *watched = s->watched;
+        int *watched = s->lab.watched;
         struct lab_storage st = {0};
         struct lab_vm_stats vs;
         int pids[LAB_MAX_VMS + 1] = {0};
-        char label[32];
+        char label[32], ignored[256]; /* a VM not reported is not followed */
 
-        if (s->ops->storage)
-                s->ops->storage(s->b, &st, s->err, sizeof(s->err));
+        if (s->lab.ops->storage)
+                s->lab.ops->storage(s->lab.b, &st, ignored, sizeof(ignored));
         for (unsigned i = 1; i <= n; i++) {
-                if (s->ops->stats(s->b, i, &vs, s->err, sizeof(s->err)) < 0 || vs.pid <= 0)
+                if (s->lab.ops->stats(s->lab.b, i, &vs, ignored, sizeof(ignored)) < 0 ||
+                    vs.pid <= 0)
                         continue;
                 pids[i] = (int)vs.pid;
-                if (s->mon && watched[i] != pids[i]) {
+                if (s->watch.mon && watched[i] != pids[i]) {
                         snprintf(label, sizeof(label), "vm%u", i);
-                        mon_watch_pid(s->mon, pids[i], label);
+                        mon_watch_pid(s->watch.mon, pids[i], label);
                         watched[i] = pids[i];
                 }
         }
-        if (s->mon && st.alive && watched[0] != (int)st.pid) {
-                mon_watch_pid(s->mon, (int)st.pid, "target");
+        if (s->watch.mon && st.alive && watched[0] != (int)st.pid) {
+                mon_watch_pid(s->watch.mon, (int)st.pid, "target");
                 watched[0] = (int)st.pid;
         }
-        scale_probe_set(s->probe, st.alive ? (int)st.pid : 0, pids, n);
+        scale_probe_set(s->watch.probe, st.alive ? (int)st.pid : 0, pids, n);
 }
 
 /* Bring VMs 1..n up (keeping running ones) and ready for the workload. */
-static int step_up(struct scale *s, unsigned n)
+static int step_up(struct scale *s, unsigned n, char *err, size_t errlen)
 {
         int rc, started;
 
-        rc = s->ops->create(s->b, n, s->err, sizeof(s->err));
+        rc = s->lab.ops->create(s->lab.b, n, err, errlen);
         for (unsigned i = 1; !rc && i <= n; i++) {
-                rc = s->ops->start(s->b, i, &started, s->err, sizeof(s->err));
+                rc = s->lab.ops->start(s->lab.b, i, &started, err, errlen);
                 if (!rc)
-                        rc = fill_dsn(s, i);
+                        rc = fill_dsn(s, i, err, errlen);
         }
         if (!rc)
-                rc = prepare_missing(s, n);
+                rc = prepare_missing(s, n, err, errlen);
         if (!rc)
                 follow_pids(s, n);
         return rc;
@@ -361,33 +381,34 @@ static int step_up(struct scale *s, unsigned n)
 
 static void open_window(struct scale *s)
 {
-        scale_probe_take(s->probe, &s->snap0);
-        s->t0 = s->snap0.t_ns;
-        s->window_open = 1;
+        scale_probe_take(s->watch.probe, &s->run.snap0);
+        s->run.t0 = s->run.snap0.t_ns;
+        s->run.window_open = 1;
 }
 
 static void on_tick(void *user, double done_s)
 {
         struct scale *s = user;
 
-        if (!s->window_open && done_s >= s->warmup_s)
+        if (!s->run.window_open && done_s >= s->run.warmup_s)
                 open_window(s);
-        prog_update(s->prog, s->done_s + done_s, "%u VMs, run %u/%lld%s", s->cur->vms,
-                    s->cur_rep + 1, s->cfg.repeat, s->window_open ? "" : ", warming up");
+        prog_update(s->prog, s->done_s + done_s, "%u VMs, run %u/%lld%s", s->run.step->vms,
+                    s->run.rep + 1, s->conf.cfg.repeat, s->run.window_open ? "" : ", warming up");
 }
 
 /* Which VMs died: their names and the engine's reason, for the step. */
 static void name_lost(struct scale *s, struct scale_rep *r, unsigned n, const char *why)
 {
         struct lab_vm_stats st;
+        char ignored[256]; /* a VM not reported is not named */
         size_t len = 0;
 
         for (unsigned i = 1; i <= n && len < sizeof(r->error) - 80; i++) {
-                if (s->ops->stats(s->b, i, &st, s->err, sizeof(s->err)) < 0 || st.alive)
+                if (s->lab.ops->stats(s->lab.b, i, &st, ignored, sizeof(ignored)) < 0 || st.alive)
                         continue;
                 len += (size_t)snprintf(r->error + len, sizeof(r->error) - len,
-                                        "vm%u (%s:%u) is down; ", i, s->dsn[i - 1].host,
-                                        s->dsn[i - 1].port);
+                                        "vm%u (%s:%u) is down; ", i, s->lab.dsn[i - 1].host,
+                                        s->lab.dsn[i - 1].port);
         }
         snprintf(r->error + len, sizeof(r->error) - len, "%s", why);
 }
@@ -417,7 +438,7 @@ static void keep_result(struct scale_step *st, struct scale_rep *r, const struct
         }
 }
 
-static int run_once(struct scale *s, struct scale_step *st)
+static int run_once(struct scale *s, struct scale_step *st, char *err, size_t errlen)
 {
         struct scale_rep *r = &st->rep[st->nrep];
         struct oltp_engine_cfg ec;
@@ -425,34 +446,34 @@ static int run_once(struct scale *s, struct scale_step *st)
         struct oltp_result res;
         struct scale_snap snap1;
         struct mon *m;
-        char err[512];
+        char why[512];
         int rc;
 
-        oltp_cli_cfg(s->oc, s->dsn, st->vms, oltp_cli_threads(s->oc), &ec, &pc);
-        ec.retry_budget_s = s->cfg.lost_timeout;
+        oltp_cli_cfg(s->conf.oc, s->lab.dsn, st->vms, oltp_cli_threads(s->conf.oc), &ec, &pc);
+        ec.retry_budget_s = s->conf.cfg.lost_timeout;
         ec.report_s = 0;
         ec.on_tick = on_tick;
         ec.user = s;
-        s->cur = st;
-        s->cur_rep = st->nrep;
-        s->warmup_s = ec.warmup_s;
-        s->window_open = 0;
+        s->run.step = st;
+        s->run.rep = st->nrep;
+        s->run.warmup_s = ec.warmup_s;
+        s->run.window_open = 0;
         r->load_iops = -1;
-        if (s->ld &&
-            (rc = scale_load_start(s->ld, ec.warmup_s, ec.time_s, s->err, sizeof(s->err))) < 0)
+        if (s->watch.ld &&
+            (rc = scale_load_start(s->watch.ld, ec.warmup_s, ec.time_s, err, errlen)) < 0)
                 return rc;
-        m = mon_start(500, err, sizeof(err));
+        m = mon_start(500, why, sizeof(why));
         if (ec.warmup_s <= 0)
                 open_window(s);
-        rc = oltp_engine_run(&ec, &res, s->err, sizeof(s->err));
-        if (!s->window_open)
+        rc = oltp_engine_run(&ec, &res, err, errlen);
+        if (!s->run.window_open)
                 open_window(s);
-        scale_probe_take(s->probe, &snap1);
-        if (s->ld && scale_load_finish(s->ld, &st->load, &r->load_iops) < 0)
+        scale_probe_take(s->watch.probe, &snap1);
+        if (s->watch.ld && scale_load_finish(s->watch.ld, &st->load, &r->load_iops) < 0)
                 log_warn("scale: %u VMs: %s", st->vms, st->load.error);
         if (m) {
                 mon_stop(m);
-                mon_cpu_between(m, s->t0, snap1.t_ns, &r->cpu);
+                mon_cpu_between(m, s->run.t0, snap1.t_ns, &r->cpu);
                 json_decref(st->monitor);
                 st->monitor = mon_to_json(m);
                 mon_free(m);
@@ -460,7 +481,7 @@ static int run_once(struct scale *s, struct scale_step *st)
         s->done_s += ec.warmup_s + ec.time_s;
         if (rc < 0)
                 return rc;
-        scale_probe_rates(s->probe, &s->snap0, &snap1, &r->rates);
+        scale_probe_rates(s->watch.probe, &s->run.snap0, &snap1, &r->rates);
         keep_result(st, r, &res);
         r->interrupted = interrupted;
         if (res.exit_code) {
@@ -542,6 +563,7 @@ static void summarise(struct scale_step *st)
 static void step_state(struct scale *s, struct scale_step *st)
 {
         struct lab_vm_stats vs;
+        char ignored[256]; /* not reported: not alive; never the step's error */
 
         for (unsigned r = 0; r < st->nrep; r++) {
                 if (st->rep[r].lost && st->state < SCALE_DEGRADED) {
@@ -552,36 +574,35 @@ static void step_state(struct scale *s, struct scale_step *st)
                         st->state = SCALE_PARTIAL;
         }
         for (unsigned i = 1; i <= st->vms; i++) {
-                snprintf(st->vm[i].host, sizeof(st->vm[i].host), "%s", s->dsn[i - 1].host);
-                st->vm[i].port = s->dsn[i - 1].port;
+                snprintf(st->vm[i].host, sizeof(st->vm[i].host), "%s", s->lab.dsn[i - 1].host);
+                st->vm[i].port = s->lab.dsn[i - 1].port;
                 st->vm[i].alive =
-                    s->ops->stats(s->b, i, &vs, s->err, sizeof(s->err)) == 0 && vs.alive;
+                    s->lab.ops->stats(s->lab.b, i, &vs, ignored, sizeof(ignored)) == 0 && vs.alive;
         }
 }
 
 /* Open VMs 1..n's LUNs for the block load, once for all the step's runs. */
-static int open_load(struct scale *s, unsigned n)
+static int open_load(struct scale *s, unsigned n, char *err, size_t errlen)
 {
         struct lab_endpoint *ep = calloc(n, sizeof(*ep));
         const char *urls[LAB_MAX_VMS];
         int rc = 0;
 
         if (!ep) {
-                snprintf(s->err, sizeof(s->err), "out of memory");
+                snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
         for (unsigned i = 1; !rc && i <= n; i++) {
-                rc = s->ops->endpoint(s->b, i, &ep[i - 1], s->err, sizeof(s->err));
+                rc = s->lab.ops->endpoint(s->lab.b, i, &ep[i - 1], err, errlen);
                 if (!rc && !ep[i - 1].lun_url[0]) {
-                        snprintf(s->err, sizeof(s->err),
-                                 "option --block-load: vm%u has no LUN (backend %s)", i,
-                                 s->ops->name);
+                        snprintf(err, errlen, "option --block-load: vm%u has no LUN (backend %s)",
+                                 i, s->lab.ops->name);
                         rc = -EINVAL;
                 }
                 urls[i - 1] = ep[i - 1].lun_url;
         }
         if (!rc)
-                rc = scale_load_open(&s->ld, &s->load, urls, n, s->err, sizeof(s->err));
+                rc = scale_load_open(&s->watch.ld, &s->conf.load, urls, n, err, errlen);
         free(ep);
         return rc;
 }
@@ -619,7 +640,7 @@ static void save_consoles(struct scale *s, struct scale_step *st)
         for (unsigned i = 1; buf && i <= st->vms && i <= 64; i++) {
                 size_t n;
 
-                snprintf(src, sizeof(src), "%s/vm%u/console.log", s->lab.lab_dir, i);
+                snprintf(src, sizeof(src), "%s/vm%u/console.log", s->conf.lab.lab_dir, i);
                 n = read_tail(src, buf);
                 if (!n)
                         continue;
@@ -635,27 +656,27 @@ static void save_consoles(struct scale *s, struct scale_step *st)
         free(buf);
 }
 
-static int run_step(struct scale *s, struct scale_step *st)
+static int run_step(struct scale *s, struct scale_step *st, char *err, size_t errlen)
 {
-        int rc = step_up(s, st->vms);
+        int rc = step_up(s, st->vms, err, errlen);
 
-        if (!rc && s->load.on)
-                rc = open_load(s, st->vms);
+        if (!rc && s->conf.load.on)
+                rc = open_load(s, st->vms, err, errlen);
         if (rc < 0) {
                 st->state = SCALE_FAILED;
-                snprintf(st->error, sizeof(st->error), "%s", s->err);
+                snprintf(st->error, sizeof(st->error), "%s", err);
                 save_consoles(s, st);
                 return rc;
         }
-        for (long long r = 0; !rc && !interrupted && r < s->cfg.repeat; r++)
-                rc = run_once(s, st);
-        scale_load_close(s->ld);
-        s->ld = NULL;
+        for (long long r = 0; !rc && !interrupted && r < s->conf.cfg.repeat; r++)
+                rc = run_once(s, st, err, errlen);
+        scale_load_close(s->watch.ld);
+        s->watch.ld = NULL;
         summarise(st);
         step_state(s, st);
         if (rc < 0) {
                 st->state = SCALE_FAILED;
-                snprintf(st->error, sizeof(st->error), "%s", s->err);
+                snprintf(st->error, sizeof(st->error), "%s", err);
         }
         return rc;
 }
@@ -667,10 +688,10 @@ static int should_stop(struct scale *s, unsigned k)
         double peak = 0, p99 = (double)hist_percentile(st->lat, 99) / 1e6;
         unsigned below = 0, peak_vms = 0;
 
-        if (s->cfg.latency_slo > 0 && st->state == SCALE_OK && p99 > s->cfg.latency_slo) {
+        if (s->conf.cfg.latency_slo > 0 && st->state == SCALE_OK && p99 > s->conf.cfg.latency_slo) {
                 snprintf(s->stop_reason, sizeof(s->stop_reason),
                          "p99 %.2f ms at %u VMs exceeds --latency-slo %.2f ms", p99, st->vms,
-                         s->cfg.latency_slo);
+                         s->conf.cfg.latency_slo);
                 return 1;
         }
         for (unsigned i = 0; i <= k; i++) {
@@ -722,34 +743,28 @@ static void tipping(struct scale *s, struct tip_result *t)
 }
 
 /* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
-static int result_path(struct scale *s)
+static int result_path(struct scale *s, char *err, size_t errlen)
 {
-        json_t *cfg = opt_to_json(s->g);
-        const char *json = json_string_value(json_object_get(cfg, "json"));
+        const char *json = oltp_cli_json(s->conf.oc);
         char stamp[32], why[512];
         time_t now = time(NULL);
         struct tm tm;
         int rc = 0;
 
-        if (!cfg) {
-                snprintf(s->err, sizeof(s->err), "out of memory");
-                return -ENOMEM;
-        }
         if (json) {
                 snprintf(s->path, sizeof(s->path), "%s", json);
-                goto out;
+                return 0;
         }
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-        snprintf(s->dir, sizeof(s->dir), "%s/scale-%s-%d", s->cfg.output_dir, stamp, (int)getpid());
+        snprintf(s->dir, sizeof(s->dir), "%s/scale-%s-%d", s->conf.cfg.output_dir, stamp,
+                 (int)getpid());
         snprintf(s->path, sizeof(s->path), "%s/result.json", s->dir);
         rc = res_mkdirs(s->dir, why, sizeof(why));
         if (rc < 0) {
-                snprintf(s->err, sizeof(s->err), "option --output-dir: %s", why);
+                snprintf(err, errlen, "option --output-dir: %s", why);
                 rc = -EINVAL;
         }
-out:
-        json_decref(cfg);
         return rc;
 }
 
@@ -758,8 +773,8 @@ static json_t *steps_json(struct scale *s)
         json_t *a = json_array();
 
         for (unsigned i = 0; a && i < s->nsteps; i++)
-                if (json_array_append_new(
-                        a, scale_step_json(&s->steps[i], s->pcts, s->npct, &s->load))) {
+                if (json_array_append_new(a, scale_step_json(&s->steps[i], s->conf.pcts,
+                                                             s->conf.npct, &s->conf.load))) {
                         json_decref(a);
                         return NULL;
                 }
@@ -774,7 +789,7 @@ static json_t *tip_json(const struct tip_result *t)
 
 static json_t *build_result(struct scale *s, const struct tip_result *t, const char *status)
 {
-        json_t *cfg = opt_to_json(s->g), *top = cfg ? res_new("scale", cfg) : NULL;
+        json_t *cfg = opt_to_json(s->conf.g), *top = cfg ? res_new("scale", cfg) : NULL;
         int bad;
 
         json_decref(cfg);
@@ -786,9 +801,10 @@ static json_t *build_result(struct scale *s, const struct tip_result *t, const c
             json_boolean(strcmp(status, "complete") && strcmp(status, "stopped early")));
         if (s->stop_reason[0])
                 bad |= json_object_set_new(top, "stop_reason", json_string(s->stop_reason));
-        bad |= json_object_set_new(top, "storage_disk", json_string(scale_probe_disk(s->probe)));
-        if (s->mon && s->mon_stopped)
-                bad |= json_object_set_new(top, "monitor", mon_to_json(s->mon));
+        bad |=
+            json_object_set_new(top, "storage_disk", json_string(scale_probe_disk(s->watch.probe)));
+        if (s->watch.mon && s->watch.mon_stopped)
+                bad |= json_object_set_new(top, "monitor", mon_to_json(s->watch.mon));
         bad |= json_object_set_new(top, "steps", steps_json(s));
         bad |= json_object_set_new(top, "tipping_point", tip_json(t));
         if (bad) {
@@ -849,19 +865,19 @@ out:
 
 static int alloc_steps(struct scale *s)
 {
-        s->steps = calloc(s->cfg.vms.n, sizeof(*s->steps));
+        s->steps = calloc(s->conf.cfg.vms.n, sizeof(*s->steps));
         if (!s->steps)
                 return -ENOMEM;
-        for (unsigned i = 0; i < s->cfg.vms.n; i++) {
+        for (unsigned i = 0; i < s->conf.cfg.vms.n; i++) {
                 struct scale_step *st = &s->steps[i];
 
-                st->vms = (unsigned)s->cfg.vms.v[i];
+                st->vms = (unsigned)s->conf.cfg.vms.v[i];
                 if (!(st->lat = hist_new()))
                         return -ENOMEM;
                 for (unsigned v = 1; v <= st->vms; v++)
                         if (!(st->vm[v].lat = hist_new()))
                                 return -ENOMEM;
-                for (unsigned d = 0; s->load.on && d < 2; d++)
+                for (unsigned d = 0; s->conf.load.on && d < 2; d++)
                         if (!(st->load.lat[d] = hist_new()))
                                 return -ENOMEM;
         }
@@ -870,7 +886,7 @@ static int alloc_steps(struct scale *s)
 
 static void free_steps(struct scale *s)
 {
-        for (unsigned i = 0; s->steps && i < s->cfg.vms.n; i++) {
+        for (unsigned i = 0; s->steps && i < s->conf.cfg.vms.n; i++) {
                 hist_free(s->steps[i].lat);
                 for (unsigned v = 1; v <= LAB_MAX_VMS; v++)
                         hist_free(s->steps[i].vm[v].lat);
@@ -881,15 +897,15 @@ static void free_steps(struct scale *s)
         free(s->steps);
 }
 
-static int check_backend(struct scale *s)
+static int check_backend(struct scale *s, char *err, size_t errlen)
 {
-        unsigned want = (unsigned)s->cfg.vms.v[s->cfg.vms.n - 1], have;
+        unsigned want = (unsigned)s->conf.cfg.vms.v[s->conf.cfg.vms.n - 1], have;
 
-        if (strcmp(s->ops->name, "static")) /* the others make their VMs */
+        if (s->lab.ops->can_start) /* it makes as many VMs as the plan asks */
                 return 0;
-        have = s->ops->count(s->b);
+        have = s->lab.ops->count(s->lab.b);
         if (have < want) {
-                snprintf(s->err, sizeof(s->err),
+                snprintf(err, errlen,
                          "option --vms: the plan goes to %u VMs, the inventory lists %u", want,
                          have);
                 return -EINVAL;
@@ -897,16 +913,16 @@ static int check_backend(struct scale *s)
         return 0;
 }
 
-static int run_plan(struct scale *s)
+static int run_plan(struct scale *s, char *err, size_t errlen)
 {
         int rc = 0;
 
-        scale_print_header((unsigned)s->cfg.repeat, s->load.on);
-        for (unsigned k = 0; k < s->cfg.vms.n && !interrupted; k++) {
-                rc = run_step(s, &s->steps[k]);
+        scale_print_header((unsigned)s->conf.cfg.repeat, s->conf.load.on);
+        for (unsigned k = 0; k < s->conf.cfg.vms.n && !interrupted; k++) {
+                rc = run_step(s, &s->steps[k], err, errlen);
                 s->nsteps = k + 1;
                 prog_clear(s->prog);
-                scale_print_step(&s->steps[k], (unsigned)s->cfg.repeat, &s->load);
+                scale_print_step(&s->steps[k], (unsigned)s->conf.cfg.repeat, &s->conf.load);
                 save_progress(s);
                 if (rc < 0 || should_stop(s, k))
                         break;
@@ -918,12 +934,12 @@ static void teardown(struct scale *s)
 {
         char err[512];
 
-        if (s->cfg.keep_lab) {
+        if (s->conf.cfg.keep_lab) {
                 printf("lab kept running (--keep-lab): hcisweep lab down --lab-dir %s\n",
-                       s->lab.lab_dir);
+                       s->conf.lab.lab_dir);
                 return;
         }
-        if (s->ops->destroy(s->b, 0, err, sizeof(err)) < 0 && strcmp(s->ops->name, "static"))
+        if (s->lab.ops->destroy(s->lab.b, 0, err, sizeof(err)) < 0 && s->lab.ops->can_start)
                 log_error("scale: tearing the lab down: %s", err);
 }
 
@@ -931,35 +947,35 @@ static int run_all(struct scale *s)
 {
         struct tip_result t;
         const char *status;
-        char err[256];
+        char err[1024], why[256];
         int rc;
 
-        rc = s->ops->open(&s->spec, &s->b, s->err, sizeof(s->err));
+        rc = s->lab.ops->open(&s->conf.spec, &s->lab.b, err, sizeof(err));
         if (rc < 0) {
-                log_error("scale: %s", s->err);
+                log_error("scale: %s", err);
                 return rc;
         }
-        rc = check_backend(s);
-        if (!rc && !(s->probe = scale_probe_new(s->lab.lab_dir)))
+        rc = check_backend(s, err, sizeof(err));
+        if (!rc && !(s->watch.probe = scale_probe_new(s->conf.lab.lab_dir)))
                 rc = -ENOMEM;
         if (!rc && (rc = alloc_steps(s)) < 0)
-                snprintf(s->err, sizeof(s->err), "out of memory");
+                snprintf(err, sizeof(err), "out of memory");
         if (!rc)
-                rc = result_path(s);
+                rc = result_path(s, err, sizeof(err));
         if (rc < 0) {
-                log_error("scale: %s", s->err);
+                log_error("scale: %s", err);
                 goto out;
         }
-        s->mon = mon_start(1000, err, sizeof(err));
-        s->prog = prog_start(s->plan_s);
-        rc = run_plan(s);
+        s->watch.mon = mon_start(1000, why, sizeof(why)); /* none: the result has no monitor */
+        s->prog = prog_start(s->conf.plan_s);
+        rc = run_plan(s, err, sizeof(err));
         prog_end(s->prog);
         s->prog = NULL;
-        if (s->mon)
-                mon_stop(s->mon);
-        s->mon_stopped = 1;
+        if (s->watch.mon)
+                mon_stop(s->watch.mon);
+        s->watch.mon_stopped = 1;
         if (rc < 0)
-                log_error("scale: %s", s->err);
+                log_error("scale: %s", err);
         tipping(s, &t);
         if (t.found)
                 printf("tipping point: %u VMs, limited by %s: %s\n", t.vms,
@@ -976,7 +992,7 @@ static int run_all(struct scale *s)
                 rc = -EIO;
 out:
         teardown(s);
-        s->ops->close(s->b);
+        s->lab.ops->close(s->lab.b);
         return rc;
 }
 
@@ -1012,6 +1028,7 @@ int cmd_scale(int argc, char **argv)
         struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
         struct oltp_engine_cfg ec;
         struct oltp_prep_cfg pc;
+        char err[1024];
         int rc;
 
         if (!s) {
@@ -1019,18 +1036,19 @@ int cmd_scale(int argc, char **argv)
                 return HCI_EXIT_TARGET;
         }
         signal(SIGPIPE, SIG_IGN);
-        rc = parse(s, argc, argv);
+        rc = parse(s, argc, argv, err, sizeof(err));
         if (rc == 1) {
                 rc = HCI_EXIT_OK;
                 goto out;
         }
         if (rc < 0) {
-                log_error("%s", s->err);
+                log_error("%s", err);
                 rc = HCI_EXIT_USAGE;
                 goto out;
         }
-        oltp_cli_cfg(s->oc, s->dsn, 1, 1, &ec, &pc);
-        s->plan_s = (double)s->cfg.vms.n * (double)s->cfg.repeat * (ec.warmup_s + ec.time_s);
+        oltp_cli_cfg(s->conf.oc, s->lab.dsn, 1, 1, &ec, &pc);
+        s->conf.plan_s =
+            (double)s->conf.cfg.vms.n * (double)s->conf.cfg.repeat * (ec.warmup_s + ec.time_s);
         if (ec.ops->lib_init()) {
                 log_error("scale: cannot initialise the %s client library", ec.ops->name);
                 rc = HCI_EXIT_TARGET;
@@ -1047,10 +1065,10 @@ int cmd_scale(int argc, char **argv)
 out:
         free_dsns(s);
         free_steps(s);
-        scale_probe_free(s->probe);
-        mon_free(s->mon);
-        opt_free(s->g);
-        oltp_cli_free(s->oc);
+        scale_probe_free(s->watch.probe);
+        mon_free(s->watch.mon);
+        opt_free(s->conf.g);
+        oltp_cli_free(s->conf.oc);
         free(s);
         return rc;
 }

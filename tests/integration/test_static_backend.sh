@@ -1,8 +1,9 @@
 # test_static_backend.sh - `hcisweep lab ... --backend static`: an INI
 # inventory of existing servers (one real mariadbd, started here through the
 # local lab, and one address where nothing listens). Checks reachability per
-# server, that up uses the first N, and that a bad inventory is refused with
-# exit 2 naming its line.
+# server, that up uses the first N, that scale refuses a block load (no
+# LUNs) and a plan past the inventory, and that a bad inventory is refused
+# with exit 2 naming its line.
 . "$TESTLIB"
 
 # The server is one VM of a local lab of this test's own: a real mariadbd
@@ -50,6 +51,14 @@ expect_rc 2 st up --vms 3
 grep -q "lists 2" <<<"$OUT" || fail "--vms 3 of 2: $OUT"
 expect_rc 0 st down
 pass "up uses the first N; too many is exit 2, unreachable exit 3"
+
+# What the backend cannot do is refused before anything runs: it has no LUNs
+# for a block load, and a plan past the inventory is bad input.
+expect_rc 2 "$HCISWEEP" scale --backend static --inventory "$INV" --vms 1 --block-load rw=randread
+grep -q -- "--block-load: the static backend has no LUNs" <<<"$OUT" || fail "block load: $OUT"
+expect_rc 2 "$HCISWEEP" scale --backend static --inventory "$INV" --vms 1,3
+grep -q -- "--vms: the plan goes to 3 VMs, the inventory lists 2" <<<"$OUT" || fail "plan: $OUT"
+pass "scale on static: no block load, no plan past the inventory (exit 2)"
 
 # A wrong password is a server that cannot be logged in to: exit 3.
 echo wrong >"$T/bad.pw"
