@@ -28,14 +28,15 @@
 #include "results/rundir.h"
 #include "results/store.h"
 
-#define MAX_TARGETS 64
+#define MAX_TARGETS            64
+#define BLK_MAX_INFLIGHT_BYTES (1ull << 30) /* --bs x --iodepth of one job */
 
 struct blk_cfg {
         char *target, *filename, *json, *output_dir, *initiator;
         int engine;
         struct u64_list rw, bs, iodepth, percentile;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
-        long long log_interval_ms, monitor_interval;
+        long long log_interval_ms, monitor_interval, io_timeout;
         uint64_t size, offset;
         int direct, verify, precondition, force, quiet;
 };
@@ -79,6 +80,10 @@ static const struct opt_def block_opts[] = {
      "runs directory (result in DIR/block-TIME/result.json)", NULL, 0},
     {"force", OPT_BOOL, O(force), "0", 0, 0, "write even over a partition table or filesystem",
      NULL, 0},
+    {"io-timeout", OPT_INT, O(io_timeout), "30", 1, 3600,
+     "seconds an I/O may stay unanswered: then it fails as a timeout (an error) and the run "
+     "ends, partial, exit 3",
+     NULL, 0},
     {"initiator-name", OPT_STR, O(initiator), NULL, 0, 0, "iSCSI initiator IQN", NULL, 0},
     {"log-interval", OPT_INT, O(log_interval_ms), "1000", 100, 60000,
      "milliseconds per entry of the per-interval IOPS series", NULL, 0},
@@ -92,7 +97,11 @@ static const struct opt_def block_opts[] = {
 static const char usage_text[] =
     "usage: hcisweep block [options]\n"
     "  e.g. hcisweep block --target iscsi://127.0.0.1:3260/iqn.2026-11.io.hcisweep:lab/1 \\\n"
-    "         --rw randread,randwrite --bs 4k --iodepth 1-64 --runtime 10";
+    "         --rw randread,randwrite --bs 4k --iodepth 1-64 --runtime 10\n"
+    "  exit codes: 0 done; 1 verify mismatches; 2 bad usage or input; 3 a target could not be\n"
+    "  reached or logged in to, or lost (a session that never came back, I/Os unanswered past\n"
+    "  --io-timeout); 4 the result could not be written (e.g. no space left); 130 interrupted.\n"
+    "  A run that ends early writes what it measured, marked \"partial\": true.";
 
 struct target {
         struct blk_target_spec spec;
@@ -108,10 +117,14 @@ struct block_cmd {
         char *lists[2];
         struct blk_geom geom[MAX_TARGETS];
         struct blk_run *run;
+        unsigned per; /* workers per target */
+        int split;    /* each worker has its own slice of the region */
         struct mon *mon;
         struct progress *prog;
         json_t *result, *points;
         double plan_s, done_s;
+        char why[512];  /* the first target failure, for partial_reason */
+        size_t saved;   /* points in the last result saved on disk */
         char dir[4000]; /* run directory; "" with --json */
         char path[4096];
 };
@@ -287,6 +300,53 @@ static uint64_t list_max(const struct u64_list *l)
         return m;
 }
 
+/*
+ * Shapes that cannot run, refused before anything is opened: every job holds
+ * --iodepth buffers of the largest --bs in memory.
+ */
+static int check_shape(const struct blk_cfg *c, char *err, size_t errlen)
+{
+        uint64_t bs = list_max(&c->bs), qd = list_max(&c->iodepth);
+        char bss[16], lim[16], need[16];
+
+        if (bs * qd <= BLK_MAX_INFLIGHT_BYTES)
+                return 0;
+        fmt_size(bs, bss, sizeof(bss));
+        fmt_size(bs * qd, need, sizeof(need));
+        fmt_size(BLK_MAX_INFLIGHT_BYTES, lim, sizeof(lim));
+        snprintf(
+            err, errlen,
+            "option --iodepth: %llu I/Os of --bs %s in flight need %s of buffers per job, more "
+            "than %s: lower --iodepth or --bs",
+            (unsigned long long)qd, bss, need, lim);
+        return -EINVAL;
+}
+
+/* After opening: a job's region must hold at least --iodepth blocks of every --bs. */
+static int check_region_shape(struct block_cmd *b, char *err, size_t errlen)
+{
+        uint64_t qd = list_max(&b->cfg.iodepth), off, len;
+        char bss[16], lens[16];
+
+        for (unsigned i = 0; i < b->nt; i++) {
+                blk_run_region(b->run, i, &off, &len);
+                if (b->split)
+                        len /= b->per;
+                for (unsigned j = 0; j < b->cfg.bs.n; j++) {
+                        if (len / b->cfg.bs.v[j] >= qd)
+                                continue;
+                        fmt_size(b->cfg.bs.v[j], bss, sizeof(bss));
+                        fmt_size(len, lens, sizeof(lens));
+                        snprintf(err, errlen,
+                                 "option --iodepth: %llu I/Os of --bs %s in flight do not fit in "
+                                 "the %s each job of %s covers: lower --iodepth or --bs",
+                                 (unsigned long long)qd, bss, lens, b->t[i].label);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
 static int open_run(struct block_cmd *b, char *err, size_t errlen)
 {
         const struct blk_cfg *c = &b->cfg;
@@ -305,9 +365,12 @@ static int open_run(struct block_cmd *b, char *err, size_t errlen)
             .create_size = c->size ? c->offset + c->size : 0,
             .initiator = c->initiator,
             .split_region = c->verify || any_sequential(c) || c->precondition,
+            .io_timeout_ns = (uint64_t)c->io_timeout * 1000000000ull,
         };
         struct blk_target_spec specs[MAX_TARGETS];
 
+        b->per = o.workers_per_target;
+        b->split = o.split_region;
         for (unsigned i = 0; i < b->nt; i++)
                 specs[i] = b->t[i].spec;
         return blk_run_open(&b->run, specs, b->nt, &o, b->geom, err, (unsigned)errlen);
@@ -424,6 +487,7 @@ static json_t *dir_json(const struct blk_cfg *c, const struct blk_dir_result *d,
         json_object_set_new(j, "lat_ns", hist_lat_json(d->hist, pcts, c->percentile.n));
         json_object_set_new(j, "hist", hist_to_json(d->hist));
         json_object_set_new(j, "errors", json_integer((json_int_t)d->errors));
+        json_object_set_new(j, "timeouts", json_integer((json_int_t)d->timeouts));
         for (unsigned k = 0; k < 16; k++)
                 if (d->sense[k])
                         json_object_set_new(sense, k ? sense_names[k] : "no_sense_data",
@@ -582,10 +646,17 @@ static void save_progress(struct block_cmd *b)
 {
         char err[512];
 
+        char why[96];
+
         json_object_set_new(b->result, "knee", knees(b, 0));
-        res_mark_partial(b->result, "running");
+        /* stays on disk as is if the run dies or a later save fails: say so */
+        snprintf(why, sizeof(why), "running: saved after point %zu, the run had not ended",
+                 json_array_size(b->points));
+        res_mark_partial(b->result, why);
         if (save(b, err, sizeof(err)) < 0)
                 log_warn("saving the result so far: %s", err);
+        else
+                b->saved = json_array_size(b->points);
 }
 
 static int write_result(struct block_cmd *b, int partial, const char *why)
@@ -606,6 +677,9 @@ static int write_result(struct block_cmd *b, int partial, const char *why)
                 res_mark_partial(b->result, why);
         if ((rc = save(b, err, sizeof(err))) < 0) {
                 log_error("writing the result: %s", err);
+                if (b->saved)
+                        log_error("%s keeps the first %zu point(s), marked partial", b->path,
+                                  b->saved);
                 return rc;
         }
         if (res_index_register(b->path, err, sizeof(err)) < 0)
@@ -658,8 +732,12 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
                                   (unsigned long long)r.all.bad[i].offset);
                 json_array_append_new(b->points, point_json(b, p, &r));
                 save_progress(b);
+                for (unsigned i = 0; i < r.ntargets && r.all.failed; i++)
+                        if (r.t[i].failed && !b->why[0])
+                                snprintf(b->why, sizeof(b->why), "%s: %s", b->t[i].label,
+                                         r.t[i].error);
                 if (r.all.failed)
-                        log_error("%s", r.all.error);
+                        log_error("%s", b->why[0] ? b->why : r.all.error);
         }
         blk_point_result_free(&r);
         b->done_s += (p->ramp_ns + p->run_ns) / 1e9;
@@ -712,11 +790,16 @@ static int open_and_check(struct block_cmd *b)
         char err[1024] = "";
         int rc;
 
+        if (check_shape(&b->cfg, err, sizeof(err)) < 0) {
+                log_error("%s", err);
+                return HCI_EXIT_USAGE;
+        }
         if ((rc = open_run(b, err, sizeof(err))) < 0) {
                 log_error("%s", err);
                 return rc == -EINVAL ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
         }
-        if (check_geometry(b, err, sizeof(err)) < 0) {
+        if (check_geometry(b, err, sizeof(err)) < 0 ||
+            check_region_shape(b, err, sizeof(err)) < 0) {
                 log_error("%s", err);
                 return HCI_EXIT_USAGE;
         }
@@ -824,13 +907,14 @@ int cmd_block(int argc, char **argv)
         sigaction(SIGTERM, &old_term, NULL);
         prog_clear(b.prog);
         if (srv < 0) {
-                write_result(&b, 1, "a target was lost");
-                rc = HCI_EXIT_TARGET;
+                rc = write_result(&b, 1, b.why[0] ? b.why : "a target was lost") < 0
+                         ? HCI_EXIT_OUTPUT
+                         : HCI_EXIT_TARGET;
         } else if (interrupted) {
-                write_result(&b, 1, "interrupted");
-                rc = 130;
+                rc =
+                    write_result(&b, 1, "interrupted") < 0 ? HCI_EXIT_OUTPUT : HCI_EXIT_INTERRUPTED;
         } else {
-                rc = write_result(&b, 0, NULL) < 0 ? HCI_EXIT_TARGET
+                rc = write_result(&b, 0, NULL) < 0 ? HCI_EXIT_OUTPUT
                      : mismatch                    ? HCI_EXIT_CHECK
                                                    : HCI_EXIT_OK;
         }

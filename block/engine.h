@@ -66,8 +66,9 @@ struct blk_open_args {
         int writable;       /* opened for writing */
         int create_size_ok; /* file engines: create/extend a regular file to create_size */
         uint64_t create_size;
-        const char *initiator; /* iSCSI initiator IQN (NULL = engine default) */
-        unsigned session;      /* index of this session/job on the target (for naming) */
+        const char *initiator;  /* iSCSI initiator IQN (NULL = engine default) */
+        unsigned session;       /* index of this session/job on the target (for naming) */
+        unsigned io_timeout_ms; /* engines with their own command timeout use it; 0: default */
 };
 
 struct blk_eng_stats {

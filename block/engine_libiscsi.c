@@ -26,7 +26,7 @@
 #include "block/engine.h"
 
 #define LIS_LOGIN_TIMEOUT_S   10    /* per login/logout PDU; also bounds open() */
-#define LIS_IO_TIMEOUT_S      30    /* a command the target never answers fails */
+#define LIS_IO_TIMEOUT_S      30    /* default: a command the target never answers fails */
 #define LIS_RECONNECT_RETRIES 4     /* libiscsi backs off 1, 2, 3, 4 s between tries */
 #define LIS_LOST_LIMIT_MS     60000 /* give up if never logged in again this long */
 #define LIS_TICK_MS           100   /* longest single poll(): timeouts run at least this often */
@@ -60,6 +60,7 @@ struct lis_eng {
         uint32_t block_size;
         uint64_t size;
         int writable;
+        int io_timeout_s; /* per command, libiscsi's own timer (whole seconds) */
 
         unsigned depth;
         unsigned outstanding; /* queued and not yet returned by reap() */
@@ -430,7 +431,8 @@ static int lis_alloc(struct lis_eng **ep, unsigned depth)
 static void lis_free(struct lis_eng *e)
 {
         if (e->ctx) {
-                if (!e->dead && iscsi_is_logged_in(e->ctx)) {
+                /* With commands still out (an interrupt, a target that stopped) skip it. */
+                if (!e->dead && e->outstanding == 0 && iscsi_is_logged_in(e->ctx)) {
                         struct lis_wait *w = &e->steps[LIS_STEP_LOGOUT];
 
                         iscsi_set_timeout(e->ctx, LIS_LOGIN_TIMEOUT_S);
@@ -514,7 +516,9 @@ static int lis_open(const struct blk_open_args *a, void **inst, struct blk_geom 
         rc = lis_read_capacity(e);
         if (rc < 0)
                 goto out;
-        iscsi_set_timeout(e->ctx, LIS_IO_TIMEOUT_S);
+        e->io_timeout_s =
+            a->io_timeout_ms ? (int)((a->io_timeout_ms + 999) / 1000) : LIS_IO_TIMEOUT_S;
+        iscsi_set_timeout(e->ctx, e->io_timeout_s);
         geom->size = e->size;
         geom->block_size = e->block_size;
         *inst = e;

@@ -22,7 +22,9 @@
 
 enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN };
 
-#define WPAT_WINDOWS 16
+#define WPAT_WINDOWS       16
+#define DRAIN_GRACE_NS     5000000000ull /* past --io-timeout before in-flight I/Os count as lost */
+#define INTERRUPT_GRACE_NS 500000000ull  /* how long an interrupt still waits for in-flight I/Os */
 
 /* What a worker is doing: a measured point, or unmeasured housekeeping. */
 enum wmode { WM_POINT, WM_FILL, WM_RANDFILL, WM_READBACK };
@@ -57,6 +59,7 @@ struct worker {
         struct ctr_block ctr;
         struct hist *hist[2];
         uint64_t errors[2], sense[2][16];
+        uint64_t timeouts[2]; /* of errors: I/Os the target never answered (--io-timeout) */
         uint64_t vfy_checked, vfy_mismatches;
         unsigned nbad;
         struct vfy_bad bad[BLK_MAX_BAD];
@@ -64,6 +67,7 @@ struct worker {
         uint64_t reconn_base;
 
         int failed;
+        unsigned abandoned; /* I/Os still in flight when an interrupt cut the drain short */
         char error[256];
         pthread_t th;
 };
@@ -204,10 +208,16 @@ static void complete(struct worker *w, struct blk_io *io, uint64_t now, uint64_t
 {
         unsigned d = io->ddir;
 
+        /*
+         * A failed I/O counts whenever it comes back after the ramp, also
+         * during the drain: a command that timed out fails only after the
+         * point's window has closed, and it is exactly the error to report.
+         */
         if (io->error) {
-                if (w->mode != WM_POINT || (now >= from && now <= until)) {
+                if (w->mode != WM_POINT || now >= from) {
                         w->errors[d]++;
                         w->sense[d][io->sense_key & 15]++;
+                        w->timeouts[d] += io->error == -ETIMEDOUT;
                 }
                 return;
         }
@@ -227,8 +237,15 @@ static void complete(struct worker *w, struct blk_io *io, uint64_t now, uint64_t
 static void worker_fail(struct worker *w, int rc)
 {
         const char *why = w->ops->last_error ? w->ops->last_error(w->inst) : NULL;
+        uint64_t tmo = w->timeouts[0] + w->timeouts[1];
 
-        snprintf(w->error, sizeof(w->error), "%s", why && *why ? why : strerror(-rc));
+        if (rc == -ETIMEDOUT && tmo)
+                snprintf(w->error, sizeof(w->error),
+                         "%llu I/O(s) not answered within %llu s (--io-timeout)",
+                         (unsigned long long)tmo,
+                         (unsigned long long)(w->run->o.io_timeout_ns / 1000000000ull));
+        else
+                snprintf(w->error, sizeof(w->error), "%s", why && *why ? why : strerror(-rc));
         w->failed = rc;
         atomic_fetch_add(&w->run->failures, 1);
 }
@@ -295,6 +312,39 @@ static int reap_some(struct worker *w, unsigned *inflight, int timeout_ms)
         return 0;
 }
 
+/*
+ * Every queued I/O comes back before the buffers are reused: wait up to the
+ * I/O timeout and a grace (engines without their own timeout fail here),
+ * but after an interrupt only briefly. What is still out then stays with
+ * the engine (close() cancels it) and no phase runs on this worker again.
+ */
+static int drain(struct worker *w, unsigned *inflight, int rc)
+{
+        struct blk_run *r = w->run;
+        uint64_t now = clk_now_ns(), deadline = now + r->o.io_timeout_ns + DRAIN_GRACE_NS;
+        int cut = 0;
+
+        while (rc >= 0 && *inflight > 0 && (now = clk_now_ns()) < deadline) {
+                if (!cut && atomic_load(&r->interrupted)) {
+                        cut = 1;
+                        if (deadline > now + INTERRUPT_GRACE_NS)
+                                deadline = now + INTERRUPT_GRACE_NS;
+                }
+                rc = reap_some(w, inflight, 50);
+        }
+        if (rc >= 0 && *inflight > 0 && atomic_load(&r->interrupted)) {
+                w->abandoned = *inflight;
+                return rc;
+        }
+        if (rc >= 0 && *inflight > 0) {
+                /* never answered within the timeout: timed-out errors of this point */
+                w->errors[BLK_READ] += *inflight;
+                w->timeouts[BLK_READ] += *inflight;
+                rc = -ETIMEDOUT;
+        }
+        return rc;
+}
+
 static void *worker_loop(void *arg)
 {
         struct worker *w = arg;
@@ -313,12 +363,13 @@ static void *worker_loop(void *arg)
                 }
                 if ((rc = reap_some(w, &inflight, 100)) < 0)
                         break;
+                if (w->timeouts[0] + w->timeouts[1]) {
+                        rc = -ETIMEDOUT;
+                        break;
+                }
         }
-        /* Drain: every queued I/O comes back before the buffers are reused. */
-        uint64_t deadline = clk_now_ns() + 30 * 1000000000ull;
-        while (rc >= 0 && inflight > 0 && clk_now_ns() < deadline)
-                rc = reap_some(w, &inflight, 100);
-        if (rc >= 0 && inflight > 0)
+        rc = drain(w, &inflight, rc);
+        if (rc >= 0 && w->timeouts[0] + w->timeouts[1])
                 rc = -ETIMEDOUT;
         if (rc < 0)
                 worker_fail(w, rc);
@@ -418,6 +469,7 @@ static int open_worker(struct blk_run *r, struct worker *w, const struct blk_tar
             .create_size = r->o.create_size,
             .initiator = r->o.initiator,
             .session = session,
+            .io_timeout_ms = (unsigned)(r->o.io_timeout_ns / 1000000ull),
         };
         char eerr[512] = "";
         int rc;
@@ -443,6 +495,8 @@ int blk_run_open(struct blk_run **out, const struct blk_target_spec *t, unsigned
         if (!r)
                 goto nomem;
         r->o = *o;
+        if (!r->o.io_timeout_ns)
+                r->o.io_timeout_ns = BLK_IO_TIMEOUT_DEFAULT_NS;
         r->ntargets = ntargets;
         r->nworkers = ntargets * per;
         r->w = calloc(r->nworkers, sizeof(*r->w));
@@ -565,6 +619,7 @@ static void phase_reset(struct worker *w, enum wmode mode, const struct blk_poin
         hist_reset(w->hist[1]);
         memset(w->errors, 0, sizeof(w->errors));
         memset(w->sense, 0, sizeof(w->sense));
+        memset(w->timeouts, 0, sizeof(w->timeouts));
         w->vfy_checked = w->vfy_mismatches = 0;
         w->nbad = 0;
         if (w->ops->stats)
@@ -574,6 +629,9 @@ static void phase_reset(struct worker *w, enum wmode mode, const struct blk_poin
 
 static int start_workers(struct blk_run *r)
 {
+        for (unsigned i = 0; i < r->nworkers; i++)
+                if (r->w[i].abandoned)
+                        return -EINTR; /* its engine still owns buffers of the last phase */
         atomic_store(&r->stop, 0);
         atomic_store(&r->failures, 0);
         for (unsigned i = 0; i < r->nworkers; i++) {
@@ -650,6 +708,7 @@ static void merge_target(struct blk_target_result *dst, const struct worker *w)
                 dst->dir[d].ios += ctr_get(&w->ctr, d ? C_WIOS : C_RIOS);
                 dst->dir[d].bytes += ctr_get(&w->ctr, d ? C_WBYTES : C_RBYTES);
                 dst->dir[d].errors += w->errors[d];
+                dst->dir[d].timeouts += w->timeouts[d];
                 for (unsigned k = 0; k < 16; k++)
                         dst->dir[d].sense[k] += w->sense[d][k];
                 hist_merge(dst->dir[d].hist, w->hist[d]);
@@ -767,9 +826,10 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
         }
         res->t_end_ns = clk_now_ns();
         atomic_store(&r->measure_until, res->t_end_ns);
-        join_workers(r);
+        /* CPU of the measured window only: the drain after it is not in runtime_s either. */
         res->cpu_user_s = cpu_seconds(1) - u0;
         res->cpu_sys_s = cpu_seconds(0) - s0;
+        join_workers(r);
         res->runtime_s = (res->t_end_ns - res->t_start_ns) / 1e9;
         res->interrupted = atomic_load(&r->interrupted);
         return collect(r, res);

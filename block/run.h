@@ -20,8 +20,9 @@
 
 enum blk_rw { BLK_RW_RANDREAD, BLK_RW_RANDWRITE, BLK_RW_RANDRW, BLK_RW_READ, BLK_RW_WRITE };
 
-#define BLK_MAX_BAD       16 /* mismatches described per target and point */
-#define BLK_MAX_INTERVALS 4096
+#define BLK_MAX_BAD               16             /* mismatches described per target and point */
+#define BLK_IO_TIMEOUT_DEFAULT_NS 30000000000ull /* when blk_run_opts.io_timeout_ns is 0 */
+#define BLK_MAX_INTERVALS         4096
 
 /* What one target is, as the user named it. */
 struct blk_target_spec {
@@ -41,6 +42,12 @@ struct blk_run_opts {
         uint64_t create_size; /* file targets: create/extend to this many bytes */
         const char *initiator;
         int split_region; /* give each worker of a target its own slice */
+        /*
+         * An I/O the target does not answer within this fails as a timeout
+         * (counted in errors and timeouts) and ends the point with the
+         * session failed: -ETIMEDOUT from blk_run_point.
+         */
+        uint64_t io_timeout_ns;
 };
 
 /* One sweep point. */
@@ -58,6 +65,7 @@ struct blk_point_spec {
 /* Counts for one direction. */
 struct blk_dir_result {
         uint64_t ios, bytes, errors;
+        uint64_t timeouts;  /* of errors: not answered within the I/O timeout */
         uint64_t sense[16]; /* errors by SCSI sense key; sense[0] = errors without sense */
         struct hist *hist;
 };

@@ -44,7 +44,8 @@ static void usage(FILE *f)
                 fprintf(f, "  %s\n", commands[i].usage);
         fprintf(
             f,
-            "\nexit codes: 0 done; 1 checks failed; 2 bad usage or input; 3 target unreachable\n");
+            "\nexit codes: 0 done; 1 checks failed; 2 bad usage or input; 3 target unreachable;\n"
+            "4 result not written (no space); 130 interrupted\n");
 }
 
 int main(int argc, char **argv)

@@ -93,6 +93,19 @@ out:
         return ret;
 }
 
+/* A full filesystem names the directory: that is what the user has to free or change. */
+static void write_error(const char *path, int ret, char *err, size_t errlen)
+{
+        char *dir = ret == -ENOSPC || ret == -EDQUOT ? dir_of(path) : NULL;
+
+        if (dir)
+                snprintf(err, errlen, "no space left on %s (%s not written%s)", dir, path,
+                         ret == -EDQUOT ? ": disk quota exceeded" : "");
+        else
+                snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+        free(dir);
+}
+
 static int write_tmp(const char *tmp, const char *text, size_t len)
 {
         int fd, ret;
@@ -132,7 +145,7 @@ out:
         if (ret < 0) {
                 if (tmp && !renamed)
                         unlink(tmp);
-                snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+                write_error(path, ret, err, errlen);
         }
         free(tmp);
         return ret;

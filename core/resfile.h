@@ -19,7 +19,12 @@
  */
 json_t *res_new(const char *kind, json_t *config);
 
-/* Write j to path atomically (indent 2, keys in insertion order). 0 or -errno with err set. */
+/*
+ * Write j to path atomically (indent 2, keys in insertion order). 0 or
+ * -errno with err set; a full filesystem (-ENOSPC, -EDQUOT) says "no space
+ * left on DIR". What was there before stays. Commands exit HCI_EXIT_OUTPUT
+ * when their result could not be written.
+ */
 int res_write_json(const char *path, const json_t *j, char *err, size_t errlen);
 
 /* Write text atomically (CSV, Markdown…). 0 or -errno with err set. */
