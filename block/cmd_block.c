@@ -41,7 +41,6 @@ struct blk_cfg {
         int direct, verify, precondition, force, quiet;
 };
 
-static const char *const engine_names[] = {"auto", "libiscsi", "io_uring", "psync", "null", NULL};
 static const char *const rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
 static const char *const verify_names[] = {"none", "crc32c", NULL};
 
@@ -52,7 +51,7 @@ static const struct opt_def block_opts[] = {
     {"filename", OPT_STR, O(filename), NULL, 0, 0, "files or block devices: PATH[,PATH...]", NULL,
      0},
     {"engine", OPT_ENUM, O(engine), "auto", 0, 0,
-     "I/O engine (auto: libiscsi for URLs, io_uring for paths)", engine_names, 0},
+     "I/O engine (auto: libiscsi for URLs, io_uring for paths)", blk_engine_choices, 0},
     {"rw", OPT_ENUMLIST, O(rw), "randread", 0, 0, "access pattern(s), a list sweeps", rw_names, 0},
     {"rwmixread", OPT_INT, O(rwmixread), "50", 0, 100, "percent of reads in randrw", NULL, 0},
     {"bs", OPT_SIZELIST, O(bs), "4k", 512, 64 << 20, "block size(s), a list sweeps", NULL, 0},
@@ -211,7 +210,7 @@ static int add_target(struct block_cmd *b, const char *item, const struct blk_en
 /* The engine for a target: what --engine says, or what fits the target. */
 static const struct blk_engine_ops *pick_engine(int engine, int is_url, char *err, size_t errlen)
 {
-        const char *name = engine_names[engine];
+        const char *name = blk_engine_choices[engine];
         const struct blk_engine_ops *ops;
 
         if (engine == 0)
@@ -265,8 +264,8 @@ static int build_targets(struct block_cmd *b, char *err, size_t errlen)
                 rc = split_targets(b, b->lists[1], 0, err, errlen);
         if (rc < 0)
                 return rc;
-        if (b->nt == 0 && engine_names[b->cfg.engine] &&
-            !strcmp(engine_names[b->cfg.engine], "null"))
+        if (b->nt == 0 && blk_engine_choices[b->cfg.engine] &&
+            !strcmp(blk_engine_choices[b->cfg.engine], "null"))
                 return add_target(b, "null", blk_engine_find("null"), err, errlen);
         if (b->nt == 0) {
                 snprintf(err, errlen,

@@ -124,10 +124,11 @@ struct blk_engine_ops {
 /* reap() of a synchronous engine, whose queue() always completes inline: nothing to collect. */
 int blk_reap_none(void *inst, unsigned min, unsigned max, struct blk_io **out, int timeout_ms);
 
-/* The registered engines, by name; NULL if unknown or not built in. */
+/* The engines of this build (engines.c), by name; NULL if unknown or not built in. */
 const struct blk_engine_ops *blk_engine_find(const char *name);
 
-/* Names of every known engine, NULL-terminated (for --help and "did you mean"). */
-extern const char *const blk_engine_names[];
+/* --engine's choices, NULL-terminated: "auto", then every engine of this
+ * build by name, in the order of engines.c. */
+extern const char *const blk_engine_choices[];
 
 #endif

@@ -1,5 +1,7 @@
 /*
- * engines.c - the registration table of block engines.
+ * engines.c - the block engines of this build, in one list (BLK_ENGINES):
+ * it gives the ops table blk_engine_find() searches and the names --engine
+ * offers, so the two cannot drift apart.
  *
  * Explicit on purpose: the list of engines a build has is read here, not
  * assembled by constructors at load time.
@@ -8,27 +10,29 @@
 
 #include "block/engine.h"
 
-extern const struct blk_engine_ops blk_engine_null;
-extern const struct blk_engine_ops blk_engine_psync;
-#ifdef HAVE_IO_URING
-extern const struct blk_engine_ops blk_engine_io_uring;
-#endif
 #ifdef HAVE_LIBISCSI
-extern const struct blk_engine_ops blk_engine_libiscsi;
-#endif
-
-static const struct blk_engine_ops *const engines[] = {
-#ifdef HAVE_LIBISCSI
-    &blk_engine_libiscsi,
+#define LIBISCSI(X) X(libiscsi)
+#else
+#define LIBISCSI(X)
 #endif
 #ifdef HAVE_IO_URING
-    &blk_engine_io_uring,
+#define IO_URING(X) X(io_uring)
+#else
+#define IO_URING(X)
 #endif
-    &blk_engine_psync,
-    &blk_engine_null,
-};
 
-const char *const blk_engine_names[] = {"libiscsi", "io_uring", "psync", "null", NULL};
+/* X(n): the engine called "n" whose ops are blk_engine_n, in --help order. */
+#define BLK_ENGINES(X) LIBISCSI(X) IO_URING(X) X(psync) X(null)
+
+#define DECLARE(n) extern const struct blk_engine_ops blk_engine_##n;
+#define OPS(n)     &blk_engine_##n,
+#define NAME(n)    #n,
+
+BLK_ENGINES(DECLARE)
+
+static const struct blk_engine_ops *const engines[] = {BLK_ENGINES(OPS) NULL};
+
+const char *const blk_engine_choices[] = {"auto", BLK_ENGINES(NAME) NULL};
 
 int blk_reap_none(void *inst, unsigned min, unsigned max, struct blk_io **out, int timeout_ms)
 {
@@ -42,7 +46,7 @@ int blk_reap_none(void *inst, unsigned min, unsigned max, struct blk_io **out, i
 
 const struct blk_engine_ops *blk_engine_find(const char *name)
 {
-        for (unsigned i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+        for (unsigned i = 0; engines[i]; i++)
                 if (strcmp(engines[i]->name, name) == 0)
                         return engines[i];
         return NULL;

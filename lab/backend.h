@@ -143,10 +143,10 @@ struct lab_backend_ops {
         void (*close)(struct lab_backend *b);
 };
 
-/* The registered backends, NULL-terminated, in --help order (backends.c). */
+/* The backends of this build, NULL-terminated, in --help order (backends.c). */
 extern const struct lab_backend_ops *const lab_backends[];
 
-/* The backend called name, or NULL. */
-const struct lab_backend_ops *lab_backend_find(const char *name);
+/* Their names, in the same order: --backend's choices (lab_backends[i]->name). */
+extern const char *const lab_backend_names[];
 
 #endif

@@ -1,32 +1,26 @@
 /*
- * backends.c - the table of backends `--backend` chooses from. A new
- * backend (qemu, libvirt) is one file defining its ops plus one line here.
+ * backends.c - the backends of this build, in one list (LAB_BACKENDS): it
+ * gives the ops table and the names --backend offers, so the two cannot
+ * drift apart. A new backend is one file defining its ops plus one entry
+ * here.
  */
-#include <string.h>
-
 #include "lab/backend.h"
 
-extern const struct lab_backend_ops lab_backend_local;
-extern const struct lab_backend_ops lab_backend_static;
-extern const struct lab_backend_ops lab_backend_qemu;
 #ifdef HAVE_LIBVIRT
-extern const struct lab_backend_ops lab_backend_libvirt;
+#define LIBVIRT(X) X(libvirt)
+#else
+#define LIBVIRT(X)
 #endif
 
-const struct lab_backend_ops *const lab_backends[] = {
-    &lab_backend_local,
-    &lab_backend_static,
-    &lab_backend_qemu,
-#ifdef HAVE_LIBVIRT
-    &lab_backend_libvirt,
-#endif
-    NULL,
-};
+/* X(n): the backend called "n" whose ops are lab_backend_n, in --help order. */
+#define LAB_BACKENDS(X) X(local) X(static) X(qemu) LIBVIRT(X)
 
-const struct lab_backend_ops *lab_backend_find(const char *name)
-{
-        for (unsigned i = 0; lab_backends[i]; i++)
-                if (!strcmp(lab_backends[i]->name, name))
-                        return lab_backends[i];
-        return NULL;
-}
+#define DECLARE(n) extern const struct lab_backend_ops lab_backend_##n;
+#define OPS(n)     &lab_backend_##n,
+#define NAME(n)    #n,
+
+LAB_BACKENDS(DECLARE)
+
+const struct lab_backend_ops *const lab_backends[] = {LAB_BACKENDS(OPS) NULL};
+
+const char *const lab_backend_names[] = {LAB_BACKENDS(NAME) NULL};

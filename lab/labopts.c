@@ -8,17 +8,11 @@
 #include <errno.h>
 #include <stdio.h>
 
-#ifdef HAVE_LIBVIRT
-#define BACKEND_NAMES "local, static, qemu, libvirt"
-#else
-#define BACKEND_NAMES "local, static, qemu"
-#endif
-
 static const char *const topology_names[] = {"hci", "two-layer", NULL};
 
 #define O(f) offsetof(struct lab_cfg, f)
 const struct opt_def lab_opts[] = {
-    {"backend", OPT_STR, O(backend), "local", 0, 0, "where the VMs come from: " BACKEND_NAMES, NULL,
+    {"backend", OPT_ENUM, O(backend), "local", 0, 0, "where the VMs come from", lab_backend_names,
      0},
     {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
      "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
@@ -71,12 +65,7 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
         struct in_addr in;
         int rc;
 
-        *ops = lab_backend_find(c->backend);
-        if (!*ops) {
-                snprintf(err, errlen, "option --backend: unknown backend '%s' (%s)", c->backend,
-                         BACKEND_NAMES);
-                return -EINVAL;
-        }
+        *ops = lab_backends[c->backend];
         rc = check_addr_base(c->addr_base, err, errlen);
         if (rc < 0)
                 return rc;

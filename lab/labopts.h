@@ -20,7 +20,8 @@
 
 /* The parsed lab options; the strings belong to the group (opt_free). */
 struct lab_cfg {
-        char *backend, *inventory, *lab_dir, *addr_base, *libvirt_uri, *target_addr;
+        int backend; /* index into lab_backends[] */
+        char *inventory, *lab_dir, *addr_base, *libvirt_uri, *target_addr;
         long long base_port, target_port, boot_timeout;
         double vm_cpus;
         uint64_t vm_memory, lun_size;
@@ -30,7 +31,7 @@ struct lab_cfg {
 /* The option table over struct lab_cfg, NULL-terminated. */
 extern const struct opt_def lab_opts[];
 
-/* Check what the table cannot (the backend exists, --addr-base is 127.A.B,
+/* Check what the table cannot (--addr-base is 127.A.B,
  * --lun-size is at least 1M) and fill *spec, which points into c (c must
  * outlive it), and *ops. -EINVAL with err naming the option. */
 int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_ops **ops,
