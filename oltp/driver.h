@@ -99,9 +99,9 @@ struct oltp_driver_ops {
         unsigned (*query_u64_sync)(struct oltp_dconn *c, const char *sql, uint64_t *out);
 };
 
-extern const struct oltp_driver_ops oltp_driver_mariadb;
-
-/* The driver named name ("mariadb"), or NULL. */
-const struct oltp_driver_ops *oltp_driver_find(const char *name);
+/* The drivers of this build, NULL-terminated (drivers.c), and their names in
+ * the same order: --driver's choices (oltp_drivers[i]->name). */
+extern const struct oltp_driver_ops *const oltp_drivers[];
+extern const char *const oltp_driver_names[];
 
 #endif

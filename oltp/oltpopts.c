@@ -1,54 +1,34 @@
 /*
- * cmd_oltp.c - `hcisweep oltp prepare|run|cleanup`: options and dispatch.
+ * oltpopts.c - the oltp options (sysbench's names, so a sysbench command
+ * line mostly works as is) and what they turn into: the hosts, the
+ * password, the ignored errors, the id distribution, the workload, and the
+ * engine and prepare configs. `hcisweep oltp` (cmd_oltp.c) and the commands
+ * that drive OLTP themselves (scale) share it.
  *
- * One options table (sysbench's names, so a sysbench command line mostly
- * works as is) drives parsing, --help and the config echoed into the JSON.
  * The password never comes from this table's echo: it is read from
- * MYSQL_PWD, --mysql-password-file, or the secret --mysql-password.
+ * MYSQL_PWD, --mysql-password-file, an option file, or the secret
+ * --mysql-password.
  */
+#include "oltp/oltpopts.h"
+
 #include <errno.h>
-#include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "core/exitcode.h"
-#include "core/log.h"
-#include "core/monitor.h"
-#include "core/opts.h"
-#include "core/progress.h"
-#include "core/resfile.h"
-#include "results/rundir.h"
-#include "results/store.h"
+#include "oltp/driver.h"
 #include "oltp/engine.h"
-#include "oltp/oltp.h"
 #include "oltp/prepare.h"
-#include "oltp/report.h"
 
 #define MAX_HOSTS  256
 #define MAX_IGNORE 64
 
-struct oltp_opts {
-        int workload, rand_type, range_selects, skip_trx;
-        char *mysql_host, *mysql_user, *mysql_db, *mysql_password, *mysql_password_file;
-        char *mysql_defaults_file;
-        char *mysql_ignore_errors, *json, *output_dir, *driver;
-        long long mysql_port, tables, table_size, threads, events, event_threads;
-        long long point_selects, simple_ranges, sum_ranges, order_ranges, distinct_ranges;
-        long long index_updates, non_index_updates, delete_inserts, range_size;
-        long long rand_spec_iter, rand_spec_pct, rand_spec_res, rand_seed, connect_timeout;
-        double time, warmup_time, report_interval, rate, rand_pareto_h, rand_zipfian_exp;
-        double reconnect_timeout;
-        struct u64_list percentile;
-};
-
 #define O(f)  offsetof(struct oltp_opts, f)
 #define NOLIM 0, 0
 
-static const struct opt_def oltp_defs[] = {
+const struct opt_def oltp_opt_defs[] = {
     {"workload", OPT_ENUM, O(workload), "oltp_read_write", NOLIM, "sysbench workload",
      oltp_wl_names, 0},
     {"mysql-host", OPT_STR, O(mysql_host), "localhost", NOLIM,
@@ -118,32 +98,13 @@ static const struct opt_def oltp_defs[] = {
      "write the result JSON here (instead of a run directory)", NULL, 0},
     {"output-dir", OPT_STR, O(output_dir), "runs", NOLIM,
      "runs directory (result in DIR/oltp-TIME-PID/)", NULL, 0},
-    {"driver", OPT_STR, O(driver), "mariadb", NOLIM, "client library", NULL, OPT_F_HIDDEN},
+    {"driver", OPT_ENUM, O(driver), "mariadb", NOLIM, "client library", oltp_driver_names,
+     OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, NOLIM, NULL, NULL, 0},
 };
 
-static const char usage_line[] =
-    "hcisweep oltp prepare|run|cleanup [options]\n"
-    "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"
-    "  The password comes from --mysql-password-file, MYSQL_PWD or an option file\n"
-    "  (--mysql-defaults-file, else ~/.my.cnf): never needed on the command line.";
-
-/* The client libraries this build can drive, by --driver name. */
-static const struct oltp_driver_ops *const drivers[] = {&oltp_driver_mariadb, NULL};
-
-const struct oltp_driver_ops *oltp_driver_find(const char *name)
-{
-        for (unsigned i = 0; drivers[i]; i++)
-                if (!strcmp(drivers[i]->name, name))
-                        return drivers[i];
-        return NULL;
-}
-
-struct ctx {
+struct oltp_cli {
         struct oltp_opts o;
-        struct oltp_report *rep;
-        struct progress *prog;
-        struct opt_group g[2];
         struct oltp_dsn *hosts;
         unsigned nhosts;
         char *password;
@@ -151,9 +112,10 @@ struct ctx {
         unsigned ignore[MAX_IGNORE], nignore;
         int ignore_all;
         const struct oltp_driver_ops *ops;
+        struct oltp_workload *wl; /* oltp_cli_workload() */
 };
 
-static int parse_hosts(struct ctx *x, char *err, size_t errlen)
+static int parse_hosts(struct oltp_cli *x, char *err, size_t errlen)
 {
         char *list = strdup(x->o.mysql_host), *save = NULL, *tok;
         int rc = 0;
@@ -236,7 +198,7 @@ static char *option_file_password(FILE *f)
 
 /* --mysql-defaults-file, else ~/.my.cnf when it exists: 0, or -EINVAL when a named file is
  * unreadable. */
-static int read_option_file(struct ctx *x, char *err, size_t errlen)
+static int read_option_file(struct oltp_cli *x, char *err, size_t errlen)
 {
         const char *home = getenv("HOME");
         char path[4096];
@@ -261,7 +223,7 @@ static int read_option_file(struct ctx *x, char *err, size_t errlen)
         return 0;
 }
 
-static int read_password(struct ctx *x, char *err, size_t errlen)
+static int read_password(struct oltp_cli *x, char *err, size_t errlen)
 {
         const char *env = getenv("MYSQL_PWD");
         char line[1024];
@@ -294,7 +256,7 @@ static int read_password(struct ctx *x, char *err, size_t errlen)
         return 0;
 }
 
-static int parse_ignore(struct ctx *x, char *err, size_t errlen)
+static int parse_ignore(struct oltp_cli *x, char *err, size_t errlen)
 {
         const char *s = x->o.mysql_ignore_errors ? x->o.mysql_ignore_errors : "";
         char *end;
@@ -321,15 +283,11 @@ static int parse_ignore(struct ctx *x, char *err, size_t errlen)
         return 0;
 }
 
-static int setup(struct ctx *x, char *err, size_t errlen)
+int oltp_cli_setup(struct oltp_cli *x, char *err, size_t errlen)
 {
         int rc;
 
-        x->ops = oltp_driver_find(x->o.driver);
-        if (!x->ops) {
-                snprintf(err, errlen, "option --driver: unknown driver '%s'", x->o.driver);
-                return -EINVAL;
-        }
+        x->ops = oltp_drivers[x->o.driver];
         if ((rc = parse_hosts(x, err, errlen)) || (rc = read_password(x, err, errlen)) ||
             (rc = parse_ignore(x, err, errlen)))
                 return rc;
@@ -352,7 +310,7 @@ static int setup(struct ctx *x, char *err, size_t errlen)
         return 0;
 }
 
-static void prep_cfg(struct ctx *x, struct oltp_prep_cfg *p)
+static void prep_cfg(const struct oltp_cli *x, struct oltp_prep_cfg *p)
 {
         *p = (struct oltp_prep_cfg){
             .ops = x->ops,
@@ -364,27 +322,6 @@ static void prep_cfg(struct ctx *x, struct oltp_prep_cfg *p)
             .seed = (uint64_t)x->o.rand_seed,
             .out = stdout,
         };
-}
-
-static int do_prepare(struct ctx *x, int cleanup)
-{
-        struct oltp_prep_cfg p;
-        char err[600];
-        int rc;
-
-        prep_cfg(x, &p);
-        rc = cleanup ? oltp_cleanup(&p, err, sizeof(err)) : oltp_prepare(&p, err, sizeof(err));
-        if (rc) {
-                log_error("oltp %s: %s", cleanup ? "cleanup" : "prepare", err);
-                return HCI_EXIT_TARGET;
-        }
-        return HCI_EXIT_OK;
-}
-
-static void on_signal(int sig)
-{
-        (void)sig;
-        oltp_engine_request_stop();
 }
 
 static void knobs_of(const struct oltp_opts *o, struct oltp_knobs *k)
@@ -406,80 +343,11 @@ static void knobs_of(const struct oltp_opts *o, struct oltp_knobs *k)
         };
 }
 
-/* --json FILE: that file alone; otherwise a run directory --output-dir/oltp-TIME-PID. */
-static int save_result(struct ctx *x, const json_t *top, char *path, size_t len, char *err,
-                       size_t errlen)
+void oltp_cli_engine_cfg(const struct oltp_cli *x, struct oltp_engine_cfg *ec)
 {
-        char dir[4000], stamp[32];
-        time_t now = time(NULL);
-        struct tm tm;
-
-        if (x->o.json) {
-                snprintf(path, len, "%s", x->o.json);
-                return res_write_json(path, top, err, (unsigned)errlen);
-        }
-        gmtime_r(&now, &tm);
-        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-        snprintf(dir, sizeof(dir), "%s/oltp-%s-%d", x->o.output_dir ? x->o.output_dir : "runs",
-                 stamp, (int)getpid());
-        snprintf(path, len, "%s/result.json", dir);
-        return res_rundir_write(dir, top, err, (unsigned)errlen);
-}
-
-static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
-                      struct mon *mon)
-{
-        json_t *cfg = opt_to_json(x->g), *top = cfg ? res_new("oltp", cfg) : NULL;
-        char err[512], path[4096];
-        int rc = -ENOMEM;
-
-        json_decref(cfg);
-        if (!top)
-                goto out;
-        if (mon && json_object_set_new(top, "monitor", mon_to_json(mon)))
-                goto out;
-        if (oltp_report_json(rep, res, x->hosts, top))
-                goto out;
-        /* A run that ended early (interrupt, lost server) keeps its figures, marked. */
-        if (res->exit_code && res_mark_partial(top, res->err))
-                goto out;
-        rc = save_result(x, top, path, sizeof(path), err, sizeof(err));
-        if (rc) {
-                log_error("oltp: %s", err);
-                goto out;
-        }
-        if (res_index_register(path, err, sizeof(err)) < 0)
-                log_warn("run index: %s", err);
-        printf("result: %s%s\n", path, res->exit_code ? " (partial)" : "");
-out:
-        if (rc == -ENOMEM)
-                log_error("oltp: out of memory writing the result");
-        json_decref(top);
-        return rc;
-}
-
-/* The progress line lives on stderr (terminals only); interval lines clear it first. */
-static void on_interval(void *user, const struct oltp_interval *iv)
-{
-        struct ctx *x = user;
-
-        prog_clear(x->prog);
-        oltp_report_interval(x->rep, iv);
-}
-
-static void on_tick(void *user, double done_s)
-{
-        struct ctx *x = user;
-
-        prog_update(x->prog, done_s, "%s, %lld connections", oltp_wl_names[x->o.workload],
-                    x->o.threads);
-}
-
-static void engine_cfg(struct ctx *x, const struct oltp_workload *wl, struct oltp_engine_cfg *c)
-{
-        *c = (struct oltp_engine_cfg){
+        *ec = (struct oltp_engine_cfg){
             .ops = x->ops,
-            .wl = wl,
+            .wl = x->wl,
             .dist = &x->dist,
             .hosts = x->hosts,
             .nhosts = x->nhosts,
@@ -495,237 +363,82 @@ static void engine_cfg(struct ctx *x, const struct oltp_workload *wl, struct olt
             .ignore_all = x->ignore_all,
             .retry_budget_s = x->o.reconnect_timeout,
             .seed = (uint64_t)x->o.rand_seed,
-            .on_interval = on_interval,
-            .on_tick = x->o.time > 0 ? on_tick : NULL,
-            .user = x,
         };
 }
-
-static void print_header(struct ctx *x)
-{
-        printf("hcisweep %s oltp: %s, %lld connection(s) over %u host(s)\n", HCISWEEP_VERSION,
-               oltp_wl_names[x->o.workload], x->o.threads, x->nhosts);
-        if (x->o.rate > 0)
-                printf("Target transaction rate: %g/sec\n", x->o.rate);
-        if (x->o.report_interval > 0)
-                printf("Report intermediate results every %g second(s)\n", x->o.report_interval);
-        printf("\n");
-        fflush(stdout);
-}
-
-static int run_engine(struct ctx *x, struct oltp_workload *wl)
-{
-        double pcts[PARSE_LIST_MAX];
-        unsigned np = x->o.percentile.n;
-        struct oltp_engine_cfg ec;
-        struct oltp_result res;
-        struct oltp_report *rep;
-        struct mon *mon;
-        char err[512];
-        int rc;
-
-        for (unsigned i = 0; i < np; i++)
-                pcts[i] = opt_dlist_get(&x->o.percentile, i);
-        rep = oltp_report_new(stdout, pcts, np, x->o.rate);
-        if (!rep) {
-                log_error("oltp: out of memory");
-                return HCI_EXIT_TARGET;
-        }
-        mon = mon_start(1000, err, sizeof(err));
-        if (mon)
-                mon_watch_pid(mon, getpid(), "hcisweep");
-        engine_cfg(x, wl, &ec);
-        print_header(x);
-        x->rep = rep;
-        x->prog = prog_start(x->o.warmup_time + x->o.time);
-        rc = oltp_engine_run(&ec, &res, err, sizeof(err));
-        prog_end(x->prog);
-        x->prog = NULL;
-        if (mon)
-                mon_stop(mon);
-        if (rc) {
-                log_error("oltp run: %s", err);
-                rc = HCI_EXIT_TARGET;
-                goto out;
-        }
-        if (res.seconds > 0 || res.total.txns) {
-                oltp_report_final(rep, &res);
-                if (write_json(x, rep, &res, mon) && !res.exit_code)
-                        res.exit_code = HCI_EXIT_CHECK;
-        }
-        if (res.exit_code)
-                log_error("oltp run: %s", res.err);
-        rc = res.exit_code;
-        oltp_result_free(&res);
-out:
-        mon_free(mon);
-        oltp_report_free(rep);
-        return rc;
-}
-
-static int do_run(struct ctx *x)
-{
-        struct oltp_knobs kn;
-        struct oltp_workload *wl;
-        char err[512];
-        int rc;
-
-        if (x->o.time <= 0 && x->o.events <= 0) {
-                log_error("oltp run: --time and --events are both 0: the run would never end");
-                return HCI_EXIT_USAGE;
-        }
-        knobs_of(&x->o, &kn);
-        wl = oltp_wl_new(x->o.workload, &kn, &x->dist, err, sizeof(err));
-        if (!wl) {
-                log_error("oltp run: %s", err);
-                return HCI_EXIT_USAGE;
-        }
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        rc = run_engine(x, wl);
-        oltp_wl_free(wl);
-        return rc;
-}
-
-static int dispatch(struct ctx *x, const char *sub)
-{
-        int rc;
-
-        if (x->ops->lib_init()) {
-                log_error("oltp: cannot initialise the %s client library", x->ops->name);
-                return HCI_EXIT_TARGET;
-        }
-        if (!strcmp(sub, "prepare"))
-                rc = do_prepare(x, 0);
-        else if (!strcmp(sub, "cleanup"))
-                rc = do_prepare(x, 1);
-        else
-                rc = do_run(x);
-        x->ops->lib_end();
-        return rc;
-}
-
-static int parse(struct ctx *x, int argc, char **argv, const char **sub)
-{
-        char err[512], *pos[2];
-        int npos = 0, help = 0;
-
-        x->g[0] = (struct opt_group){oltp_defs, &x->o, "oltp options"};
-        x->g[1] = (struct opt_group){NULL, NULL, NULL};
-        if (opt_defaults(x->g, err, sizeof(err)) ||
-            opt_parse_argv(x->g, argc - 1, argv + 1, pos, 2, &npos, &help, err, sizeof(err))) {
-                log_error("oltp: %s", err);
-                return HCI_EXIT_USAGE;
-        }
-        if (help || (npos == 1 && !strcmp(pos[0], "help"))) {
-                opt_help(stdout, x->g, usage_line);
-                return -1;
-        }
-        if (npos != 1 ||
-            (strcmp(pos[0], "prepare") && strcmp(pos[0], "run") && strcmp(pos[0], "cleanup"))) {
-                log_error("oltp: want one of prepare, run, cleanup (see hcisweep oltp --help)");
-                return HCI_EXIT_USAGE;
-        }
-        *sub = pos[0];
-        if (setup(x, err, sizeof(err))) {
-                log_error("oltp: %s", err);
-                return HCI_EXIT_USAGE;
-        }
-        return 0;
-}
-
-int cmd_oltp(int argc, char **argv)
-{
-        struct ctx x;
-        const char *sub = NULL;
-        int rc;
-
-        memset(&x, 0, sizeof(x));
-        signal(SIGPIPE, SIG_IGN);
-        rc = parse(&x, argc, argv, &sub);
-        if (rc == 0)
-                rc = dispatch(&x, sub);
-        else if (rc < 0)
-                rc = HCI_EXIT_OK;
-        if (x.password) {
-                memset(x.password, 0, strlen(x.password));
-                free(x.password);
-        }
-        free(x.hosts);
-        opt_free(x.g);
-        return rc;
-}
-
-/* ---- the same options for commands that run OLTP themselves (scale) ---- */
-
-struct oltp_cli {
-        struct ctx x;
-        struct oltp_workload *wl;
-};
 
 struct oltp_cli *oltp_cli_new(struct opt_group *g)
 {
         struct oltp_cli *c = calloc(1, sizeof(*c));
 
         if (c)
-                *g = (struct opt_group){oltp_defs, &c->x.o, "oltp options"};
+                *g = (struct opt_group){oltp_opt_defs, &c->o, "oltp options"};
         return c;
 }
 
-int oltp_cli_setup(struct oltp_cli *c, char *err, size_t errlen)
+int oltp_cli_workload(struct oltp_cli *c, char *err, size_t errlen)
 {
         struct oltp_knobs kn;
-        int rc = setup(&c->x, err, errlen);
 
-        if (rc)
-                return rc;
-        knobs_of(&c->x.o, &kn);
-        c->wl = oltp_wl_new(c->x.o.workload, &kn, &c->x.dist, err, errlen);
+        if (c->wl)
+                return 0;
+        knobs_of(&c->o, &kn);
+        c->wl = oltp_wl_new(c->o.workload, &kn, &c->dist, err, errlen);
         return c->wl ? 0 : -EINVAL;
 }
 
-void oltp_cli_cfg(struct oltp_cli *c, const struct oltp_dsn *hosts, unsigned nhosts,
+void oltp_cli_prep_cfg(const struct oltp_cli *c, struct oltp_prep_cfg *p)
+{
+        prep_cfg(c, p);
+}
+
+void oltp_cli_cfg(const struct oltp_cli *c, const struct oltp_dsn *hosts, unsigned nhosts,
                   unsigned conns_per_host, struct oltp_engine_cfg *ec, struct oltp_prep_cfg *pc)
 {
-        struct ctx *x = &c->x;
-
-        engine_cfg(x, c->wl, ec);
+        oltp_cli_engine_cfg(c, ec);
         ec->hosts = hosts;
         ec->nhosts = nhosts;
         ec->nconns = conns_per_host * nhosts;
-        ec->on_interval = NULL;
-        ec->on_tick = NULL;
-        ec->user = NULL;
-        prep_cfg(x, pc);
+        prep_cfg(c, pc);
         pc->hosts = hosts;
         pc->nhosts = nhosts;
+}
+
+const struct oltp_opts *oltp_cli_opts(const struct oltp_cli *c)
+{
+        return &c->o;
+}
+
+const struct oltp_dsn *oltp_cli_hosts(const struct oltp_cli *c, unsigned *n)
+{
+        *n = c->nhosts;
+        return c->hosts;
 }
 
 void oltp_cli_login(const struct oltp_cli *c, const char **user, const char **db,
                     const char **password)
 {
-        *user = c->x.o.mysql_user;
-        *db = c->x.o.mysql_db;
-        *password = c->x.password;
+        *user = c->o.mysql_user;
+        *db = c->o.mysql_db;
+        *password = c->password;
 }
 
 unsigned oltp_cli_percentiles(const struct oltp_cli *c, double *out, unsigned max)
 {
-        unsigned n = c->x.o.percentile.n < max ? c->x.o.percentile.n : max;
+        unsigned n = c->o.percentile.n < max ? c->o.percentile.n : max;
 
         for (unsigned i = 0; i < n; i++)
-                out[i] = opt_dlist_get(&c->x.o.percentile, i);
+                out[i] = opt_dlist_get(&c->o.percentile, i);
         return n;
 }
 
 unsigned oltp_cli_threads(const struct oltp_cli *c)
 {
-        return (unsigned)c->x.o.threads;
+        return (unsigned)c->o.threads;
 }
 
 const char *oltp_cli_json(const struct oltp_cli *c)
 {
-        return c->x.o.json;
+        return c->o.json;
 }
 
 void oltp_cli_free(struct oltp_cli *c)
@@ -733,10 +446,10 @@ void oltp_cli_free(struct oltp_cli *c)
         if (!c)
                 return;
         oltp_wl_free(c->wl);
-        if (c->x.password) {
-                memset(c->x.password, 0, strlen(c->x.password));
-                free(c->x.password);
+        if (c->password) {
+                memset(c->password, 0, strlen(c->password));
+                free(c->password);
         }
-        free(c->x.hosts);
+        free(c->hosts);
         free(c);
 }

@@ -35,7 +35,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
-#include "oltp/oltp.h"
+#include "oltp/oltpopts.h"
 #include "oltp/prepare.h"
 #include "results/rundir.h"
 #include "results/store.h"
@@ -211,7 +211,8 @@ static int parse(struct scale *s, int argc, char **argv, char *err, size_t errle
         }
         if (lab_spec(&s->conf.lab, &s->conf.spec, &s->lab.ops, err, errlen) < 0 ||
             check_plan(s, err, errlen) < 0 || check_load(s, err, errlen) < 0 ||
-            oltp_cli_setup(s->conf.oc, err, errlen) < 0)
+            oltp_cli_setup(s->conf.oc, err, errlen) < 0 ||
+            oltp_cli_workload(s->conf.oc, err, errlen) < 0)
                 return -EINVAL;
         s->conf.npct = oltp_cli_percentiles(s->conf.oc, s->conf.pcts, MAX_PCT);
         s->conf.spec.cancel = &interrupted; /* Ctrl-C during a VM's boot ends the wait */

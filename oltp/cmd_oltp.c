@@ -1,0 +1,310 @@
+/*
+ * cmd_oltp.c - `hcisweep oltp prepare|run|cleanup`: parsing (the options of
+ * oltpopts.h), dispatch, the run's report and its result file.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/monitor.h"
+#include "core/opts.h"
+#include "core/progress.h"
+#include "core/resfile.h"
+#include "results/rundir.h"
+#include "results/store.h"
+#include "oltp/driver.h"
+#include "oltp/engine.h"
+#include "oltp/oltp.h"
+#include "oltp/oltpopts.h"
+#include "oltp/prepare.h"
+#include "oltp/report.h"
+
+static const char usage_line[] =
+    "hcisweep oltp prepare|run|cleanup [options]\n"
+    "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"
+    "  The password comes from --mysql-password-file, MYSQL_PWD or an option file\n"
+    "  (--mysql-defaults-file, else ~/.my.cnf): never needed on the command line.";
+
+struct ctx {
+        struct oltp_cli *c;
+        const struct oltp_opts *o;
+        struct oltp_report *rep;
+        struct progress *prog;
+        struct opt_group g[2];
+};
+
+static int do_prepare(struct ctx *x, int cleanup)
+{
+        struct oltp_prep_cfg p;
+        char err[600];
+        int rc;
+
+        oltp_cli_prep_cfg(x->c, &p);
+        rc = cleanup ? oltp_cleanup(&p, err, sizeof(err)) : oltp_prepare(&p, err, sizeof(err));
+        if (rc) {
+                log_error("oltp %s: %s", cleanup ? "cleanup" : "prepare", err);
+                return HCI_EXIT_TARGET;
+        }
+        return HCI_EXIT_OK;
+}
+
+static void on_signal(int sig)
+{
+        (void)sig;
+        oltp_engine_request_stop();
+}
+
+/* --json FILE: that file alone; otherwise a run directory --output-dir/oltp-TIME-PID. */
+static int save_result(struct ctx *x, const json_t *top, char *path, size_t len, char *err,
+                       size_t errlen)
+{
+        char dir[4000], stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+
+        if (x->o->json) {
+                snprintf(path, len, "%s", x->o->json);
+                return res_write_json(path, top, err, (unsigned)errlen);
+        }
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, sizeof(dir), "%s/oltp-%s-%d", x->o->output_dir ? x->o->output_dir : "runs",
+                 stamp, (int)getpid());
+        snprintf(path, len, "%s/result.json", dir);
+        return res_rundir_write(dir, top, err, (unsigned)errlen);
+}
+
+static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
+                      struct mon *mon)
+{
+        json_t *cfg = opt_to_json(x->g), *top = cfg ? res_new("oltp", cfg) : NULL;
+        char err[512], path[4096];
+        unsigned nhosts;
+        int rc = -ENOMEM;
+
+        json_decref(cfg);
+        if (!top)
+                goto out;
+        if (mon && json_object_set_new(top, "monitor", mon_to_json(mon)))
+                goto out;
+        if (oltp_report_json(rep, res, oltp_cli_hosts(x->c, &nhosts), top))
+                goto out;
+        /* A run that ended early (interrupt, lost server) keeps its figures, marked. */
+        if (res->exit_code && res_mark_partial(top, res->err))
+                goto out;
+        rc = save_result(x, top, path, sizeof(path), err, sizeof(err));
+        if (rc) {
+                log_error("oltp: %s", err);
+                goto out;
+        }
+        if (res_index_register(path, err, sizeof(err)) < 0)
+                log_warn("run index: %s", err);
+        printf("result: %s%s\n", path, res->exit_code ? " (partial)" : "");
+out:
+        if (rc == -ENOMEM)
+                log_error("oltp: out of memory writing the result");
+        json_decref(top);
+        return rc;
+}
+
+/* The progress line lives on stderr (terminals only); interval lines clear it first. */
+static void on_interval(void *user, const struct oltp_interval *iv)
+{
+        struct ctx *x = user;
+
+        prog_clear(x->prog);
+        oltp_report_interval(x->rep, iv);
+}
+
+static void on_tick(void *user, double done_s)
+{
+        struct ctx *x = user;
+
+        prog_update(x->prog, done_s, "%s, %lld connections", oltp_wl_names[x->o->workload],
+                    x->o->threads);
+}
+
+static void print_header(struct ctx *x)
+{
+        unsigned nhosts;
+
+        oltp_cli_hosts(x->c, &nhosts);
+        printf("hcisweep %s oltp: %s, %lld connection(s) over %u host(s)\n", HCISWEEP_VERSION,
+               oltp_wl_names[x->o->workload], x->o->threads, nhosts);
+        if (x->o->rate > 0)
+                printf("Target transaction rate: %g/sec\n", x->o->rate);
+        if (x->o->report_interval > 0)
+                printf("Report intermediate results every %g second(s)\n", x->o->report_interval);
+        printf("\n");
+        fflush(stdout);
+}
+
+static int run_engine(struct ctx *x)
+{
+        double pcts[PARSE_LIST_MAX];
+        unsigned np = x->o->percentile.n;
+        struct oltp_engine_cfg ec;
+        struct oltp_result res;
+        struct oltp_report *rep;
+        struct mon *mon;
+        char err[512];
+        int rc;
+
+        for (unsigned i = 0; i < np; i++)
+                pcts[i] = opt_dlist_get(&x->o->percentile, i);
+        rep = oltp_report_new(stdout, pcts, np, x->o->rate);
+        if (!rep) {
+                log_error("oltp: out of memory");
+                return HCI_EXIT_TARGET;
+        }
+        mon = mon_start(1000, err, sizeof(err));
+        if (mon)
+                mon_watch_pid(mon, getpid(), "hcisweep");
+        oltp_cli_engine_cfg(x->c, &ec);
+        ec.on_interval = on_interval;
+        ec.on_tick = x->o->time > 0 ? on_tick : NULL;
+        ec.user = x;
+        print_header(x);
+        x->rep = rep;
+        x->prog = prog_start(x->o->warmup_time + x->o->time);
+        rc = oltp_engine_run(&ec, &res, err, sizeof(err));
+        prog_end(x->prog);
+        x->prog = NULL;
+        if (mon)
+                mon_stop(mon);
+        if (rc) {
+                log_error("oltp run: %s", err);
+                rc = HCI_EXIT_TARGET;
+                goto out;
+        }
+        if (res.seconds > 0 || res.total.txns) {
+                oltp_report_final(rep, &res);
+                if (write_json(x, rep, &res, mon) && !res.exit_code)
+                        res.exit_code = HCI_EXIT_CHECK;
+        }
+        if (res.exit_code)
+                log_error("oltp run: %s", res.err);
+        rc = res.exit_code;
+        oltp_result_free(&res);
+out:
+        mon_free(mon);
+        oltp_report_free(rep);
+        return rc;
+}
+
+static int do_run(struct ctx *x)
+{
+        char err[512];
+
+        if (x->o->time <= 0 && x->o->events <= 0) {
+                log_error("oltp run: --time and --events are both 0: the run would never end");
+                return HCI_EXIT_USAGE;
+        }
+        if (oltp_cli_workload(x->c, err, sizeof(err)) < 0) {
+                log_error("oltp run: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        return run_engine(x);
+}
+
+static int dispatch(struct ctx *x, const char *sub)
+{
+        struct oltp_engine_cfg ec;
+        const struct oltp_driver_ops *ops;
+        int rc;
+
+        oltp_cli_engine_cfg(x->c, &ec);
+        ops = ec.ops;
+
+        if (ops->lib_init()) {
+                log_error("oltp: cannot initialise the %s client library", ops->name);
+                return HCI_EXIT_TARGET;
+        }
+        if (!strcmp(sub, "prepare"))
+                rc = do_prepare(x, 0);
+        else if (!strcmp(sub, "cleanup"))
+                rc = do_prepare(x, 1);
+        else
+                rc = do_run(x);
+        ops->lib_end();
+        return rc;
+}
+
+static int parse(struct ctx *x, int argc, char **argv, const char **sub)
+{
+        char err[512], *pos[2];
+        int npos = 0, help = 0;
+
+        x->c = oltp_cli_new(&x->g[0]);
+        if (!x->c) {
+                log_error("oltp: out of memory");
+                return HCI_EXIT_TARGET;
+        }
+        x->o = oltp_cli_opts(x->c);
+        x->g[1] = (struct opt_group){NULL, NULL, NULL};
+        if (opt_defaults(x->g, err, sizeof(err)) ||
+            opt_parse_argv(x->g, argc - 1, argv + 1, pos, 2, &npos, &help, err, sizeof(err))) {
+                log_error("oltp: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        if (help || (npos == 1 && !strcmp(pos[0], "help"))) {
+                opt_help(stdout, x->g, usage_line);
+                return -1;
+        }
+        if (npos != 1 ||
+            (strcmp(pos[0], "prepare") && strcmp(pos[0], "run") && strcmp(pos[0], "cleanup"))) {
+                log_error("oltp: want one of prepare, run, cleanup (see hcisweep oltp --help)");
+                return HCI_EXIT_USAGE;
+        }
+        *sub = pos[0];
+        if (oltp_cli_setup(x->c, err, sizeof(err))) {
+                log_error("oltp: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        return 0;
+}
+
+int cmd_oltp_check_option(const char *name, const char *val, char *err, size_t errlen)
+{
+        struct oltp_opts *o = calloc(1, sizeof(*o));
+        struct opt_group g[2] = {{oltp_opt_defs, o, NULL}, {0}};
+        int rc;
+
+        if (!o) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        rc = opt_defaults(g, err, errlen);
+        if (!rc)
+                rc = opt_set(g, name, val, err, errlen);
+        opt_free(g);
+        free(o);
+        return rc;
+}
+
+int cmd_oltp(int argc, char **argv)
+{
+        struct ctx x;
+        const char *sub = NULL;
+        int rc;
+
+        memset(&x, 0, sizeof(x));
+        signal(SIGPIPE, SIG_IGN);
+        rc = parse(&x, argc, argv, &sub);
+        if (rc == 0)
+                rc = dispatch(&x, sub);
+        else if (rc < 0)
+                rc = HCI_EXIT_OK;
+        opt_free(x.g);
+        oltp_cli_free(x.c);
+        return rc;
+}
