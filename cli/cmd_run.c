@@ -3,24 +3,23 @@
  *
  * fio-style: [global] holds options for every job, then one section per
  * job, run in file order. A job's `command` key picks the command (block,
- * the default, "oltp prepare|run|cleanup" or scale); every other key is an option
- * of that command, checked against its options table first so a mistake is
- * reported with its file and line before anything runs. Each job then runs
- * exactly as `hcisweep COMMAND --key=value ...` would.
+ * the default, "oltp prepare|run|cleanup" or scale: those of the command
+ * table, commands.c, that can check an option); every other key is an
+ * option of that command, checked against its options table first so a
+ * mistake is reported with its file and line before anything runs. Each job
+ * then runs exactly as `hcisweep COMMAND --key=value ...` would, through the
+ * same table as main.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "block/block.h"
 #include "cli/cmd_run.h"
+#include "cli/commands.h"
 #include "core/exitcode.h"
 #include "core/log.h"
 #include "core/opts.h"
-#include "oltp/oltp.h"
-#include "lab/lab.h"
-#include "scale/cmd_scale.h"
 
 #define MAX_JOBS 64
 #define MAX_KEYS 128
@@ -88,24 +87,58 @@ static const char *job_command(const struct jobfile *f, const struct job *j)
         return j->command ? j->command : f->global.command ? f->global.command : "block";
 }
 
+/* TEXT ("block", "scale", "oltp run") as a command of the table that jobs
+ * can run, with *sub pointing into name at its subcommand (NULL: none). */
+static const struct hci_command *job_target(const char *text, char *name, size_t len, char **sub)
+{
+        const struct hci_command *c;
+
+        snprintf(name, len, "%s", text);
+        *sub = strchr(name, ' ');
+        if (*sub)
+                *(*sub)++ = '\0';
+        c = hci_command_find(name);
+        if (!c || !c->check_option)
+                return NULL;
+        if (!c->subs)
+                return *sub ? NULL : c;
+        for (unsigned i = 0; *sub && c->subs[i]; i++)
+                if (!strcmp(*sub, c->subs[i]))
+                        return c;
+        return NULL;
+}
+
+/* "block, oltp prepare|run|cleanup, scale": what a job's command may be. */
+static void job_commands(char *out, size_t len)
+{
+        size_t n = 0;
+
+        out[0] = '\0';
+        for (const struct hci_command *c = hci_commands; c->name && n < len; c++) {
+                if (!c->check_option)
+                        continue;
+                n += (size_t)snprintf(out + n, len - n, "%s%s%s", n ? ", " : "", c->name,
+                                      c->subs ? " " : "");
+                for (unsigned i = 0; c->subs && c->subs[i] && n < len; i++)
+                        n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "|" : "", c->subs[i]);
+        }
+}
+
 static int check_key(const struct jobfile *f, const char *cmd, const struct kv *kv, char *err,
                      size_t errlen)
 {
-        char why[400];
+        const struct hci_command *c;
+        char why[400], name[64], *sub;
         int rc;
 
-        if (!strcmp(cmd, "block"))
-                rc = cmd_block_check_option(kv->key, kv->val, why, sizeof(why));
-        else if (!strcmp(cmd, "scale"))
-                rc = cmd_scale_check_option(kv->key, kv->val, why, sizeof(why));
-        else if (!strncmp(cmd, "oltp ", 5))
-                return 0; /* checked by the oltp command itself when the job runs */
-        else {
-                snprintf(err, errlen,
-                         "%s:%d: unknown command '%s' (block, oltp prepare|run|cleanup, scale)",
-                         f->path, kv->line, cmd);
+        c = job_target(cmd, name, sizeof(name), &sub);
+        if (!c) {
+                job_commands(why, sizeof(why));
+                snprintf(err, errlen, "%s:%d: unknown command '%s' (%s)", f->path, kv->line, cmd,
+                         why);
                 return -EINVAL;
         }
+        rc = c->check_option(kv->key, kv->val, why, sizeof(why));
         if (rc < 0)
                 snprintf(err, errlen, "%s:%d: %s", f->path, kv->line, why);
         return rc;
@@ -139,13 +172,15 @@ static char *kv_arg(const struct kv *kv)
 /* argv = COMMAND [SUB] --global... --job... */
 static int run_job(const struct jobfile *f, const struct job *j)
 {
-        char *argv[2 + 2 * MAX_KEYS + 1] = {0}, cmd[64];
+        char *argv[2 + 2 * MAX_KEYS + 1] = {0}, cmd[64], *sub;
+        const struct hci_command *c = job_target(job_command(f, j), cmd, sizeof(cmd), &sub);
         int argc = 0, rc = HCI_EXIT_USAGE;
 
-        snprintf(cmd, sizeof(cmd), "%s", job_command(f, j));
-        char *sub = strchr(cmd, ' ');
-        if (sub)
-                *sub++ = '\0';
+        if (!c) {
+                log_error("%s: job [%s]: unknown command '%s'", f->path, j->name,
+                          job_command(f, j));
+                return HCI_EXIT_USAGE;
+        }
         argv[argc++] = cmd;
         if (sub)
                 argv[argc++] = sub;
@@ -157,9 +192,7 @@ static int run_job(const struct jobfile *f, const struct job *j)
                         goto out;
         fflush(stdout);
         log_info("job [%s]: %s%s%s", j->name, cmd, sub ? " " : "", sub ? sub : "");
-        rc = !strcmp(cmd, "block")   ? cmd_block(argc, argv)
-             : !strcmp(cmd, "scale") ? cmd_scale(argc, argv)
-                                     : cmd_oltp(argc, argv);
+        rc = c->run(argc, argv);
 out:
         for (int i = sub ? 2 : 1; i < argc; i++)
                 free(argv[i]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `hcisweep run JOBFILE`: [global] applies to every job, jobs run in order,
 # and a bad key is reported with its file and line before anything runs
-# (block and scale jobs).
+# (block, scale and oltp jobs).
 . "$TESTLIB"
 
 cat >"$T/good.ini" <<INI
@@ -48,6 +48,17 @@ printf '[s]\ncommand = scale\nblock-load = rw=randrw,iodpth=4\n' >"$T/load.ini"
 expect_rc 2 "$HCISWEEP" run "$T/load.ini"
 grep -q "load.ini:3: .*iodpth" <<<"$OUT" || fail "bad --block-load key not reported: $OUT"
 grep -q "job \[s\]" <<<"$OUT" && fail "scale job ran although the file was invalid"
+
+# oltp jobs are checked the same way, before the block job ahead of them runs.
+printf '[a]\nengine = null\nruntime = 1\n\n[o]\ncommand = oltp run\ntabels = 2\n' >"$T/oltp.ini"
+expect_rc 2 "$HCISWEEP" run "$T/oltp.ini"
+grep -q "oltp.ini:7: unknown option --tabels (did you mean --tables?)" <<<"$OUT" ||
+        fail "bad oltp key not reported with its line: $OUT"
+grep -q "^randread" <<<"$OUT" && fail "job [a] ran although the oltp job was invalid"
+printf '[o]\ncommand = oltp bench\ntables = 2\n' >"$T/sub.ini"
+expect_rc 2 "$HCISWEEP" run "$T/sub.ini"
+grep -q "sub.ini:3: unknown command 'oltp bench' (block, oltp prepare|run|cleanup, scale)" \
+        <<<"$OUT" || fail "bad oltp subcommand not reported: $OUT"
 
 expect_rc 2 "$HCISWEEP" run "$T/missing.ini"
 grep -q "missing.ini" <<<"$OUT" || fail "missing file not named: $OUT"
