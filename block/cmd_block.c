@@ -25,6 +25,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
+#include "block/fio_json.h"
 #include "results/rundir.h"
 #include "results/store.h"
 
@@ -38,7 +39,7 @@ struct blk_cfg {
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
         long long log_interval_ms, monitor_interval, io_timeout;
         uint64_t size, offset;
-        int direct, verify, precondition, force, quiet;
+        int direct, verify, precondition, force, quiet, output_format;
 };
 
 static const char *const rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
@@ -75,6 +76,9 @@ static const struct opt_def block_opts[] = {
     {"percentile", OPT_DLIST, O(percentile), "50,90,95,99,99.9,99.99", 0.0001, 100,
      "latency percentiles in the JSON", NULL, 0},
     {"json", OPT_STR, O(json), NULL, 0, 0, "write the result JSON here", NULL, 0},
+    {"output-format", OPT_ENUM, O(output_format), "json", 0, 0,
+     "json (hcisweep's), or fio-json / fio-json+ (fio's layout; in a run dir: fio.json too)",
+     blk_fio_format_names, 0},
     {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
      "runs directory (result in DIR/block-TIME/result.json)", NULL, 0},
     {"force", OPT_BOOL, O(force), "0", 0, 0, "write even over a partition table or filesystem",
@@ -632,9 +636,15 @@ static int result_path(struct block_cmd *b, char *err, size_t errlen)
 
 static int save(struct block_cmd *b, char *err, size_t errlen)
 {
-        if (b->dir[0])
-                return res_rundir_write(b->dir, b->result, err, (unsigned)errlen);
-        return res_write_json(b->path, b->result, err, (unsigned)errlen);
+        int fmt = b->cfg.output_format, rc;
+        char fio[sizeof(b->dir) + 16];
+
+        if (!b->dir[0])
+                return fmt ? blk_fio_write(b->path, b->result, fmt, err, errlen)
+                           : res_write_json(b->path, b->result, err, errlen);
+        rc = res_rundir_write(b->dir, b->result, err, errlen);
+        snprintf(fio, sizeof(fio), "%s/fio.json", b->dir);
+        return rc || !fmt ? rc : blk_fio_write(fio, b->result, fmt, err, errlen);
 }
 
 /*
@@ -681,7 +691,9 @@ static int write_result(struct block_cmd *b, int partial, const char *why)
                                   b->saved);
                 return rc;
         }
-        if (res_index_register(b->path, err, sizeof(err)) < 0)
+        /* The index holds hcisweep results: a lone fio-format file stays out of it. */
+        if ((b->dir[0] || !b->cfg.output_format) &&
+            res_index_register(b->path, err, sizeof(err)) < 0)
                 log_warn("run index: %s", err);
         if (!b->cfg.quiet)
                 printf("result: %s%s\n", b->path, partial ? " (partial)" : "");
