@@ -21,11 +21,13 @@
 #include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/monitor.h"
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
 #include "block/fio_json.h"
+#include "block/live.h"
 #include "results/rundir.h"
 #include "results/store.h"
 
@@ -33,7 +35,7 @@
 #define BLK_MAX_INFLIGHT_BYTES (1ull << 30) /* --bs x --iodepth of one job */
 
 struct blk_cfg {
-        char *target, *filename, *json, *output_dir, *initiator;
+        char *target, *filename, *json, *output_dir, *initiator, *metrics_listen;
         int engine;
         struct u64_list rw, bs, iodepth, percentile;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
@@ -93,6 +95,7 @@ static const struct opt_def block_opts[] = {
     {"monitor-interval", OPT_INT, O(monitor_interval), "2", 1, 600,
      "seconds between host monitor samples", NULL, 0},
     {"quiet", OPT_BOOL, O(quiet), "0", 0, 0, "print only the result path and errors", NULL, 0},
+    METRICS_LISTEN_OPT(O(metrics_listen)),
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -124,6 +127,8 @@ struct block_cmd {
         int split;    /* each worker has its own slice of the region */
         struct mon *mon;
         struct progress *prog;
+        struct metrics *metrics; /* --metrics-listen, or NULL */
+        struct blk_live *live;
         json_t *result, *points;
         double plan_s, done_s;
         char why[512];  /* the first target failure, for partial_reason */
@@ -430,7 +435,8 @@ static int check_safety(struct block_cmd *b, char *err, size_t errlen)
 static void on_progress(void *user, double done_s, uint64_t ios)
 {
         struct block_cmd *b = user;
-        (void)ios;
+
+        blk_live_progress(b->live, done_s, ios);
         prog_update(b->prog, b->done_s + done_s, "%u target(s)", b->nt);
 }
 
@@ -721,7 +727,10 @@ static int run_precondition(struct block_cmd *b, uint64_t generation, char *err,
 static int run_point(struct block_cmd *b, struct blk_point_spec *p)
 {
         struct blk_point_result r;
-        int rc = blk_run_point(b->run, p, &r, on_progress, b);
+        int rc;
+
+        blk_live_point(b->live, (unsigned)json_array_size(b->points), rw_names[p->rw], p);
+        rc = blk_run_point(b->run, p, &r, on_progress, b);
         int writes = p->rw != BLK_RW_READ && p->rw != BLK_RW_RANDREAD;
 
         if (rc == 0 && p->verify && writes && !r.interrupted)
@@ -741,6 +750,7 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
                         log_error("verify: %s at byte offset %llu",
                                   vfy_status_name(r.all.bad[i].status),
                                   (unsigned long long)r.all.bad[i].offset);
+                blk_live_point_done(b->live, &r);
                 json_array_append_new(b->points, point_json(b, p, &r));
                 save_progress(b);
                 for (unsigned i = 0; i < r.ntargets && r.all.failed; i++)
@@ -839,6 +849,12 @@ static int start_result(struct block_cmd *b)
         if (!b->result || !b->points)
                 return HCI_EXIT_USAGE;
         json_object_set(b->result, "points", b->points);
+        if (metrics_start(&b->metrics, b->cfg.metrics_listen, err, sizeof(err)) < 0) {
+                log_error("%s", err);
+                return HCI_EXIT_USAGE;
+        }
+        if (b->metrics && !(b->live = blk_live_new(b->metrics)))
+                return HCI_EXIT_USAGE;
         b->mon = mon_start((unsigned)b->cfg.monitor_interval * 1000, err, sizeof(err));
         if (!b->mon)
                 log_warn("host monitor off: %s", err);
@@ -857,7 +873,9 @@ static int parse(struct block_cmd *b, int argc, char **argv)
                 log_error("block: unexpected argument '%s'", pos[0]);
                 return HCI_EXIT_USAGE;
         }
-        if (build_targets(b, err, sizeof(err)) < 0) {
+        if ((b->cfg.metrics_listen &&
+             metrics_check_listen(b->cfg.metrics_listen, NULL, err, sizeof(err)) < 0) ||
+            build_targets(b, err, sizeof(err)) < 0) {
                 log_error("%s", err);
                 return HCI_EXIT_USAGE;
         }
@@ -870,6 +888,8 @@ static void cleanup(struct block_cmd *b)
         running = NULL;
         blk_run_close(b->run);
         prog_end(b->prog);
+        blk_live_free(b->live);
+        metrics_stop(b->metrics);
         mon_free(b->mon);
         json_decref(b->points);
         json_decref(b->result);

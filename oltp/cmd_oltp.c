@@ -13,6 +13,7 @@
 
 #include "core/exitcode.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/monitor.h"
 #include "core/opts.h"
 #include "core/progress.h"
@@ -21,6 +22,7 @@
 #include "results/store.h"
 #include "oltp/driver.h"
 #include "oltp/engine.h"
+#include "oltp/live.h"
 #include "oltp/oltp.h"
 #include "oltp/oltpopts.h"
 #include "oltp/prepare.h"
@@ -37,6 +39,7 @@ struct ctx {
         const struct oltp_opts *o;
         struct oltp_report *rep;
         struct progress *prog;
+        struct oltp_live *live; /* --metrics-listen, or NULL */
         struct opt_group g[2];
 };
 
@@ -119,6 +122,9 @@ static void on_interval(void *user, const struct oltp_interval *iv)
 {
         struct ctx *x = user;
 
+        oltp_live_interval(x->live, iv);
+        if (x->o->report_interval <= 0)
+                return; /* intervals for the metrics endpoint only */
         prog_clear(x->prog);
         oltp_report_interval(x->rep, iv);
 }
@@ -154,6 +160,7 @@ static int run_engine(struct ctx *x)
         struct oltp_result res;
         struct oltp_report *rep;
         struct mon *mon;
+        struct metrics *metrics = NULL;
         char err[512];
         int rc;
 
@@ -171,6 +178,18 @@ static int run_engine(struct ctx *x)
         ec.on_interval = on_interval;
         ec.on_tick = x->o->time > 0 ? on_tick : NULL;
         ec.user = x;
+        if ((rc = metrics_start(&metrics, x->o->metrics_listen, err, sizeof(err))) < 0) {
+                log_error("oltp run: %s", err);
+                rc = HCI_EXIT_USAGE;
+                goto out;
+        }
+        if (metrics && !(x->live = oltp_live_new(metrics))) {
+                log_error("oltp: out of memory");
+                rc = HCI_EXIT_TARGET;
+                goto out;
+        }
+        if (metrics && ec.report_s <= 0)
+                ec.report_s = 1; /* the endpoint's interval when none is printed */
         print_header(x);
         x->rep = rep;
         x->prog = prog_start(x->o->warmup_time + x->o->time);
@@ -194,6 +213,9 @@ static int run_engine(struct ctx *x)
         rc = res.exit_code;
         oltp_result_free(&res);
 out:
+        oltp_live_free(x->live);
+        x->live = NULL;
+        metrics_stop(metrics);
         mon_free(mon);
         oltp_report_free(rep);
         return rc;

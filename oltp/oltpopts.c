@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/metrics.h"
 #include "oltp/driver.h"
 #include "oltp/engine.h"
 #include "oltp/prepare.h"
@@ -98,6 +99,7 @@ const struct opt_def oltp_opt_defs[] = {
      "write the result JSON here (instead of a run directory)", NULL, 0},
     {"output-dir", OPT_STR, O(output_dir), "runs", NOLIM,
      "runs directory (result in DIR/oltp-TIME-PID/)", NULL, 0},
+    METRICS_LISTEN_OPT(O(metrics_listen)),
     {"driver", OPT_ENUM, O(driver), "mariadb", NOLIM, "client library", oltp_driver_names,
      OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, NOLIM, NULL, NULL, 0},

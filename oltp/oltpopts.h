@@ -38,7 +38,7 @@ struct oltp_opts {
         int workload, rand_type, range_selects, skip_trx, driver;
         char *mysql_host, *mysql_user, *mysql_db, *mysql_password, *mysql_password_file;
         char *mysql_defaults_file;
-        char *mysql_ignore_errors, *json, *output_dir;
+        char *mysql_ignore_errors, *json, *output_dir, *metrics_listen;
         long long mysql_port, tables, table_size, threads, events, event_threads;
         long long point_selects, simple_ranges, sum_ranges, order_ranges, distinct_ranges;
         long long index_updates, non_index_updates, delete_inserts, range_size;

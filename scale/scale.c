@@ -32,14 +32,17 @@
 #include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
+#include "oltp/live.h"
 #include "oltp/oltpopts.h"
 #include "oltp/prepare.h"
 #include "results/rundir.h"
 #include "results/store.h"
 #include "lab/labopts.h"
+#include "scale/live.h"
 #include "scale/scale.h"
 #include "lab/sql.h"
 #include "scale/tipping.h"
@@ -113,6 +116,8 @@ struct scale_watch {
         struct scale_load *ld; /* the step's LUNs, open */
         struct mon *mon;       /* the whole run */
         int mon_stopped;
+        struct metrics *metrics; /* --metrics-listen, or NULL */
+        struct oltp_live *live;
 };
 
 /* The measured run in flight, as the engine's tick sees it. */
@@ -397,6 +402,11 @@ static void on_tick(void *user, double done_s)
                     s->run.rep + 1, s->conf.cfg.repeat, s->run.window_open ? "" : ", warming up");
 }
 
+static void on_interval(void *user, const struct oltp_interval *iv)
+{
+        oltp_live_interval(((struct scale *)user)->watch.live, iv);
+}
+
 /* Which VMs died: their names and the engine's reason, for the step. */
 static void name_lost(struct scale *s, struct scale_rep *r, unsigned n, const char *why)
 {
@@ -452,7 +462,8 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
 
         oltp_cli_cfg(s->conf.oc, s->lab.dsn, st->vms, oltp_cli_threads(s->conf.oc), &ec, &pc);
         ec.retry_budget_s = s->conf.cfg.lost_timeout;
-        ec.report_s = 0;
+        ec.report_s = s->watch.live ? 1 : 0;
+        ec.on_interval = s->watch.live ? on_interval : NULL;
         ec.on_tick = on_tick;
         ec.user = s;
         s->run.step = st;
@@ -661,6 +672,7 @@ static int run_step(struct scale *s, struct scale_step *st, char *err, size_t er
 {
         int rc = step_up(s, st->vms, err, errlen);
 
+        oltp_live_step(s->watch.live, st->vms);
         if (!rc && s->conf.load.on)
                 rc = open_load(s, st->vms, err, errlen);
         if (rc < 0) {
@@ -675,6 +687,7 @@ static int run_step(struct scale *s, struct scale_step *st, char *err, size_t er
         s->watch.ld = NULL;
         summarise(st);
         step_state(s, st);
+        scale_live_step_done(s->watch.metrics, st, (unsigned)(st - s->steps) + 1);
         if (rc < 0) {
                 st->state = SCALE_FAILED;
                 snprintf(st->error, sizeof(st->error), "%s", err);
@@ -963,6 +976,11 @@ static int run_all(struct scale *s)
                 snprintf(err, sizeof(err), "out of memory");
         if (!rc)
                 rc = result_path(s, err, sizeof(err));
+        if (!rc &&
+            (rc = metrics_start(&s->watch.metrics, oltp_cli_opts(s->conf.oc)->metrics_listen, err,
+                                sizeof(err))) == 0 &&
+            s->watch.metrics && !(s->watch.live = oltp_live_new(s->watch.metrics)))
+                rc = -ENOMEM;
         if (rc < 0) {
                 log_error("scale: %s", err);
                 goto out;
@@ -992,6 +1010,10 @@ static int run_all(struct scale *s)
         if (s->nsteps && write_result(s, &t, status) < 0 && !rc)
                 rc = -EIO;
 out:
+        oltp_live_free(s->watch.live);
+        s->watch.live = NULL;
+        metrics_stop(s->watch.metrics);
+        s->watch.metrics = NULL;
         teardown(s);
         s->lab.ops->close(s->lab.b);
         return rc;

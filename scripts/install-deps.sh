@@ -8,7 +8,7 @@ PKGS=(
   build-essential cmake pkg-config
   # libraries (through pkg-config)
   libiscsi-dev liburing-dev libjansson-dev libinih-dev
-  libmariadb-dev libmariadb-dev-compat libsqlite3-dev libcmocka-dev
+  libmariadb-dev libmariadb-dev-compat libsqlite3-dev libcmocka-dev libmicrohttpd-dev
   # real servers and tools the tests and the local lab drive
   tgt libiscsi-bin mariadb-server mariadb-client
   # peers for the benchmarks and compatibility tests
