@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -21,12 +22,24 @@
 
 static volatile uint64_t sink;
 
+static uint64_t cpu_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Burn at least ms of wall time and ms of this process's own CPU time (at
+ * most 60 s of wall time): on a loaded machine a wall-clock burn alone may
+ * get less CPU than one clock tick, and then /proc shows no CPU for us. */
 static void burn_ms(unsigned ms)
 {
-        uint64_t end = clk_now_ns() + (uint64_t)ms * 1000000ull;
+        uint64_t want = (uint64_t)ms * 1000000ull, t0 = clk_now_ns(), c0 = cpu_ns();
         uint64_t x = 1;
 
-        while (clk_now_ns() < end)
+        while (clk_now_ns() - t0 < want ||
+               (cpu_ns() - c0 < want && clk_now_ns() - t0 < 60000000000ull))
                 for (int i = 0; i < 10000; i++)
                         x = x * 6364136223846793005ull + 1442695040888963407ull;
         sink = x;
