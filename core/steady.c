@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 struct steady {
@@ -281,6 +282,7 @@ void steady_result(const struct steady *s, struct steady_res *out)
                 if (!steady_naive_ci(s->x + warm, m, &out->mean, &half))
                         out->ci_pct = steady_ci_pct(out->mean, half);
         }
+        out->target_ci_pct = s->cfg.target_ci_pct;
         out->met = s->ci >= 0 && s->ci <= s->cfg.target_ci_pct;
         out->settled = s->settled;
 }
@@ -308,4 +310,26 @@ double steady_left_s(const struct steady *s)
         if (need > s->mmax)
                 need = s->mmax;
         return need > m ? (double)(need - m) * s->cfg.sample_s : s->cfg.sample_s;
+}
+
+void steady_describe(const struct steady_res *r, char *buf, size_t len)
+{
+        char ci[32];
+
+        if (r->ci_pct >= 0 && isfinite(r->ci_pct))
+                snprintf(ci, sizeof(ci), "+-%.2f%%", r->ci_pct);
+        else
+                snprintf(ci, sizeof(ci), "unknown");
+        snprintf(buf, len, "warm-up %.1f s, measured %.1f s, CI %s (target %g%%)%s%s", r->warmup_s,
+                 r->measured_s, ci, r->target_ci_pct, r->met ? "" : ", not met",
+                 r->settled ? "" : ", not settled");
+}
+
+json_t *steady_to_json(const struct steady_res *r)
+{
+        int known = r->ci_pct >= 0 && isfinite(r->ci_pct);
+
+        return json_pack("{s:f,s:f,s:o,s:f,s:b,s:b}", "warmup_s", r->warmup_s, "measured_s",
+                         r->measured_s, "ci_pct", known ? json_real(r->ci_pct) : json_null(),
+                         "target_ci_pct", r->target_ci_pct, "met", r->met, "settled", r->settled);
 }

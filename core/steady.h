@@ -33,13 +33,15 @@
  *
  * The CI is looked at once STEADY_MIN_MEASURED samples are in, then each
  * time the measured samples have grown by a tenth: every look is a chance to
- * stop on a narrow interval by luck, so they are kept few. Pure arithmetic: no clock, no threads.
+ * stop on a narrow interval by luck, so they are kept few. Pure arithmetic
+ * (and the result's JSON object): no clock, no threads.
  * One thread per struct steady; the free functions are reentrant.
  */
 #ifndef HCI_STEADY_H
 #define HCI_STEADY_H
 
 #include <stddef.h>
+#include <jansson.h>
 
 #define STEADY_SAMPLE_S     0.5 /* seconds per throughput sample */
 #define STEADY_MSER_BATCH   5   /* samples per MSER batch (MSER-5) */
@@ -86,8 +88,9 @@ struct steady_res {
         double measured_s; /* seconds of samples measured */
         double ci_pct;     /* the last 95% CI as % of the mean; negative when never computed */
         double mean;       /* mean throughput of the measured samples */
-        int met;           /* ci_pct <= target_ci_pct */
-        int settled;       /* MSER-5 ended the warm-up (0: warmup_max_s did) */
+        double target_ci_pct;
+        int met;     /* ci_pct <= target_ci_pct */
+        int settled; /* MSER-5 ended the warm-up (0: warmup_max_s did) */
 };
 
 struct steady;
@@ -116,5 +119,13 @@ void steady_result(const struct steady *s, struct steady_res *out);
  * if it shrinks as 1/sqrt(n), never more than the budget left; 0 when done.
  */
 double steady_left_s(const struct steady *s);
+
+/* "warm-up 10.0 s, measured 12.5 s, CI +-1.8% (target 2%)", then ", not met"
+ * and ", not settled" when so; into buf. */
+void steady_describe(const struct steady_res *r, char *buf, size_t len);
+
+/* The result's "steady" object {warmup_s, measured_s, ci_pct (null when never
+ * computed), target_ci_pct, met, settled}; NULL on ENOMEM. The caller owns it. */
+json_t *steady_to_json(const struct steady_res *r);
 
 #endif

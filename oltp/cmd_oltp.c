@@ -192,7 +192,7 @@ static int run_engine(struct ctx *x)
                 ec.report_s = 1; /* the endpoint's interval when none is printed */
         print_header(x);
         x->rep = rep;
-        x->prog = prog_start(x->o->warmup_time + x->o->time);
+        x->prog = prog_start(oltp_engine_max_s(&ec));
         rc = oltp_engine_run(&ec, &res, err, sizeof(err));
         prog_end(x->prog);
         x->prog = NULL;

@@ -29,6 +29,7 @@
 
 #include "core/clock.h"
 #include "core/exitcode.h"
+#include "core/steady.h"
 #include "oltp/engine.h"
 
 #define MAX_EVENTS     256
@@ -86,6 +87,7 @@ struct worker {
         double mean_gap_ns;
         struct conn **idle;
         struct oltp_rng rng;
+        _Atomic uint64_t done; /* transactions finished, warm-up included (steady.h samples) */
 };
 
 struct engine {
@@ -93,7 +95,10 @@ struct engine {
         const struct oltp_driver_ops *ops;
         struct worker *w;
         unsigned nw;
-        uint64_t t_go, t_warm, t_end; /* t_end 0: no time limit */
+        uint64_t t_go;
+        _Atomic uint64_t t_warm, t_end; /* t_end 0: no time limit; both move with --target-ci */
+        struct steady *st;              /* --target-ci: the reporting thread's */
+        uint64_t st_next, st_prev, st_done;
         _Atomic int go, stop;
         _Atomic unsigned nready;
         _Atomic uint64_t started;
@@ -298,6 +303,7 @@ static void count_txn(struct conn *c, uint64_t now)
         struct hstat *h = &w->hs[c->host];
         uint64_t lat = now - c->t_sched;
 
+        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
         if (!in_window(w->e, now))
                 return;
         /* Queue wait is kept for the same transactions as latency, so wait <= latency holds. */
@@ -821,6 +827,37 @@ static int run_done(struct engine *e, uint64_t now)
         return 0;
 }
 
+/*
+ * --target-ci: one throughput sample for the steady-state rule. The
+ * measured window starts where the rule ends the warm-up and ends where
+ * it is met (or time_s after its start). 1 when the window just started.
+ */
+static int steady_sample(struct engine *e, uint64_t now)
+{
+        uint64_t done = 0;
+        enum steady_phase was = steady_phase(e->st), ph;
+        struct steady_res r;
+
+        for (unsigned i = 0; i < e->nw; i++)
+                done += atomic_load_explicit(&e->w[i].done, memory_order_relaxed);
+        ph = steady_add(e->st, (double)(done - e->st_done) * 1e9 / (double)(now - e->st_prev));
+        e->st_done = done;
+        e->st_prev = now;
+        e->st_next = now + (uint64_t)(STEADY_SAMPLE_S *
+                                      1e9); /* a late wake-up shifts, never bunches, samples */
+        if (was == STEADY_WARMUP && ph != STEADY_WARMUP) {
+                e->t_warm = now;
+                e->t_end = now + (uint64_t)(e->cfg->time_s * 1e9);
+        }
+        if (ph == STEADY_DONE)
+                e->t_end = now;
+        if (e->cfg->on_steady) {
+                steady_result(e->st, &r);
+                e->cfg->on_steady(e->cfg->user, ph, &r, steady_left_s(e->st));
+        }
+        return was == STEADY_WARMUP && ph != STEADY_WARMUP;
+}
+
 /* The reporting thread: intervals until the end, then the stop flag. */
 static void supervise(struct engine *e, struct hist *scratch)
 {
@@ -832,6 +869,10 @@ static void supervise(struct engine *e, struct hist *scratch)
         for (;;) {
                 uint64_t now = clk_now_ns();
 
+                if (e->st && now >= e->st_next && steady_sample(e, now) && next) {
+                        prev = e->t_warm;
+                        next = prev + step;
+                }
                 if (next && now >= next && (!e->t_end || next <= e->t_end)) {
                         report_interval(e, scratch, prev, next);
                         prev = next;
@@ -849,6 +890,8 @@ static void supervise(struct engine *e, struct hist *scratch)
                         wake = next;
                 if (e->t_end && e->t_end < wake)
                         wake = e->t_end;
+                if (e->st && e->st_next < wake)
+                        wake = e->st_next;
                 clk_sleep_ns(wake > now ? wake - now : 0);
         }
         atomic_store(&e->stop, 1);
@@ -938,6 +981,12 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
         e.w = calloc(e.nw, sizeof(*e.w));
         if (!e.w || !scratch)
                 goto out_nomem;
+        if (cfg->target_ci_pct > 0 &&
+            !(e.st = steady_new(&(struct steady_cfg){.target_ci_pct = cfg->target_ci_pct,
+                                                     .sample_s = STEADY_SAMPLE_S,
+                                                     .warmup_max_s = oltp_engine_warmup_max(cfg),
+                                                     .measure_max_s = cfg->time_s})))
+                goto out_nomem;
         for (unsigned i = 0; i < e.nw; i++)
                 if (worker_init(&e, &e.w[i], i))
                         goto out_nomem;
@@ -946,8 +995,10 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
                 goto out;
         if (all_ready_or_fatal(&e) == 0) {
                 e.t_go = clk_now_ns();
-                e.t_warm = e.t_go + (uint64_t)(cfg->warmup_s * 1e9);
+                e.t_warm = e.t_go + (uint64_t)(oltp_engine_warmup_max(cfg) * 1e9);
                 e.t_end = cfg->time_s > 0 ? e.t_warm + (uint64_t)(cfg->time_s * 1e9) : 0;
+                e.st_prev = e.st_next = e.t_go;
+                e.st_next += (uint64_t)(STEADY_SAMPLE_S * 1e9);
                 atomic_store(&e.go, 1);
                 supervise(&e, scratch);
         }
@@ -957,6 +1008,10 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
         rc = collect(&e, res);
         if (rc)
                 goto out_nomem;
+        if (e.st) {
+                steady_result(e.st, &res->steady);
+                res->have_steady = 1;
+        }
         goto out;
 out_nomem:
         snprintf(err, errlen, "out of memory");
@@ -965,9 +1020,22 @@ out:
         for (unsigned i = 0; e.w && i < e.nw; i++)
                 worker_free(&e, &e.w[i]);
         free(e.w);
+        steady_free(e.st);
         hist_free(scratch);
         pthread_mutex_destroy(&e.fmu);
         return rc;
+}
+
+double oltp_engine_warmup_max(const struct oltp_engine_cfg *cfg)
+{
+        if (cfg->target_ci_pct > 0 && cfg->warmup_s <= 0)
+                return cfg->time_s / 2;
+        return cfg->warmup_s;
+}
+
+double oltp_engine_max_s(const struct oltp_engine_cfg *cfg)
+{
+        return oltp_engine_warmup_max(cfg) + cfg->time_s;
 }
 
 void oltp_result_free(struct oltp_result *res)

@@ -19,6 +19,13 @@
  * connection (credentials, unknown database, no server) ends it at once
  * (exit_code 3), as does a failing prepare.
  *
+ * With cfg->target_ci_pct > 0 the warm-up and the measured time are not
+ * fixed: throughput is sampled every STEADY_SAMPLE_S from the start and
+ * core/steady.h's rule ends the warm-up once the series has settled and the
+ * run once the 95% CI of its mean is within target_ci_pct percent.
+ * warmup_s and time_s are then the longest each may take (warmup_s 0: half
+ * of time_s), and res->steady says what the rule found.
+ *
  * The calling thread reports: every cfg->report_s it hands the interval's
  * figures to cfg->on_interval. Call from one thread at a time.
  */
@@ -29,6 +36,7 @@
 #include <stdint.h>
 
 #include "core/hist.h"
+#include "core/steady.h"
 #include "oltp/driver.h"
 #include "oltp/rand.h"
 #include "oltp/workload.h"
@@ -68,6 +76,12 @@ struct oltp_engine_cfg {
         void (*on_interval)(void *user, const struct oltp_interval *iv);
         /* optional, a few times a second: seconds of warm-up + time done so far */
         void (*on_tick)(void *user, double done_s);
+        /* > 0: warm-up and measured time by the steady-state rule (above) */
+        double target_ci_pct;
+        /* optional, with target_ci_pct: after every sample, the phase it left the run in,
+         * the figures so far and the seconds probably left (steady_left_s) */
+        void (*on_steady)(void *user, enum steady_phase ph, const struct steady_res *r,
+                          double left_s);
         void *user;
 };
 
@@ -88,8 +102,10 @@ struct oltp_result {
         double *conn_busy_s; /* per connection: sum of its transaction latencies */
         uint64_t queue_overflows;
         unsigned threads_used;
-        int exit_code; /* an enum hci_exit */
-        char err[512]; /* why, when exit_code != 0 */
+        int have_steady;          /* target_ci_pct was set */
+        struct steady_res steady; /* what the steady-state rule found */
+        int exit_code;            /* an enum hci_exit */
+        char err[512];            /* why, when exit_code != 0 */
 };
 
 /*
@@ -101,6 +117,12 @@ struct oltp_result {
 int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, char *err,
                     size_t errlen);
 void oltp_result_free(struct oltp_result *res);
+
+/* The longest warm-up a run of cfg may take: warmup_s, or half of time_s with
+ * target_ci_pct and no warmup_s. */
+double oltp_engine_warmup_max(const struct oltp_engine_cfg *cfg);
+/* The longest a run of cfg may take, warm-up included (its worst case). */
+double oltp_engine_max_s(const struct oltp_engine_cfg *cfg);
 
 /* Request a stop from a signal handler or another thread (the run ends as if its time was up). */
 void oltp_engine_request_stop(void);

@@ -56,6 +56,10 @@ const struct opt_def oltp_opt_defs[] = {
     {"events", OPT_INT, O(events), "0", 0, 1e15, "stop after this many transactions", NULL, 0},
     {"warmup-time", OPT_DOUBLE, O(warmup_time), "0", 0, 1e6,
      "seconds run before measuring (not counted)", NULL, 0},
+    {"target-ci", OPT_DOUBLE, O(target_ci), "0", 0, 100,
+     "end the warm-up once throughput is steady and the run once its mean's 95% CI is within "
+     "PCT percent (--time and --warmup-time are then the longest; 0: fixed lengths)",
+     NULL, 0},
     {"report-interval", OPT_DOUBLE, O(report_interval), "0", 0, 1e6,
      "print figures every SEC seconds (0: off)", NULL, 0},
     {"percentile", OPT_DLIST, O(percentile), "95", 0.001, 100, "latency percentile(s)", NULL, 0},
@@ -289,6 +293,10 @@ int oltp_cli_setup(struct oltp_cli *x, char *err, size_t errlen)
 {
         int rc;
 
+        if (x->o.target_ci > 0 && x->o.time <= 0) {
+                snprintf(err, errlen, "option --target-ci: needs --time, the longest measurement");
+                return -EINVAL;
+        }
         x->ops = oltp_drivers[x->o.driver];
         if ((rc = parse_hosts(x, err, errlen)) || (rc = read_password(x, err, errlen)) ||
             (rc = parse_ignore(x, err, errlen)))
@@ -365,6 +373,7 @@ void oltp_cli_engine_cfg(const struct oltp_cli *x, struct oltp_engine_cfg *ec)
             .ignore_all = x->ignore_all,
             .retry_budget_s = x->o.reconnect_timeout,
             .seed = (uint64_t)x->o.rand_seed,
+            .target_ci_pct = x->o.target_ci,
         };
 }
 

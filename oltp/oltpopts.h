@@ -44,7 +44,7 @@ struct oltp_opts {
         long long index_updates, non_index_updates, delete_inserts, range_size;
         long long rand_spec_iter, rand_spec_pct, rand_spec_res, rand_seed, connect_timeout;
         double time, warmup_time, report_interval, rate, rand_pareto_h, rand_zipfian_exp;
-        double reconnect_timeout;
+        double reconnect_timeout, target_ci;
         struct u64_list percentile;
 };
 

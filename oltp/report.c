@@ -184,6 +184,12 @@ void oltp_report_final(struct oltp_report *r, const struct oltp_result *res)
                 line_ms(f, "queue wait max:", (double)hist_max(res->qwait) / 1e6);
         }
         fprintf(f, "\n");
+        if (res->have_steady) {
+                char st[256];
+
+                steady_describe(&res->steady, st, sizeof(st));
+                fprintf(f, "Steady state: %s\n\n", st);
+        }
         fairness(f, res);
         fflush(f);
 }
@@ -291,6 +297,8 @@ int oltp_report_json(struct oltp_report *r, const struct oltp_result *res,
         rc |= json_object_set_new(top, "hosts", hosts_json(res, hosts, r));
         rc |= json_object_set_new(top, "intervals", intervals_json(r));
         rc |= add_rate(r, res, top);
+        if (res->have_steady)
+                rc |= json_object_set_new(top, "steady", steady_to_json(&res->steady));
         if (res->exit_code)
                 rc |= json_object_set_new(top, "error", json_string(res->err));
         return rc ? -ENOMEM : 0;
