@@ -41,6 +41,12 @@ struct progress *prog_start(double total_s)
         return p;
 }
 
+void prog_set_total(struct progress *p, double total_s)
+{
+        if (p)
+                p->total_s = total_s > 0 ? total_s : 0;
+}
+
 static double eta_s(const struct progress *p, double done_s, uint64_t now)
 {
         double left = p->total_s - done_s;
@@ -53,7 +59,7 @@ static double eta_s(const struct progress *p, double done_s, uint64_t now)
         return left;
 }
 
-static void fmt_duration(char *buf, size_t len, double s)
+void prog_fmt_duration(char *buf, size_t len, double s)
 {
         unsigned long t = (unsigned long)(s + 0.5);
 
@@ -91,7 +97,7 @@ void prog_update(struct progress *p, double done_s, const char *fmt, ...)
         va_end(ap);
         pct = p->total_s > 0 ? 100.0 * done_s / p->total_s : 0;
         pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
-        fmt_duration(eta, sizeof(eta), eta_s(p, done_s, now));
+        prog_fmt_duration(eta, sizeof(eta), eta_s(p, done_s, now));
         n = snprintf(line, sizeof(line), "[%3d%%] %s left | %s", (int)pct, eta, text);
         cols = term_columns();
         if (cols > 1 && n >= cols)

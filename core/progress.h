@@ -8,6 +8,8 @@
 #ifndef HCI_PROGRESS_H
 #define HCI_PROGRESS_H
 
+#include <stddef.h>
+
 struct progress;
 
 /* total_s: the whole planned duration in seconds. Returns NULL on ENOMEM (then all calls are
@@ -18,8 +20,14 @@ struct progress *prog_start(double total_s);
 void prog_update(struct progress *p, double done_s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The plan's total changed (runs that end when their figure is steady): the ETA follows. */
+void prog_set_total(struct progress *p, double total_s);
+
 /* Clear the line (so the next printed line starts clean) without ending. */
 void prog_clear(struct progress *p);
+
+/* Seconds as the line shows them: "4:05", "1:02:03". */
+void prog_fmt_duration(char *buf, size_t len, double s);
 
 /* Clear the line and free. */
 void prog_end(struct progress *p);

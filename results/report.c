@@ -166,6 +166,44 @@ static void monitor_section(struct doc *d, const json_t *r)
               num(sum, "steal_max"), num(cpu, "idle"));
 }
 
+/* A figure whose steady-state rule (--target-ci) was not met is flagged, never accepted quietly. */
+static void steady_warning(struct doc *d, const json_t *st, const char *label)
+{
+        const json_t *ci = json_object_get(st, "ci_pct");
+        char reached[64];
+
+        if (!st || !json_is_false(json_object_get(st, "met")))
+                return;
+        if (json_is_number(ci))
+                snprintf(reached, sizeof(reached), "reached +-%.2f%%", json_number_value(ci));
+        else
+                snprintf(reached, sizeof(reached), "was never computed");
+        doc_p(d, "warn",
+              "Warning: %s: the 95%% CI of its mean throughput %s, not the --target-ci %g%%, in "
+              "%.0f s measured%s: a less certain figure than asked for.",
+              label, reached, num(st, "target_ci_pct"), num(st, "measured_s"),
+              json_is_false(json_object_get(st, "settled")) ? " (its warm-up never settled)" : "");
+}
+
+static void steady_warnings(struct doc *d, const json_t *r)
+{
+        const json_t *x;
+        char label[64];
+        size_t i;
+
+        steady_warning(d, json_object_get(r, "steady"), "the run");
+        json_array_foreach(json_object_get(r, "steps"), i, x)
+        {
+                snprintf(label, sizeof(label), "%.0f VMs", num(x, "vms"));
+                steady_warning(d, json_object_get(x, "steady"), label);
+        }
+        json_array_foreach(json_object_get(r, "points"), i, x)
+        {
+                snprintf(label, sizeof(label), "point %zu", i + 1);
+                steady_warning(d, json_object_get(x, "steady"), label);
+        }
+}
+
 /* Every reason to distrust a figure, before the figures. */
 static void warnings(struct doc *d, const json_t *r, const struct run_view *v)
 {
@@ -197,6 +235,7 @@ static void warnings(struct doc *d, const json_t *r, const struct run_view *v)
                                       v->s[i].name, v->s[i].name[0] ? ", " : "", v->load_name,
                                       p->load, p->cv * 100, CV_LIMIT * 100);
                 }
+        steady_warnings(d, r);
 }
 
 /* ---- the command ------------------------------------------------------------ */

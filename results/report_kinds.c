@@ -183,6 +183,44 @@ static void tip_label(const json_t *tip, char *buf, size_t len)
                  why ? why : "");
 }
 
+/* --target-ci: what each step's steady-state rule cut, measured and reached. */
+static void steady_table(struct doc *d, const json_t *r)
+{
+        static const char *const head[] = {"VMs",  "warm-up s", "measured s",
+                                           "CI %", "target %",  "met"};
+        char c[6][32];
+        const char *cells[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+        const json_t *x, *st;
+        size_t i;
+        int any = 0;
+
+        json_array_foreach(json_object_get(r, "steps"), i, x) any |=
+            json_object_get(x, "steady") != NULL;
+        if (!any)
+                return;
+        doc_h(d, 2, "Steady state");
+        doc_p(d, "meta",
+              "Warm-up cut by MSER-5; measured until the 95%% CI of the mean TPS (batch means) "
+              "was within the target, or the longest measurement ran out.");
+        doc_table(d, head, 6);
+        json_array_foreach(json_object_get(r, "steps"), i, x)
+        {
+                const json_t *ci;
+
+                if (!(st = json_object_get(x, "steady")))
+                        continue;
+                ci = json_object_get(st, "ci_pct");
+                snprintf(c[0], 32, "%.0f", json_number_value(json_object_get(x, "vms")));
+                snprintf(c[1], 32, "%.1f", json_number_value(json_object_get(st, "warmup_s")));
+                snprintf(c[2], 32, "%.1f", json_number_value(json_object_get(st, "measured_s")));
+                snprintf(c[3], 32, json_is_number(ci) ? "%.2f" : "-", json_number_value(ci));
+                snprintf(c[4], 32, "%g", json_number_value(json_object_get(st, "target_ci_pct")));
+                snprintf(c[5], 32, "%s", json_is_true(json_object_get(st, "met")) ? "yes" : "NO");
+                doc_row(d, cells, 6);
+        }
+        doc_table_end(d);
+}
+
 int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
 {
         const json_t *tip = json_object_get(r, "tipping_point");
@@ -225,5 +263,6 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
                 p[i].mark_label = label;
                 doc_plot(d, &p[i]);
         }
+        steady_table(d, r);
         return cols_free(&c);
 }

@@ -21,6 +21,7 @@
  * the last write, so a killed run keeps its steps.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -56,7 +57,7 @@ struct scale_cfg {
         struct u64_list vms;
         long long repeat;
         double latency_slo, lost_timeout;
-        int keep_lab;
+        int keep_lab, dry_run;
 };
 
 #define O(f) offsetof(struct scale_cfg, f)
@@ -71,6 +72,8 @@ static const struct opt_def scale_opts[] = {
     {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
      "results go to DIR/scale-TIME/result.json (unless --json)", NULL, 0},
     {"keep-lab", OPT_BOOL, O(keep_lab), "0", 0, 0, "leave the VMs running at the end", NULL, 0},
+    {"dry-run", OPT_BOOL, O(dry_run), "0", 0, 0,
+     "print the plan and its worst-case duration, start nothing", NULL, 0},
     {"block-load", OPT_STR, O(block_load), NULL, 0, 0,
      "block I/O on every VM's LUN during each measured run: rw=randrw,bs=4k,iodepth=4,"
      "rwmixread=70,numjobs=1 (any of the keys; these are the defaults)",
@@ -128,6 +131,8 @@ struct scale_flight {
         int window_open;
         struct scale_snap snap0;
         uint64_t t0;
+        double done_s; /* of this run, warm-up included */
+        char ci[32];   /* ", CI 2.1%" once the steady-state rule has one */
 };
 
 struct scale {
@@ -138,7 +143,10 @@ struct scale {
         struct scale_step *steps;
         unsigned nsteps;
         struct progress *prog;
-        double done_s;
+        double done_s;     /* seconds of runs done (warm-up included) */
+        unsigned runs;     /* runs done */
+        unsigned max_runs; /* runs the plan may take */
+        double run_max_s;  /* the longest one run may take */
         char stop_reason[256];
         char dir[1024]; /* run directory; "" with --json */
         char path[1100];
@@ -398,8 +406,33 @@ static void on_tick(void *user, double done_s)
 
         if (!s->run.window_open && done_s >= s->run.warmup_s)
                 open_window(s);
-        prog_update(s->prog, s->done_s + done_s, "%u VMs, run %u/%lld%s", s->run.step->vms,
-                    s->run.rep + 1, s->conf.cfg.repeat, s->run.window_open ? "" : ", warming up");
+        s->run.done_s = done_s;
+        prog_update(s->prog, s->done_s + done_s, "%u VMs, run %u/%lld%s%s", s->run.step->vms,
+                    s->run.rep + 1, s->conf.cfg.repeat, s->run.window_open ? "" : ", warming up",
+                    s->run.ci);
+}
+
+/* The plan's total once runs end early: what is done, what the run in
+ * flight probably has left, and the runs to come at the mean length of
+ * those done so far (the worst case before any is done). */
+static void prog_total(struct scale *s, double this_run_s)
+{
+        double per = s->runs ? s->done_s / s->runs : s->run_max_s;
+        unsigned after = s->max_runs > s->runs + 1 ? s->max_runs - s->runs - 1 : 0;
+
+        prog_set_total(s->prog, s->done_s + this_run_s + after * per);
+}
+
+/* --target-ci: the rule opened the measured window, and says how long is left. */
+static void on_steady(void *user, enum steady_phase ph, const struct steady_res *r, double left_s)
+{
+        struct scale *s = user;
+
+        if (!s->run.window_open && ph != STEADY_WARMUP)
+                open_window(s);
+        if (r->ci_pct >= 0 && ph != STEADY_WARMUP)
+                snprintf(s->run.ci, sizeof(s->run.ci), ", CI %.1f%%", r->ci_pct);
+        prog_total(s, s->run.done_s + left_s);
 }
 
 static void on_interval(void *user, const struct oltp_interval *iv)
@@ -468,14 +501,20 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         ec.user = s;
         s->run.step = st;
         s->run.rep = st->nrep;
-        s->run.warmup_s = ec.warmup_s;
+        ec.on_steady = on_steady;
+        s->run.warmup_s = ec.target_ci_pct > 0 ? INFINITY : ec.warmup_s; /* the rule opens it */
         s->run.window_open = 0;
+        s->run.done_s = 0;
+        s->run.ci[0] = 0;
         r->load_iops = -1;
+        /* With --target-ci no one knows the run's length up front: the block
+         * load runs, unramped, until the OLTP run ends. */
         if (s->watch.ld &&
-            (rc = scale_load_start(s->watch.ld, ec.warmup_s, ec.time_s, err, errlen)) < 0)
+            (rc = scale_load_start(s->watch.ld, ec.target_ci_pct > 0 ? 0 : ec.warmup_s,
+                                   ec.target_ci_pct > 0 ? 0 : ec.time_s, err, errlen)) < 0)
                 return rc;
         m = mon_start(500, why, sizeof(why));
-        if (ec.warmup_s <= 0)
+        if (s->run.warmup_s <= 0)
                 open_window(s);
         rc = oltp_engine_run(&ec, &res, err, errlen);
         if (!s->run.window_open)
@@ -490,9 +529,13 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
                 st->monitor = mon_to_json(m);
                 mon_free(m);
         }
-        s->done_s += ec.warmup_s + ec.time_s;
+        s->done_s += rc < 0 || !res.have_steady ? ec.warmup_s + ec.time_s
+                                                : res.steady.warmup_s + res.seconds;
         if (rc < 0)
                 return rc;
+        s->runs++;
+        r->have_steady = res.have_steady;
+        r->steady = res.steady;
         scale_probe_rates(s->watch.probe, &s->run.snap0, &snap1, &r->rates);
         keep_result(st, r, &res);
         r->interrupted = interrupted;
@@ -512,6 +555,27 @@ static int cmp_double(const void *a, const void *b)
         double x = *(const double *)a, y = *(const double *)b;
 
         return x < y ? -1 : x > y;
+}
+
+/* The step's steady state from its repeats': a step met --target-ci only if every run did. */
+static void step_steady(struct scale_step *st)
+{
+        struct steady_res *a = &st->steady;
+
+        st->have_steady = st->rep[0].have_steady;
+        if (!st->have_steady)
+                return;
+        *a = st->rep[0].steady;
+        for (unsigned r = 1; r < st->nrep; r++) {
+                const struct steady_res *b = &st->rep[r].steady;
+
+                a->warmup_s += b->warmup_s;
+                a->measured_s += b->measured_s;
+                if (b->ci_pct < 0 || (a->ci_pct >= 0 && b->ci_pct > a->ci_pct))
+                        a->ci_pct = b->ci_pct < 0 ? -1 : b->ci_pct;
+                a->met &= b->met;
+                a->settled &= b->settled;
+        }
 }
 
 /* Step figures from its repeats: median TPS and its spread, means of the rest. */
@@ -565,6 +629,7 @@ static void summarise(struct scale_step *st)
         }
         if (!st->nrep)
                 return;
+        step_steady(st);
         qsort(tps, st->nrep, sizeof(tps[0]), cmp_double);
         st->tps_min = tps[0];
         st->tps_max = tps[st->nrep - 1];
@@ -756,6 +821,32 @@ static void tipping(struct scale *s, struct tip_result *t)
         tip_find(ts, s->nsteps, t);
 }
 
+/* Steps whose TPS did not reach --target-ci: named under the answer, never passed over. */
+static void print_not_met(const struct scale *s)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < s->nsteps; i++) {
+                const struct scale_step *st = &s->steps[i];
+
+                if (!st->have_steady || st->steady.met)
+                        continue;
+                printf("%s%u", n++ ? ", " : "CI not met (--target-ci): ", st->vms);
+        }
+        if (n)
+                printf(" VMs; those steps' TPS is less certain than asked for\n");
+}
+
+static json_t *not_met_json(const struct scale *s)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < s->nsteps; i++)
+                if (s->steps[i].have_steady && !s->steps[i].steady.met)
+                        json_array_append_new(a, json_integer(s->steps[i].vms));
+        return a;
+}
+
 /* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
 static int result_path(struct scale *s, char *err, size_t errlen)
 {
@@ -821,6 +912,8 @@ static json_t *build_result(struct scale *s, const struct tip_result *t, const c
                 bad |= json_object_set_new(top, "monitor", mon_to_json(s->watch.mon));
         bad |= json_object_set_new(top, "steps", steps_json(s));
         bad |= json_object_set_new(top, "tipping_point", tip_json(t));
+        if (s->nsteps && s->steps[0].have_steady)
+                bad |= json_object_set_new(top, "ci_not_met", not_met_json(s));
         if (bad) {
                 json_decref(top);
                 return NULL;
@@ -1003,6 +1096,7 @@ static int run_all(struct scale *s)
                 printf("tipping point: none, limited by none: %s\n", t.reason);
         if (s->stop_reason[0])
                 printf("stopped early: %s\n", s->stop_reason);
+        print_not_met(s);
         status = interrupted         ? "interrupted"
                  : rc < 0            ? "failed"
                  : s->stop_reason[0] ? "stopped early"
@@ -1017,6 +1111,33 @@ out:
         teardown(s);
         s->lab.ops->close(s->lab.b);
         return rc;
+}
+
+/* ---- the plan, up front ---------------------------------------------------------- */
+
+/* What the plan will do and how long it may take at worst (--dry-run, and before step one). */
+static void print_plan(const struct scale *s, const struct oltp_engine_cfg *ec)
+{
+        const struct u64_list *v = &s->conf.cfg.vms;
+        char one[32], all[32];
+
+        printf("plan:");
+        for (unsigned i = 0; i < v->n; i++)
+                printf("%s%llu", i ? ", " : " ", (unsigned long long)v->v[i]);
+        printf(" VMs, %lld run(s) per step\n", s->conf.cfg.repeat);
+        if (ec->target_ci_pct > 0)
+                printf(
+                    "each run: warm-up until throughput is steady (at most %g s), measured until "
+                    "the 95%% CI of its mean is within %g%% (at most %g s)\n",
+                    oltp_engine_warmup_max(ec), ec->target_ci_pct, ec->time_s);
+        else
+                printf("each run: warm-up %g s, measured %g s\n", ec->warmup_s, ec->time_s);
+        prog_fmt_duration(one, sizeof(one), s->run_max_s);
+        prog_fmt_duration(all, sizeof(all), s->conf.plan_s);
+        printf("worst case: %u run(s) of at most %s = %s, plus starting VMs and preparing "
+               "tables\n",
+               s->max_runs, one, all);
+        fflush(stdout);
 }
 
 int cmd_scale_check_option(const char *name, const char *val, char *err, size_t errlen)
@@ -1070,8 +1191,14 @@ int cmd_scale(int argc, char **argv)
                 goto out;
         }
         oltp_cli_cfg(s->conf.oc, s->lab.dsn, 1, 1, &ec, &pc);
-        s->conf.plan_s =
-            (double)s->conf.cfg.vms.n * (double)s->conf.cfg.repeat * (ec.warmup_s + ec.time_s);
+        s->run_max_s = oltp_engine_max_s(&ec);
+        s->max_runs = s->conf.cfg.vms.n * (unsigned)s->conf.cfg.repeat;
+        s->conf.plan_s = s->max_runs * s->run_max_s;
+        print_plan(s, &ec);
+        if (s->conf.cfg.dry_run) {
+                rc = HCI_EXIT_OK;
+                goto out;
+        }
         if (ec.ops->lib_init()) {
                 log_error("scale: cannot initialise the %s client library", ec.ops->name);
                 rc = HCI_EXIT_TARGET;

@@ -66,6 +66,8 @@ struct scale_rep {
         struct scale_rates rates;
         int lost;        /* a VM was lost (degraded) */
         int interrupted; /* SIGINT */
+        int have_steady; /* --target-ci */
+        struct steady_res steady;
         char error[1024];
 };
 
@@ -96,6 +98,8 @@ struct scale_step {
         uint64_t consoles;          /* bit i-1: VM i's console tail saved (scale_console_name) */
         json_t *monitor;            /* of its last repeat; owned */
         struct scale_load_res load; /* with --block-load */
+        int have_steady;            /* --target-ci: its repeats' steady states together */
+        struct steady_res steady;   /* times summed, the widest CI, met and settled by all */
 };
 
 enum scale_state { SCALE_OK, SCALE_DEGRADED, SCALE_PARTIAL, SCALE_FAILED };

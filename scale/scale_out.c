@@ -56,6 +56,13 @@ void scale_print_step(const struct scale_step *s, unsigned repeat,
         if (s->error[0])
                 printf("  %s", s->error);
         printf("\n");
+        if (s->have_steady) {
+                char st[256];
+
+                steady_describe(&s->steady, st, sizeof(st));
+                printf("%5s steady: %s%s\n", "", st,
+                       s->steady.met ? "" : " -- FLAGGED: TPS less certain than --target-ci");
+        }
         fflush(stdout);
 }
 
@@ -129,6 +136,8 @@ static json_t *rep_json(const struct scale_rep *r)
 
         if (o && r->error[0])
                 json_object_set_new(o, "error", json_string(r->error));
+        if (o && r->have_steady)
+                json_object_set_new(o, "steady", steady_to_json(&r->steady));
         return o;
 }
 
@@ -224,6 +233,8 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
                 json_object_set_new(o, "error", json_string(s->error));
         if (s->consoles)
                 json_object_set_new(o, "console_logs", consoles_json(s));
+        if (s->have_steady)
+                json_object_set_new(o, "steady", steady_to_json(&s->steady));
         if (load->on && s->load.ran &&
             json_object_set_new(o, "block_load", load_json(load, &s->load, pcts, npct))) {
                 json_decref(o);
