@@ -40,6 +40,8 @@ struct blk_cfg {
         struct u64_list rw, bs, iodepth, percentile;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
         long long log_interval_ms, monitor_interval, io_timeout;
+        long long batch_submit, batch_complete_min, batch_complete_max;
+        int fixedbufs, hipri, sqthread_poll;
         uint64_t size, offset;
         int direct, verify, precondition, force, quiet, output_format;
 };
@@ -60,6 +62,19 @@ static const struct opt_def block_opts[] = {
     {"bs", OPT_SIZELIST, O(bs), "4k", 512, 64 << 20, "block size(s), a list sweeps", NULL, 0},
     {"iodepth", OPT_LIST, O(iodepth), "1", 1, 4096,
      "I/Os in flight per job: 1,4,16 or 1-128 (doubling) sweeps", NULL, 0},
+    {"iodepth_batch_submit", OPT_INT, O(batch_submit), "0", 0, 4096,
+     "push queued I/Os to the engine every N (0: once per refill, in the reap's system call)", NULL,
+     0},
+    {"iodepth_batch_complete_min", OPT_INT, O(batch_complete_min), "1", 1, 4096,
+     "wait for at least N completions before refilling", NULL, 0},
+    {"iodepth_batch_complete_max", OPT_INT, O(batch_complete_max), "0", 0, 4096,
+     "take at most N completions per reap (0: iodepth)", NULL, 0},
+    {"fixedbufs", OPT_BOOL, O(fixedbufs), "0", 0, 0,
+     "io_uring: register the I/O buffers with the kernel once", NULL, 0},
+    {"hipri", OPT_BOOL, O(hipri), "0", 0, 0,
+     "io_uring: polled completions (--direct; the device needs poll queues)", NULL, 0},
+    {"sqthread_poll", OPT_BOOL, O(sqthread_poll), "0", 0, 0,
+     "io_uring: a kernel thread polls for submissions (one CPU busy per job)", NULL, 0},
     {"numjobs", OPT_INT, O(numjobs), "1", 1, 256, "jobs (threads) per target", NULL, 0},
     {"sessions", OPT_INT, O(sessions), "1", 1, 64, "iSCSI sessions per LUN (per job)", NULL, 0},
     {"runtime", OPT_INT, O(runtime), "10", 1, 86400, "measured seconds per sweep point", NULL, 0},
@@ -374,6 +389,9 @@ static int open_run(struct block_cmd *b, char *err, size_t errlen)
             .initiator = c->initiator,
             .split_region = c->verify || any_sequential(c) || c->precondition,
             .io_timeout_ns = (uint64_t)c->io_timeout * 1000000000ull,
+            .engine_flags = (c->fixedbufs ? BLK_OPEN_FIXEDBUFS : 0u) |
+                            (c->hipri ? BLK_OPEN_HIPRI : 0u) |
+                            (c->sqthread_poll ? BLK_OPEN_SQPOLL : 0u),
         };
         struct blk_target_spec specs[MAX_TARGETS];
 
@@ -444,8 +462,9 @@ static void print_header(const struct block_cmd *b)
 {
         if (b->cfg.quiet)
                 return;
-        printf("%-9s %6s %5s %-18s %11s %9s %9s %9s %9s %9s %7s %6s\n", "rw", "bs", "qd", "target",
-               "IOPS", "MB/s", "mean_us", "p50_us", "p99_us", "p99.9_us", "errors", "cpu%");
+        printf("%-9s %6s %5s %7s %-18s %11s %9s %9s %9s %9s %9s %7s %6s\n", "rw", "bs", "qd",
+               "qd_mean", "target", "IOPS", "MB/s", "mean_us", "p50_us", "p99_us", "p99.9_us",
+               "errors", "cpu%");
 }
 
 static void print_row(const struct block_cmd *b, const struct blk_point_spec *p, const char *label,
@@ -462,9 +481,11 @@ static void print_row(const struct block_cmd *b, const struct blk_point_spec *p,
         hist_merge(h, t->dir[1].hist);
         fmt_size(p->bs, bs, sizeof(bs));
         uint64_t ios = t->dir[0].ios + t->dir[1].ios, bytes = t->dir[0].bytes + t->dir[1].bytes;
-        printf("%-9s %6s %5u %-18.18s %11.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7llu ", rw_names[p->rw],
-               bs, p->iodepth, label, secs > 0 ? ios / secs : 0, secs > 0 ? bytes / secs / 1e6 : 0,
-               hist_mean(h) / 1e3, hist_percentile(h, 50) / 1e3, hist_percentile(h, 99) / 1e3,
+        printf("%-9s %6s %5u %7.2f %-18.18s %11.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7llu ",
+               rw_names[p->rw], bs, p->iodepth,
+               secs > 0 && t->njobs ? t->inflight_ns / 1e9 / secs / t->njobs : 0, label,
+               secs > 0 ? ios / secs : 0, secs > 0 ? bytes / secs / 1e6 : 0, hist_mean(h) / 1e3,
+               hist_percentile(h, 50) / 1e3, hist_percentile(h, 99) / 1e3,
                hist_percentile(h, 99.9) / 1e3,
                (unsigned long long)(t->dir[0].errors + t->dir[1].errors));
         if (cpu_pct >= 0)
@@ -515,6 +536,12 @@ static json_t *target_json(const struct blk_cfg *c, const struct blk_target_resu
         json_object_set_new(j, "errors",
                             json_integer((json_int_t)(t->dir[0].errors + t->dir[1].errors)));
         json_object_set_new(j, "reconnects", json_integer((json_int_t)t->reconnects));
+        /* time-weighted I/Os in flight: per job (against iodepth) and in all (iostat's aqu-sz) */
+        json_object_set_new(
+            j, "iodepth_mean",
+            json_real(secs > 0 && t->njobs ? t->inflight_ns / 1e9 / secs / t->njobs : 0));
+        json_object_set_new(j, "inflight_mean",
+                            json_real(secs > 0 ? t->inflight_ns / 1e9 / secs : 0));
         if (verify) {
                 json_t *v = json_object(), *bad = json_array();
                 json_object_set_new(v, "checked", json_integer((json_int_t)t->vfy_checked));
@@ -790,6 +817,9 @@ static int sweep(struct block_cmd *b, int *mismatch, int *interrupted)
                                     .verify = c->verify,
                                     .generation = gen,
                                     .interval_ms = (unsigned)c->log_interval_ms,
+                                    .batch_submit = (unsigned)c->batch_submit,
+                                    .batch_complete_min = (unsigned)c->batch_complete_min,
+                                    .batch_complete_max = (unsigned)c->batch_complete_max,
                                 };
                                 if ((rc = run_point(b, &p)) < 0)
                                         return rc;

@@ -14,8 +14,11 @@
  *              COMPLETED -> the I/O finished inline (sync engines); io->error set
  *              QUEUED    -> it will come back from reap()
  *              BUSY      -> no room now: reap first, then queue it again
- *         ops->commit(inst)                  if non-NULL: push batched submissions
+ *         ops->commit(inst)                  if non-NULL, every --iodepth_batch_submit
+ *                                            I/Os: push what queue() batched
  *         n = ops->reap(inst, min, max, out, timeout_ms)
+ *                                            also pushes what is still batched, in
+ *                                            the same system call where it can
  *     ops->close(inst)
  *
  * Engines are listed in block/engines.c; one file per engine.
@@ -25,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 enum blk_ddir { BLK_READ = 0, BLK_WRITE = 1 };
 
@@ -35,10 +39,11 @@ enum blk_qres { BLK_Q_COMPLETED, BLK_Q_QUEUED, BLK_Q_BUSY };
 
 struct blk_io {
         /* set by the core loop before queue() */
-        uint64_t offset; /* bytes from the start of the file/LUN, multiple of geom.block_size */
-        uint32_t len;    /* bytes, multiple of geom.block_size */
-        uint8_t ddir;    /* enum blk_ddir */
-        void *buf;       /* len bytes, 4096-aligned, owned by the core loop */
+        uint64_t offset;    /* bytes from the start of the file/LUN, multiple of geom.block_size */
+        uint32_t len;       /* bytes, multiple of geom.block_size */
+        uint8_t ddir;       /* enum blk_ddir */
+        void *buf;          /* len bytes, 4096-aligned, owned by the core loop */
+        uint32_t buf_index; /* which of blk_open_args.bufs holds buf */
 
         /* set by the engine at completion */
         int error;         /* 0, or -errno (-EIO for a SCSI CHECK CONDITION) */
@@ -59,6 +64,11 @@ struct blk_geom {
         uint32_t block_size; /* logical block size in bytes (512 for files unless direct) */
 };
 
+/* Engine tuning, under fio's option names (only io_uring acts on them). */
+#define BLK_OPEN_FIXEDBUFS 1u /* register bufs with the kernel once (fio fixedbufs) */
+#define BLK_OPEN_HIPRI     2u /* polled completions, no interrupts (fio hipri) */
+#define BLK_OPEN_SQPOLL    4u /* a kernel thread submits, no system call (fio sqthread_poll) */
+
 struct blk_open_args {
         const char *path;   /* file path, device path or iscsi:// URL */
         unsigned depth;     /* at most this many I/Os in flight on this instance */
@@ -69,6 +79,13 @@ struct blk_open_args {
         const char *initiator;  /* iSCSI initiator IQN (NULL = engine default) */
         unsigned session;       /* index of this session/job on the target (for naming) */
         unsigned io_timeout_ms; /* engines with their own command timeout use it; 0: default */
+        unsigned flags;         /* BLK_OPEN_* */
+        /*
+         * Every buffer an I/O of this instance will point into, owned by the
+         * core loop and valid until close(): an engine may register them.
+         */
+        const struct iovec *bufs;
+        unsigned nbufs;
 };
 
 struct blk_eng_stats {
@@ -96,12 +113,16 @@ struct blk_engine_ops {
         /* Submit one I/O. Never blocks for long on async engines. */
         enum blk_qres (*queue)(void *inst, struct blk_io *io);
 
-        /* Push I/Os queued since the last commit (may be NULL). 0 or -errno. */
+        /*
+         * Push I/Os queued since the last commit (may be NULL). 0 or -errno.
+         * reap() pushes them too, so a loop that reaps next needs no commit.
+         */
         int (*commit)(void *inst);
 
         /*
-         * Wait up to timeout_ms for at least min completions (min may be 0:
-         * just collect what is done), store up to max of them in out[] and
+         * Push what queue() batched, wait up to timeout_ms for at least min
+         * completions (min may be 0: just collect what is done), store up to
+         * max of them in out[] and
          * return how many. A negative return is fatal for this instance (the
          * session is lost and cannot be re-established): -errno, and err is
          * filled by last_error().

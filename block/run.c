@@ -46,14 +46,18 @@ struct worker {
         struct blk_io **freel;
         unsigned nfree;
         struct blk_io **done;
+        struct iovec *iov; /* every slot buffer, then the write pattern (registrable) */
 
         /* per phase */
         enum wmode mode;
         const struct blk_point_spec *p;
         uint32_t bs;
         unsigned depth;
+        unsigned batch_submit, batch_min, batch_max; /* fio's iodepth_batch_* */
         uint64_t cursor, seq, rng, generation;
         int exhausted;
+        uint64_t qd_t;    /* clock reading of the last change of the in-flight count */
+        uint64_t qd_area; /* in-flight I/Os x ns inside the measured window */
 
         /* accounting, owned by the worker while it runs */
         struct ctr_block ctr;
@@ -162,10 +166,13 @@ static int next_io(struct worker *w, struct blk_io *io)
          * a deduplicating target from collapsing every block into one).
          */
         io->buf = w->slotbuf[io->slot];
-        if (write && w->generation)
+        io->buf_index = io->slot;
+        if (write && w->generation) {
                 vfy_fill(io->buf, io->len, w->geom.block_size, io->offset, w->generation, w->seq);
-        else if (write)
+        } else if (write) {
                 io->buf = (char *)w->wpat + (w->seq % WPAT_WINDOWS) * 4096;
+                io->buf_index = w->nios;
+        }
         w->seq++;
         return 1;
 }
@@ -250,14 +257,43 @@ static void worker_fail(struct worker *w, int rc)
         atomic_fetch_add(&w->run->failures, 1);
 }
 
-/* Fill the queue up to depth; returns the new in-flight count. */
-static unsigned fill_queue(struct worker *w, unsigned inflight)
+/*
+ * The time-weighted queue depth: the in-flight count was `inflight` from the
+ * last change until now; add the part of that inside the measured window.
+ */
+static void depth_advance(struct worker *w, unsigned inflight, uint64_t now)
 {
         struct blk_run *r = w->run;
-        uint64_t now = clk_now_ns();
+        uint64_t from = atomic_load_explicit(&r->measure_from, memory_order_relaxed);
+        uint64_t until = atomic_load_explicit(&r->measure_until, memory_order_relaxed);
+        uint64_t a = w->qd_t > from ? w->qd_t : from, b = now < until ? now : until;
 
+        if (b > a)
+                w->qd_area += (uint64_t)inflight * (b - a);
+        w->qd_t = now;
+}
+
+/*
+ * Fill the queue up to depth; returns the new in-flight count. now is the
+ * clock reading that found the free slots (the reap's, right after one):
+ * the new I/Os count from it, so a slot the loop refills at once never
+ * shows as idle, and one it leaves empty does.
+ */
+static unsigned fill_queue(struct worker *w, unsigned inflight, uint64_t now, int *rc)
+{
+        struct blk_run *r = w->run;
+        unsigned batched = 0;
+        int sync = 0;
+
+        /*
+         * An asynchronous engine's refill is bounded by the depth, so it
+         * completes even when the point is ending: the reap that follows
+         * then closes the in-flight count at the end of the window. Only
+         * synchronous engines, which never fill up, must check for the end.
+         */
+        depth_advance(w, inflight, now);
         while (inflight < w->depth && w->nfree &&
-               !atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+               !(sync && atomic_load_explicit(&r->stop, memory_order_relaxed))) {
                 struct blk_io *io = w->freel[--w->nfree];
                 enum blk_qres q;
 
@@ -270,8 +306,16 @@ static unsigned fill_queue(struct worker *w, unsigned inflight)
                 q = w->ops->queue(w->inst, io);
                 if (q == BLK_Q_QUEUED) {
                         inflight++;
+                        if (w->batch_submit && ++batched >= w->batch_submit && w->ops->commit) {
+                                batched = 0;
+                                if ((*rc = w->ops->commit(w->inst)) < 0)
+                                        break;
+                        }
                 } else if (q == BLK_Q_COMPLETED) {
+                        /* a synchronous I/O: in flight while queue() ran */
+                        sync = 1;
                         now = clk_now_ns();
+                        depth_advance(w, inflight + 1, now);
                         complete(w, io, now,
                                  atomic_load_explicit(&r->measure_from, memory_order_relaxed),
                                  atomic_load_explicit(&r->measure_until, memory_order_relaxed));
@@ -287,16 +331,20 @@ static unsigned fill_queue(struct worker *w, unsigned inflight)
         return inflight;
 }
 
-static int reap_some(struct worker *w, unsigned *inflight, int timeout_ms)
+/* Reap completions (and push what is batched); *now is the clock reading after the reap. */
+static int reap_some(struct worker *w, unsigned *inflight, int timeout_ms, uint64_t *now_out)
 {
         struct blk_run *r = w->run;
-        int n = w->ops->reap(w->inst, 1, w->nios, w->done, timeout_ms);
+        unsigned min = w->batch_min < *inflight ? w->batch_min : *inflight;
+        int n = w->ops->reap(w->inst, min ? min : 1, w->batch_max, w->done, timeout_ms);
         uint64_t now = clk_now_ns();
         uint64_t from = atomic_load_explicit(&r->measure_from, memory_order_relaxed);
         uint64_t until = atomic_load_explicit(&r->measure_until, memory_order_relaxed);
 
+        *now_out = now;
         if (n < 0)
                 return n;
+        depth_advance(w, *inflight, now);
         for (int i = 0; i < n; i++) {
                 complete(w, w->done[i], now, from, until);
                 w->freel[w->nfree++] = w->done[i];
@@ -330,7 +378,7 @@ static int drain(struct worker *w, unsigned *inflight, int rc)
                         if (deadline > now + INTERRUPT_GRACE_NS)
                                 deadline = now + INTERRUPT_GRACE_NS;
                 }
-                rc = reap_some(w, inflight, 50);
+                rc = reap_some(w, inflight, 50, &now);
         }
         if (rc >= 0 && *inflight > 0 && atomic_load(&r->interrupted)) {
                 w->abandoned = *inflight;
@@ -350,18 +398,23 @@ static void *worker_loop(void *arg)
         struct worker *w = arg;
         struct blk_run *r = w->run;
         unsigned inflight = 0;
+        uint64_t now = clk_now_ns();
         int rc = 0;
 
-        while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
-                inflight = fill_queue(w, inflight);
-                if (w->ops->commit && (rc = w->ops->commit(w->inst)) < 0)
+        w->qd_t = now;
+        for (;;) {
+                /* refill before looking at stop: the drain's reap then ends the window */
+                inflight = fill_queue(w, inflight, now, &rc);
+                if (rc < 0 || atomic_load_explicit(&r->stop, memory_order_relaxed))
                         break;
                 if (inflight == 0) {
                         if (w->exhausted)
                                 break;
+                        now = clk_now_ns();
                         continue;
                 }
-                if ((rc = reap_some(w, &inflight, 100)) < 0)
+                /* one system call pushes the refill and waits for completions */
+                if ((rc = reap_some(w, &inflight, 100, &now)) < 0)
                         break;
                 if (w->timeouts[0] + w->timeouts[1]) {
                         rc = -ETIMEDOUT;
@@ -386,6 +439,7 @@ static void worker_free(struct worker *w)
         free(w->wpat);
         free(w->freel);
         free(w->done);
+        free(w->iov);
         free(w->written);
         hist_free(w->hist[0]);
         hist_free(w->hist[1]);
@@ -408,10 +462,11 @@ static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *er
         w->freel = calloc(w->nios, sizeof(*w->freel));
         w->done = calloc(w->nios, sizeof(*w->done));
         w->slotbuf = calloc(w->nios, sizeof(*w->slotbuf));
+        w->iov = calloc(w->nios + 1, sizeof(*w->iov));
         w->hist[0] = hist_new();
         w->hist[1] = hist_new();
-        if (!w->ios || !w->freel || !w->done || !w->slotbuf || !w->hist[0] || !w->hist[1] ||
-            posix_memalign(&w->bufmem, 4096, bufsz * w->nios) ||
+        if (!w->ios || !w->freel || !w->done || !w->slotbuf || !w->iov || !w->hist[0] ||
+            !w->hist[1] || posix_memalign(&w->bufmem, 4096, bufsz * w->nios) ||
             posix_memalign(&w->wpat, 4096, bufsz + (WPAT_WINDOWS - 1) * 4096)) {
                 snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", w->nios,
                          bufsz);
@@ -423,7 +478,9 @@ static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *er
                 w->ios[i].buf = w->slotbuf[i];
                 w->ios[i].slot = i;
                 w->freel[i] = &w->ios[i];
+                w->iov[i] = (struct iovec){w->slotbuf[i], bufsz};
         }
+        w->iov[w->nios] = (struct iovec){w->wpat, bufsz + (WPAT_WINDOWS - 1) * 4096};
         w->nfree = w->nios;
         w->rng = clk_now_ns() ^ ((uint64_t)(uintptr_t)w << 17) ^ 0x9E3779B97F4A7C15ull;
         return 0;
@@ -470,19 +527,25 @@ static int open_worker(struct blk_run *r, struct worker *w, const struct blk_tar
             .initiator = r->o.initiator,
             .session = session,
             .io_timeout_ms = (unsigned)(r->o.io_timeout_ns / 1000000ull),
+            .flags = r->o.engine_flags,
         };
         char eerr[512] = "";
         int rc;
 
         w->run = r;
         w->ops = t->ops;
+        /* buffers first, so the engine may register them at open */
+        if ((rc = worker_alloc(w, &r->o, err, errlen)) < 0)
+                return rc;
+        a.bufs = w->iov;
+        a.nbufs = w->nios + 1;
         rc = t->ops->open(&a, &w->inst, &w->geom, eerr, sizeof(eerr));
         if (rc < 0) {
                 w->inst = NULL;
                 snprintf(err, errlen, "%s: %s", t->label, eerr[0] ? eerr : strerror(-rc));
                 return rc;
         }
-        return worker_alloc(w, &r->o, err, errlen);
+        return 0;
 }
 
 int blk_run_open(struct blk_run **out, const struct blk_target_spec *t, unsigned ntargets,
@@ -556,6 +619,7 @@ static int sync_io(struct worker *w, int ddir, uint64_t off, uint32_t len)
         enum blk_qres q;
 
         io->buf = w->slotbuf[0];
+        io->buf_index = 0;
         io->offset = off;
         io->len = len;
         io->ddir = (uint8_t)ddir;
@@ -610,6 +674,12 @@ static void phase_reset(struct worker *w, enum wmode mode, const struct blk_poin
         w->p = p;
         w->bs = bs;
         w->depth = depth < w->nios ? depth : w->nios;
+        w->batch_submit = mode == WM_POINT ? p->batch_submit : 0;
+        w->batch_min = mode == WM_POINT && p->batch_complete_min ? p->batch_complete_min : 1;
+        w->batch_max = mode == WM_POINT && p->batch_complete_max ? p->batch_complete_max : w->nios;
+        if (w->batch_max > w->nios)
+                w->batch_max = w->nios;
+        w->qd_area = 0;
         w->cursor = 0;
         w->exhausted = 0;
         w->generation = generation;
@@ -714,6 +784,8 @@ static void merge_target(struct blk_target_result *dst, const struct worker *w)
                 hist_merge(dst->dir[d].hist, w->hist[d]);
         }
         dst->reconnects += ctr_get(&w->ctr, C_RECONN);
+        dst->inflight_ns += (double)w->qd_area;
+        dst->njobs++;
         dst->vfy_checked += w->vfy_checked;
         dst->vfy_mismatches += w->vfy_mismatches;
         for (unsigned i = 0; i < w->nbad && dst->nbad < BLK_MAX_BAD; i++)

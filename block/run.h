@@ -48,6 +48,7 @@ struct blk_run_opts {
          * session failed: -ETIMEDOUT from blk_run_point.
          */
         uint64_t io_timeout_ns;
+        unsigned engine_flags; /* BLK_OPEN_* for every instance */
 };
 
 /* One sweep point. */
@@ -60,6 +61,13 @@ struct blk_point_spec {
         int verify;           /* stamp writes / check reads */
         uint64_t generation;  /* verify generation of this run */
         unsigned interval_ms; /* per-interval series step */
+        /*
+         * fio's batching knobs. batch_submit: push to the engine after every
+         * this many queued I/Os (0: once per refill, or in the reap that
+         * follows). batch_complete_min/max: reap at least / at most this many
+         * completions at a time (0: 1 / iodepth).
+         */
+        unsigned batch_submit, batch_complete_min, batch_complete_max;
 };
 
 /* Counts for one direction. */
@@ -84,6 +92,16 @@ struct blk_target_result {
         struct vfy_bad bad[BLK_MAX_BAD];
         int failed; /* a session was lost for good */
         char error[256];
+        /*
+         * I/Os in flight, integrated over the measured window (I/O x ns),
+         * summed over njobs workers. An I/O is in flight from the loop's
+         * clock reading that queued it to the one that reaped it; divided by
+         * the window this is the time-weighted mean queue depth (iostat's
+         * aqu-sz as the process sees it), divided again by njobs the mean
+         * per job, to set against --iodepth.
+         */
+        double inflight_ns;
+        unsigned njobs;
 };
 
 struct blk_point_result {

@@ -39,7 +39,7 @@ struct raw_cpu {
 
 struct raw_disk {
         char name[32];
-        ull rd, rd_sect, wr, wr_sect, io_ticks;
+        ull rd, rd_sect, wr, wr_sect, io_ticks, in_queue_ms;
 };
 
 struct raw_net {
@@ -74,6 +74,7 @@ struct cpu_rate {
 struct disk_rate {
         char name[32];
         double r_iops, w_iops, r_bytes_s, w_bytes_s, util;
+        double aqu_sz; /* time-weighted requests in flight (iostat's aqu-sz) */
 };
 
 struct net_rate {
@@ -241,9 +242,10 @@ static int read_diskstats(struct snap *s)
                 return -errno;
         while (fgets(line, sizeof(line), f)) {
                 memset(&d, 0, sizeof(d));
-                if (sscanf(line, "%*u %*u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+                if (sscanf(line,
+                           "%*u %*u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
                            d.name, &d.rd, &skip, &d.rd_sect, &skip, &d.wr, &skip, &d.wr_sect, &skip,
-                           &skip, &d.io_ticks) != 11)
+                           &skip, &d.io_ticks, &d.in_queue_ms) < 11)
                         continue;
                 if (is_idle_virtual(&d) || is_partition(d.name))
                         continue;
@@ -422,6 +424,7 @@ static int build_disks(const struct snap *cur, const struct snap *prev, struct s
                 r->util = 100.0 * (double)delta(a->io_ticks, b->io_ticks) / (dt * 1000.0);
                 if (r->util > 100.0)
                         r->util = 100.0;
+                r->aqu_sz = (double)delta(a->in_queue_ms, b->in_queue_ms) / (dt * 1000.0);
         }
         return 0;
 }
@@ -786,9 +789,10 @@ static json_t *disks_json(const struct sample *s)
         for (i = 0; o && i < s->ndisks; i++) {
                 d = &s->disks[i];
                 if (json_object_set_new(o, d->name,
-                                        json_pack("{s:f,s:f,s:f,s:f,s:f}", "r_iops", d->r_iops,
+                                        json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "r_iops", d->r_iops,
                                                   "w_iops", d->w_iops, "r_bytes_s", d->r_bytes_s,
-                                                  "w_bytes_s", d->w_bytes_s, "util", d->util))) {
+                                                  "w_bytes_s", d->w_bytes_s, "util", d->util,
+                                                  "aqu_sz", d->aqu_sz))) {
                         json_decref(o);
                         return NULL;
                 }

@@ -3,7 +3,8 @@
  *
  * A background thread samples /proc/stat (per CPU and total: user, nice,
  * system, iowait, irq, softirq, steal, idle), /proc/diskstats (reads,
- * writes, bytes, busy time → IOPS, MB/s, %util per whole disk) and
+ * writes, bytes, busy and weighted time → IOPS, MB/s, %util and aqu-sz,
+ * the time-weighted requests in flight, per whole disk) and
  * /proc/net/dev (bytes and packets per interface) every interval, and keeps
  * the per-interval rates. Optionally it also follows a set of PIDs
  * (/proc/PID/stat utime+stime, majflt) — used for the load generator's own

@@ -19,6 +19,8 @@ PKGS=(
   chromium
   # misc tools the scripts use
   util-linux procps iproute2 xxd jq python3
+  # tests see which io_uring calls a run makes
+  strace
   # quality gates
   clang-format cppcheck
   # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs

@@ -209,8 +209,7 @@ static void test_null_engine(void **state)
 {
         const struct blk_engine_ops *ops = engine("null");
         struct blk_open_args a = {.path = "ignored", .depth = DEPTH};
-        struct blk_io io = {.len = 4096, .error = -5, .sense_key = 3};
-        struct blk_io *out[1];
+        struct blk_io io[DEPTH + 1], *out[DEPTH];
         struct blk_geom g;
         void *inst;
 
@@ -218,12 +217,22 @@ static void test_null_engine(void **state)
         inst = open_ok(ops, &a, &g);
         assert_int_equal(g.size, 1ull << 40);
         assert_int_equal(g.block_size, 512);
-        for (int i = 0; i < 3; i++) {
-                assert_int_equal(ops->queue(inst, &io), BLK_Q_COMPLETED);
-                assert_int_equal(io.error, 0);
-                assert_int_equal(io.sense_key, 0);
+        /* like an asynchronous device: depth I/Os queue, the next one is BUSY */
+        for (int i = 0; i <= DEPTH; i++)
+                io[i] = (struct blk_io){.len = 4096, .error = -5, .sense_key = 3};
+        for (int i = 0; i < DEPTH; i++)
+                assert_int_equal(ops->queue(inst, &io[i]), BLK_Q_QUEUED);
+        assert_int_equal(ops->queue(inst, &io[DEPTH]), BLK_Q_BUSY);
+        /* reap hands them back oldest first, at most max at a time, without error */
+        assert_int_equal(ops->reap(inst, 1, 1, out, 0), 1);
+        assert_ptr_equal(out[0], &io[0]);
+        assert_int_equal(ops->reap(inst, 1, DEPTH, out, 0), DEPTH - 1);
+        for (int i = 0; i < DEPTH - 1; i++) {
+                assert_ptr_equal(out[i], &io[i + 1]);
+                assert_int_equal(out[i]->error, 0);
+                assert_int_equal(out[i]->sense_key, 0);
         }
-        assert_int_equal(ops->reap(inst, 1, 1, out, 0), 0);
+        assert_int_equal(ops->reap(inst, 1, DEPTH, out, 0), 0);
         ops->close(inst);
         a.create_size = 64ull << 20;
         inst = open_ok(ops, &a, &g);
