@@ -21,7 +21,24 @@ grep -Eq "^summary: iops_ratio_min=$NUM cpu_per_io_ratio=$NUM\$" <<<"$OUT" ||
         fail "block_vs_peers printed no numeric summary: $(tail -5 <<<"$OUT")"
 grep -q '^| iscsi-null | 16 | iscsi-perf |' <<<"$OUT" || fail "no iscsi-perf row for the null LUN"
 grep -q '^| null | 1 | fio |' <<<"$OUT" || fail "no fio null row"
+grep -Eq "^summary_direct: iops_ratio_min=$NUM iops_ratio_median=$NUM cpu_per_io_ratio_median=$NUM\$" \
+        <<<"$OUT" || fail "block_vs_peers printed no direct-I/O summary: $(tail -5 <<<"$OUT")"
+grep -q '^## page-cache suite' <<<"$OUT" || fail "the page-cache suite is not labelled"
+for row in '| file | 4k-randread | 8 | 1 | fio |' '| file | 1m-write | 1 | 1 | hcisweep |' \
+        '| multi | 4k-randrw70 | 8 | 1 | hcisweep |'; do
+        grep -qF "$row" <<<"$OUT" || fail "no direct row '$row'"
+done
 no_leftovers "portal=$(test_addr 0):" block_vs_peers
+
+# A block device that holds a filesystem is refused before anything is written.
+img=$T/fs.img
+truncate -s 16M "$img"
+mkfs.ext4 -q "$img" || fail "mkfs.ext4 failed"
+loop=$(losetup -f --show "$img") || fail "losetup failed"
+on_exit "losetup -d '$loop'"
+expect_rc 1 "$SRC/bench/block_vs_peers" --quick --suite direct --hcisweep "$HCISWEEP" --device "$loop"
+grep -q "holds a signature" <<<"$OUT" || fail "a device with ext4 was not refused: $(tail -3 <<<"$OUT")"
+blkid -p "$loop" | grep -q ext4 || fail "the refused device was written to"
 
 expect_rc 0 "$SRC/bench/oltp_vs_sysbench" --quick --hcisweep "$HCISWEEP" --addr "$(test_addr 1)" \
         --port "$(test_port 1)"

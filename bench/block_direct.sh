@@ -1,0 +1,210 @@
+# shellcheck shell=bash disable=SC2153
+# bench/block_direct.sh - the direct-I/O suite of bench/block_vs_peers: the
+# seeds' own shapes with O_DIRECT on a file on the real disk (and on a block
+# device given with --device), hcisweep's io_uring engine against fio's, in
+# alternated pairs. Sourced by block_vs_peers after lib.sh; it reads
+# HCISWEEP, BENCH_DIR, DIRECT_* and writes rows to $DROWS:
+#   target shape rw bs qd jobs rep tool ios iops bw_bytes mean_ns p99_ns cpu_s load
+# shape names the access pattern (4k-randrw70, 1m-write, ...); target is
+# "file", "device" or "multi" (several files in one run: hcisweep's aggregate
+# row against one fio run with a job per file).
+
+# The shapes: NAME RW BS. 70:30 is randrw at --rwmixread 70 for both tools.
+direct_shapes() {
+        if [ "$QUICK" -eq 1 ]; then
+                printf '%s\n' "4k-randread randread 4k" "1m-write write 1m"
+        else
+                printf '%s\n' "4k-randread randread 4k" "4k-randwrite randwrite 4k" \
+                        "4k-randrw70 randrw 4k" "8k-randread randread 8k" \
+                        "8k-randwrite randwrite 8k" "8k-randrw70 randrw 8k" \
+                        "256k-read read 256k" "256k-write write 256k" "1m-read read 1m" \
+                        "1m-write write 1m"
+        fi
+}
+
+# A block device is used only when it holds no partition table, filesystem,
+# LVM or RAID signature and is not mounted: the suite writes over all of it.
+direct_check_device() { # DEV
+        local dev=$1 sig
+        [ -b "$dev" ] || bench_die "--device $dev is not a block device"
+        if grep -q "^$(readlink -f "$dev") " /proc/mounts; then
+                bench_die "--device $dev is mounted: refusing to write over it"
+        fi
+        sig=$(blkid -p -o export "$dev" 2>/dev/null | grep -E '^(TYPE|PTTYPE)=' | tr '\n' ' ')
+        [ -z "$sig" ] || bench_die "--device $dev holds a signature ($sig): refusing to write over it"
+        command -v wipefs >/dev/null && [ -n "$(wipefs -n "$dev" 2>/dev/null | tail -n +2)" ] &&
+                bench_die "--device $dev holds a signature (wipefs -n lists one): refusing to write over it"
+        return 0
+}
+
+# The file lives on the disk under the checkout, never on a tmpfs /tmp.
+direct_prepare() {
+        local fs i f size
+        DIRECT_DIR=$(mktemp -d "${DIRECT_DIR_BASE:-$BENCH_ROOT/runs}/bench-direct.XXXXXX") ||
+                bench_die "cannot make a directory for the direct-I/O file"
+        bench_on_exit "rm -rf '$DIRECT_DIR'"
+        fs=$(stat -f -c %T "$DIRECT_DIR")
+        case $fs in tmpfs | ramfs) bench_die "$DIRECT_DIR is on $fs: direct I/O needs a real disk" ;; esac
+        DIRECT_FILE=$DIRECT_DIR/direct.img
+        DIRECT_MULTI=()
+        for ((i = 0; i < DIRECT_NFILES; i++)); do DIRECT_MULTI+=("$DIRECT_DIR/multi$i.img"); done
+        # Written once in full, so reads hit allocated blocks and writes overwrite them.
+        for f in "$DIRECT_FILE" "${DIRECT_MULTI[@]}"; do
+                size=$DIRECT_SIZE
+                [ "$f" = "$DIRECT_FILE" ] || size=$DIRECT_MULTI_SIZE
+                fio --name=fill --filename="$f" --size="$size" --rw=write --bs=1m --direct=1 \
+                        --ioengine=io_uring --iodepth=8 --output=/dev/null ||
+                        bench_die "could not write $f"
+        done
+        DIRECT_DISK=$(df --output=source "$DIRECT_DIR" | tail -n 1)
+}
+
+# fio's options and hcisweep's for one point. Sequential jobs get a slice each
+# (hcisweep splits the region between the jobs of a sequential point).
+direct_fio_opts() { # RW BS QD JOBS SIZE
+        local o=(--direct=1 --ioengine=io_uring --rw="$1" --bs="$2" --iodepth="$3"
+                --numjobs="$4" --runtime="$DIRECT_RUNTIME" --time_based --group_reporting
+                --lat_percentiles=1 --output-format=json)
+        [ "$1" = randrw ] && o+=(--rwmixread=70)
+        if [ "$4" -gt 1 ] && { [ "$1" = read ] || [ "$1" = write ]; }; then
+                local slice=$(($5 / $4 / 1048576 * 1048576))
+                o+=(--size="$slice" --offset_increment="$slice")
+        else
+                o+=(--size="$5")
+        fi
+        printf '%s\n' "${o[@]}"
+}
+
+direct_size_bytes() { # SIZE like 1G / 512M -> bytes
+        numfmt --from=iec "${1^^}" 2>/dev/null || echo "$1"
+}
+
+# One run of each tool: prints "ios iops bw_bytes mean_ns p99_ns cpu_s".
+# Mixed points: IOPS and bytes add up, the mean is weighted by I/Os and p99
+# is the larger of the two directions' (for both tools alike).
+direct_run_fio() { # TARGET RW BS QD JOBS
+        local out=$BENCH_DIR/df.out cpu=$BENCH_DIR/df.cpu j=$BENCH_DIR/df.json size files=() opts f
+        size=$(direct_size_bytes "$DIRECT_SIZE")
+        mapfile -t opts < <(direct_fio_opts "$2" "$3" "$4" "$5" "$size")
+        case $1 in
+        file) files=(--name=peer --filename="$DIRECT_FILE") ;;
+        device) files=(--name=peer --filename="$DIRECT_DEVICE")
+                size=$(blockdev --getsize64 "$DIRECT_DEVICE")
+                mapfile -t opts < <(direct_fio_opts "$2" "$3" "$4" "$5" "$size") ;;
+        multi) for f in "${DIRECT_MULTI[@]}"; do files+=(--name="$(basename "$f" .img)" --filename="$f"); done
+                size=$(direct_size_bytes "$DIRECT_MULTI_SIZE")
+                mapfile -t opts < <(direct_fio_opts "$2" "$3" "$4" "$5" "$size") ;;
+        esac
+        bench_cpu_run "$out" "$cpu" fio "${opts[@]}" --output="$j" "${files[@]}" ||
+                { tail -5 "$out" >&2; bench_die "fio direct $*: failed"; }
+        jq -r '.jobs[0] as $j | [$j.read, $j.write] as $d |
+                ($d | map(.total_ios) | add) as $n |
+                [$n, ($d | map(.iops) | add), ($d | map(.bw_bytes) | add),
+                 (if $n > 0 then ($d | map(.lat_ns.mean * .total_ios) | add) / $n else 0 end),
+                 ($d | map(select(.total_ios > 0) | .lat_ns.percentile["99.000000"] // 0) | max // 0)]
+                | map(tostring) | join(" ")' "$j" | tr '\n' ' '
+        bench_cpu_seconds "$cpu"
+}
+
+direct_run_hcisweep() { # TARGET RW BS QD JOBS
+        local out=$BENCH_DIR/dh.out cpu=$BENCH_DIR/dh.cpu j=$BENCH_DIR/dh.json tgt
+        case $1 in
+        file) tgt=(--filename "$DIRECT_FILE" --size "$DIRECT_SIZE") ;;
+        device) tgt=(--filename "$DIRECT_DEVICE") ;;
+        multi) tgt=(--filename "$(IFS=,; echo "${DIRECT_MULTI[*]}")" --size "$DIRECT_MULTI_SIZE") ;;
+        esac
+        bench_cpu_run "$out" "$cpu" "$HCISWEEP" block "${tgt[@]}" --engine io_uring --direct 1 \
+                --rw "$2" --rwmixread 70 --bs "$3" --iodepth "$4" --numjobs "$5" \
+                --runtime "$DIRECT_RUNTIME" --percentile 50,99 --monitor-interval 60 \
+                --json "$j" --quiet ||
+                { tail -5 "$out" >&2; bench_die "hcisweep direct $*: failed"; }
+        jq -r '.points[0] as $p | [$p.read, $p.write] as $d |
+                ($d | map(.ios) | add) as $n |
+                [$n, ($d | map(.iops) | add), ($d | map(.bw_bytes) | add),
+                 (if $n > 0 then ($d | map(.lat_ns.mean * .ios) | add) / $n else 0 end),
+                 ($d | map(select(.ios > 0) | .lat_ns.percentile["99.0"] // 0) | max // 0)]
+                | map(tostring) | join(" ")' "$j" | tr '\n' ' '
+        bench_cpu_seconds "$cpu"
+}
+
+# Pairs alternate: odd repeats run hcisweep first, even ones fio first.
+direct_point() { # TARGET SHAPE RW BS QD JOBS
+        local rep t tools r
+        for ((rep = 1; rep <= REPEATS; rep++)); do
+                if ((rep % 2)); then tools=(hcisweep fio); else tools=(fio hcisweep); fi
+                for t in "${tools[@]}"; do
+                        bench_log "direct $1 $2 qd=$5 jobs=$6 rep=$rep $t"
+                        r=$("direct_run_$t" "$1" "$3" "$4" "$5" "$6") ||
+                                bench_die "direct $t $1 $2 qd $5 failed"
+                        echo "$1 $2 $3 $4 $5 $6 $rep $t $r $(cut -d' ' -f1 /proc/loadavg)" >>"$DROWS"
+                done
+        done
+}
+
+direct_suite() {
+        local tgt name rw bs qd jobs
+        local targets=(file)
+        [ -z "${DIRECT_DEVICE:-}" ] || targets+=(device)
+        for tgt in "${targets[@]}"; do
+                while read -r name rw bs; do
+                        for qd in "${DIRECT_QD_LIST[@]}"; do
+                                for jobs in "${DIRECT_JOBS_LIST[@]}"; do
+                                        direct_point "$tgt" "$name" "$rw" "$bs" "$qd" "$jobs"
+                                done
+                        done
+                done < <(direct_shapes)
+        done
+        # Several targets at once, as the seeds ran them: one job per file.
+        for qd in $DIRECT_MULTI_QDS; do
+                direct_point multi "4k-randread" randread 4k "$qd" 1
+                direct_point multi "4k-randrw70" randrw 4k "$qd" 1
+        done
+}
+
+# Medians per point and tool:
+#   target shape qd jobs tool iops mbps mean_us p99_us cpu_us_per_io
+direct_medians() {
+        local key
+        awk '{ print $1, $2, $5, $6, $8 }' "$DROWS" | sort -u | while read -r -a key; do
+                awk -v t="${key[0]}" -v s="${key[1]}" -v q="${key[2]}" -v j="${key[3]}" -v c="${key[4]}" \
+                        '$1 == t && $2 == s && $5 == q && $6 == j && $8 == c' "$DROWS" >"$BENCH_DIR/dsel"
+                echo "${key[*]}" \
+                        "$(awk '{ print $10 }' "$BENCH_DIR/dsel" | bench_median)" \
+                        "$(awk '{ print $11 / 1e6 }' "$BENCH_DIR/dsel" | bench_median)" \
+                        "$(awk '{ print $12 / 1e3 }' "$BENCH_DIR/dsel" | bench_median)" \
+                        "$(awk '{ print $13 / 1e3 }' "$BENCH_DIR/dsel" | bench_median)" \
+                        "$(awk '$9 > 0 { print $14 / $9 * 1e6 }' "$BENCH_DIR/dsel" | bench_median)"
+        done | sort -k1,1 -k2,2 -k4,4n -k3,3n -k5,5
+}
+
+# Per point: target shape qd jobs iops_ratio cpu_per_io_ratio (hcisweep / fio).
+direct_ratios() {
+        awk '$5 == "hcisweep" { k = $1 " " $2 " " $3 " " $4; hi[k] = $6; hc[k] = $10; next }
+             $5 == "fio" { k = $1 " " $2 " " $3 " " $4; fi_[k] = $6; fc[k] = $10 }
+             END { for (k in hi) if (k in fi_) printf "%s %.3f %.3f\n", k,
+                     (fi_[k] > 0 ? hi[k] / fi_[k] : 0), (fc[k] > 0 ? hc[k] / fc[k] : 0) }' \
+                "$BENCH_DIR/dmedians" | sort -k1,1 -k2,2 -k4,4n -k3,3n
+}
+
+direct_print() {
+        echo "## direct-I/O suite (O_DIRECT, io_uring; file on $DIRECT_DISK${DIRECT_DEVICE:+, device $DIRECT_DEVICE})"
+        echo
+        echo "| target | shape | qd | jobs | client | IOPS | MB/s | mean µs | p99 µs | CPU µs per I/O |"
+        echo "|---|---|---:|---:|---|---:|---:|---:|---:|---:|"
+        awk '{ printf "| %s | %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.2f |\n",
+                $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$BENCH_DIR/dmedians"
+        echo
+        echo "| target | shape | qd | jobs | IOPS ratio | CPU/IO ratio |"
+        echo "|---|---|---:|---:|---:|---:|"
+        direct_ratios | awk '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }'
+        echo
+        echo "# direct suite: load average over the runs $(awk '{ print $NF }' "$DROWS" | sort -g |
+                awk '{ v[NR] = $1 } END { printf "%s..%s (median %s)", v[1], v[NR], v[int((NR + 1) / 2)] }')"
+}
+
+direct_summary() {
+        direct_ratios | awk '{ print $5, $6 }' >"$BENCH_DIR/dr"
+        echo "summary_direct: iops_ratio_min=$(awk '{ print $1 }' "$BENCH_DIR/dr" | sort -g | head -n 1 | awk '{ printf "%.3f", $1 } END { if (NR == 0) printf "nan" }')" \
+                "iops_ratio_median=$(awk '{ print $1 }' "$BENCH_DIR/dr" | bench_median)" \
+                "cpu_per_io_ratio_median=$(awk '{ print $2 }' "$BENCH_DIR/dr" | bench_median)"
+}
