@@ -177,13 +177,24 @@ direct_medians() {
         done | sort -k1,1 -k2,2 -k4,4n -k3,3n -k5,5
 }
 
-# Per point: target shape qd jobs iops_ratio cpu_per_io_ratio (hcisweep / fio).
+# Per point: target shape qd jobs iops_ratio cpu_per_io_ratio (hcisweep / fio):
+# the median over the pairs of each pair's ratio, so a change of load between
+# pairs falls on both tools of a pair alike.
 direct_ratios() {
-        awk '$5 == "hcisweep" { k = $1 " " $2 " " $3 " " $4; hi[k] = $6; hc[k] = $10; next }
-             $5 == "fio" { k = $1 " " $2 " " $3 " " $4; fi_[k] = $6; fc[k] = $10 }
-             END { for (k in hi) if (k in fi_) printf "%s %.3f %.3f\n", k,
-                     (fi_[k] > 0 ? hi[k] / fi_[k] : 0), (fc[k] > 0 ? hc[k] / fc[k] : 0) }' \
-                "$BENCH_DIR/dmedians" | sort -k1,1 -k2,2 -k4,4n -k3,3n
+        awk '{ k = $1 " " $2 " " $5 " " $6; p = k " " $7
+               if ($8 == "hcisweep") { hi[p] = $10; hc[p] = ($9 > 0 ? $14 / $9 : 0) }
+               else { fi_[p] = $10; fc[p] = ($9 > 0 ? $14 / $9 : 0) }
+               pts[p] = k }
+             END { for (p in pts) if ((p in hi) && (p in fi_) && fi_[p] > 0 && fc[p] > 0)
+                     print pts[p], hi[p] / fi_[p], hc[p] / fc[p] }' "$DROWS" |
+                sort -k1,1 -k2,2 -k4,4n -k3,3n >"$BENCH_DIR/dpairs"
+        awk '{ print $1, $2, $3, $4 }' "$BENCH_DIR/dpairs" | uniq | while read -r t s q j; do
+                awk -v t="$t" -v s="$s" -v q="$q" -v j="$j" '$1 == t && $2 == s && $3 == q && $4 == j' \
+                        "$BENCH_DIR/dpairs" >"$BENCH_DIR/dsel2"
+                printf '%s %s %s %s %.3f %.3f\n' "$t" "$s" "$q" "$j" \
+                        "$(awk '{ print $5 }' "$BENCH_DIR/dsel2" | bench_median)" \
+                        "$(awk '{ print $6 }' "$BENCH_DIR/dsel2" | bench_median)"
+        done
 }
 
 direct_print() {
@@ -193,6 +204,8 @@ direct_print() {
         echo "|---|---|---:|---:|---|---:|---:|---:|---:|---:|"
         awk '{ printf "| %s | %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.2f |\n",
                 $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$BENCH_DIR/dmedians"
+        echo
+        echo "hcisweep ÷ fio per point: the median over the pairs of each pair's ratio"
         echo
         echo "| target | shape | qd | jobs | IOPS ratio | CPU/IO ratio |"
         echo "|---|---|---:|---:|---:|---:|"
