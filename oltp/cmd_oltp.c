@@ -32,7 +32,13 @@ static const char usage_line[] =
     "hcisweep oltp prepare|run|cleanup [options]\n"
     "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"
     "  The password comes from --mysql-password-file, MYSQL_PWD or an option file\n"
-    "  (--mysql-defaults-file, else ~/.my.cnf): never needed on the command line.";
+    "  (--mysql-defaults-file, else ~/.my.cnf): never needed on the command line.\n"
+    "  exit codes: 0 done; 1 an SQL error; 2 bad usage or input; 3 a server unreachable,\n"
+    "  refused, or lost and still down at the end; 4 the result could not be written (e.g.\n"
+    "  no space left); 130 interrupted. The result is saved every 5 s while running and\n"
+    "  marked \"partial\": true when the run did not end normally.";
+
+#define OLTP_SAVE_EVERY_S 5 /* a running result is saved this often, marked partial */
 
 struct ctx {
         struct oltp_cli *c;
@@ -41,6 +47,9 @@ struct ctx {
         struct progress *prog;
         struct oltp_live *live; /* --metrics-listen, or NULL */
         struct opt_group g[2];
+        char dir[4000];  /* run directory; "" with --json */
+        char path[4096]; /* result.json */
+        int saved;       /* a checkpoint is on disk */
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -65,55 +74,147 @@ static void on_signal(int sig)
 }
 
 /* --json FILE: that file alone; otherwise a run directory --output-dir/oltp-TIME-PID. */
-static int save_result(struct ctx *x, const json_t *top, char *path, size_t len, char *err,
-                       size_t errlen)
+static void result_path(struct ctx *x)
 {
-        char dir[4000], stamp[32];
+        char stamp[32];
         time_t now = time(NULL);
         struct tm tm;
 
+        x->dir[0] = '\0';
         if (x->o->json) {
-                snprintf(path, len, "%s", x->o->json);
-                return res_write_json(path, top, err, (unsigned)errlen);
+                snprintf(x->path, sizeof(x->path), "%s", x->o->json);
+                return;
         }
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-        snprintf(dir, sizeof(dir), "%s/oltp-%s-%d", x->o->output_dir ? x->o->output_dir : "runs",
-                 stamp, (int)getpid());
-        snprintf(path, len, "%s/result.json", dir);
-        return res_rundir_write(dir, top, err, (unsigned)errlen);
+        snprintf(x->dir, sizeof(x->dir), "%s/oltp-%s-%d",
+                 x->o->output_dir ? x->o->output_dir : "runs", stamp, (int)getpid());
+        snprintf(x->path, sizeof(x->path), "%s/result.json", x->dir);
 }
 
-static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
-                      struct mon *mon)
+static int save_result(struct ctx *x, const json_t *top, char *err, size_t errlen)
+{
+        if (x->dir[0])
+                return res_rundir_write(x->dir, top, err, errlen);
+        return res_write_json(x->path, top, err, errlen);
+}
+
+/* The result object of res; partial (with why) when why is not NULL. NULL on ENOMEM. */
+static json_t *result_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
+                           struct mon *mon, const char *why)
 {
         json_t *cfg = opt_to_json(x->g), *top = cfg ? res_new("oltp", cfg) : NULL;
-        char err[512], path[4096];
         unsigned nhosts;
-        int rc = -ENOMEM;
 
         json_decref(cfg);
-        if (!top)
-                goto out;
-        if (mon && json_object_set_new(top, "monitor", mon_to_json(mon)))
-                goto out;
-        if (oltp_report_json(rep, res, oltp_cli_hosts(x->c, &nhosts), top))
-                goto out;
-        /* A run that ended early (interrupt, lost server) keeps its figures, marked. */
-        if (res->exit_code && res_mark_partial(top, res->err))
-                goto out;
-        rc = save_result(x, top, path, sizeof(path), err, sizeof(err));
-        if (rc) {
-                log_error("oltp: %s", err);
-                goto out;
+        if (top && ((mon && json_object_set_new(top, "monitor", mon_to_json(mon))) ||
+                    oltp_report_json(rep, res, oltp_cli_hosts(x->c, &nhosts), top) ||
+                    (why && res_mark_partial(top, why)))) {
+                json_decref(top);
+                top = NULL;
         }
-        if (res_index_register(path, err, sizeof(err)) < 0)
-                log_warn("run index: %s", err);
-        printf("result: %s%s\n", path, res->exit_code ? " (partial)" : "");
-out:
-        if (rc == -ENOMEM)
-                log_error("oltp: out of memory writing the result");
+        return top;
+}
+
+/*
+ * Every few seconds the figures so far are saved, marked partial, so a
+ * killed run keeps what it measured; the final save replaces them.
+ */
+static void on_checkpoint(void *user, const struct oltp_result *so_far)
+{
+        struct ctx *x = user;
+        char why[96], err[512];
+        json_t *top;
+
+        snprintf(why, sizeof(why), "running: saved at %.0f s, the run had not ended",
+                 so_far->seconds);
+        top = result_json(x, x->rep, so_far, NULL, why);
+        if (!top || save_result(x, top, err, sizeof(err)) < 0)
+                log_warn("oltp: saving the result so far: %s", top ? err : "out of memory");
+        else
+                x->saved = 1;
         json_decref(top);
+}
+
+/* 0, or -errno when the result could not be written (the last checkpoint stays). */
+static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
+                      struct mon *mon, const char *why)
+{
+        json_t *top = result_json(x, rep, res, mon, why);
+        char err[512];
+        int rc = -ENOMEM;
+
+        if (!top) {
+                log_error("oltp: out of memory writing the result");
+                return rc;
+        }
+        rc = save_result(x, top, err, sizeof(err));
+        json_decref(top);
+        if (rc) {
+                log_error("oltp: writing the result: %s", err);
+                if (x->saved)
+                        log_error("oltp: %s keeps the figures of the last save, marked partial",
+                                  x->path);
+                return rc;
+        }
+        if (res_index_register(x->path, err, sizeof(err)) < 0)
+                log_warn("run index: %s", err);
+        printf("result: %s%s\n", x->path, why ? " (partial)" : "");
+        return 0;
+}
+
+/*
+ * Hosts that lost connections are named on screen; one still down at the
+ * end makes the run exit 3 (partial), like one down past the budget.
+ * Returns the partial reason for that case, in buf, else NULL.
+ */
+static const char *flag_hosts(struct ctx *x, const struct oltp_result *res, char *buf, size_t len)
+{
+        unsigned nhosts;
+        const struct oltp_dsn *hosts = oltp_cli_hosts(x->c, &nhosts);
+        const char *why = NULL;
+
+        for (unsigned h = 0; h < res->nhosts && h < nhosts; h++) {
+                const struct oltp_host_result *r = &res->hosts[h];
+
+                if (!oltp_host_degraded(r))
+                        continue;
+                log_warn("oltp: host %s:%u degraded: connections down %.1f s of %.1f, %llu failed "
+                         "reconnect(s), %llu reconnect(s)%s",
+                         hosts[h].host, hosts[h].port, r->down_s, res->seconds,
+                         (unsigned long long)r->c.failed_connects,
+                         (unsigned long long)r->c.reconnects,
+                         r->down_at_end ? ", still down at the end" : "");
+                if (r->down_at_end && !why) {
+                        snprintf(buf, len, "%s:%u unreachable at the end of the run (down %.1f s)",
+                                 hosts[h].host, hosts[h].port, r->down_s);
+                        why = buf;
+                }
+        }
+        return why;
+}
+
+/* The report, the result file and the exit code of a run that ended. */
+static int finish(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
+                  struct mon *mon)
+{
+        int measured = res->seconds > 0 || res->total.txns;
+        char lost[320];
+        const char *down, *why;
+        int rc;
+
+        if (measured)
+                oltp_report_final(rep, res);
+        down = flag_hosts(x, res, lost, sizeof(lost));
+        why = res->exit_code ? res->err : res->interrupted ? "interrupted" : down;
+        rc = res->exit_code     ? res->exit_code
+             : res->interrupted ? HCI_EXIT_INTERRUPTED
+             : down             ? HCI_EXIT_TARGET
+                                : HCI_EXIT_OK;
+        if (measured && write_json(x, rep, res, mon, why))
+                return HCI_EXIT_OUTPUT;
+        if (why && rc != HCI_EXIT_INTERRUPTED)
+                log_error("oltp run: %s", why);
         return rc;
 }
 
@@ -177,6 +278,8 @@ static int run_engine(struct ctx *x)
         oltp_cli_engine_cfg(x->c, &ec);
         ec.on_interval = on_interval;
         ec.on_tick = x->o->time > 0 ? on_tick : NULL;
+        ec.on_checkpoint = on_checkpoint;
+        ec.checkpoint_s = OLTP_SAVE_EVERY_S;
         ec.user = x;
         if ((rc = metrics_start(&metrics, x->o->metrics_listen, err, sizeof(err))) < 0) {
                 log_error("oltp run: %s", err);
@@ -190,6 +293,7 @@ static int run_engine(struct ctx *x)
         }
         if (metrics && ec.report_s <= 0)
                 ec.report_s = 1; /* the endpoint's interval when none is printed */
+        result_path(x);
         print_header(x);
         x->rep = rep;
         x->prog = prog_start(oltp_engine_max_s(&ec));
@@ -203,14 +307,7 @@ static int run_engine(struct ctx *x)
                 rc = HCI_EXIT_TARGET;
                 goto out;
         }
-        if (res.seconds > 0 || res.total.txns) {
-                oltp_report_final(rep, &res);
-                if (write_json(x, rep, &res, mon) && !res.exit_code)
-                        res.exit_code = HCI_EXIT_CHECK;
-        }
-        if (res.exit_code)
-                log_error("oltp run: %s", res.err);
-        rc = res.exit_code;
+        rc = finish(x, rep, &res, mon);
         oltp_result_free(&res);
 out:
         oltp_live_free(x->live);

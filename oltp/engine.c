@@ -65,6 +65,7 @@ struct conn {
 struct hstat {
         struct oltp_counts c;
         struct hist *lat;
+        uint64_t down_ns; /* connection-nanoseconds disconnected while measuring */
 };
 
 struct engine;
@@ -75,9 +76,9 @@ struct worker {
         int epfd, kicked;
         struct conn **conns;
         unsigned nconns, npending, ntimed;
-        struct hstat *hs; /* per host; owner only until joined */
+        struct hstat *hs; /* per host; written by the owner under mu, read by checkpoints */
         struct hist *qwait;
-        pthread_mutex_t mu; /* guards iv and ivlat (shared with the reporter) */
+        pthread_mutex_t mu; /* guards hs, qwait, iv and ivlat (shared with the reporter) */
         struct oltp_counts iv;
         struct hist *ivlat;
         _Atomic unsigned busy;
@@ -306,6 +307,10 @@ static void count_txn(struct conn *c, uint64_t now)
         atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
         if (!in_window(w->e, now))
                 return;
+        c->txns++;
+        c->busy_ns += lat;
+        w->last_done = now;
+        pthread_mutex_lock(&w->mu);
         /* Queue wait is kept for the same transactions as latency, so wait <= latency holds. */
         if (w->e->cfg->rate > 0)
                 hist_record(w->qwait, c->t_started - c->t_sched);
@@ -314,10 +319,6 @@ static void count_txn(struct conn *c, uint64_t now)
         h->c.writes += c->q[OLTP_Q_WRITE];
         h->c.other += c->q[OLTP_Q_OTHER];
         hist_record(h->lat, lat);
-        c->txns++;
-        c->busy_ns += lat;
-        w->last_done = now;
-        pthread_mutex_lock(&w->mu);
         w->iv.txns++;
         w->iv.reads += c->q[OLTP_Q_READ];
         w->iv.writes += c->q[OLTP_Q_WRITE];
@@ -326,22 +327,39 @@ static void count_txn(struct conn *c, uint64_t now)
         pthread_mutex_unlock(&w->mu);
 }
 
-static void count_event(struct conn *c, int reconnect)
+enum cevent { EV_ERROR, EV_RECONNECT, EV_FAILED_CONNECT };
+
+static uint64_t *event_counter(struct oltp_counts *k, enum cevent ev)
+{
+        return ev == EV_ERROR       ? &k->errors
+               : ev == EV_RECONNECT ? &k->reconnects
+                                    : &k->failed_connects;
+}
+
+static void count_event(struct conn *c, enum cevent ev)
 {
         struct worker *w = c->w;
 
         if (!in_window(w->e, clk_now_ns()))
                 return;
-        if (reconnect)
-                w->hs[c->host].c.reconnects++;
-        else
-                w->hs[c->host].c.errors++;
         pthread_mutex_lock(&w->mu);
-        if (reconnect)
-                w->iv.reconnects++;
-        else
-                w->iv.errors++;
+        (*event_counter(&w->hs[c->host].c, ev))++;
+        (*event_counter(&w->iv, ev))++;
         pthread_mutex_unlock(&w->mu);
+}
+
+/* The part of [c->down_since, now] inside the measured window goes to the host's down time. */
+static void count_down(struct conn *c, uint64_t now)
+{
+        struct engine *e = c->w->e;
+        uint64_t from = c->down_since > e->t_warm ? c->down_since : e->t_warm;
+        uint64_t to = e->t_end && now > e->t_end ? e->t_end : now;
+
+        if (!c->down_since || !atomic_load(&e->go) || to <= from)
+                return;
+        pthread_mutex_lock(&c->w->mu);
+        c->w->hs[c->host].down_ns += to - from;
+        pthread_mutex_unlock(&c->w->mu);
 }
 
 /* ---- errors ---- */
@@ -356,6 +374,9 @@ static int lost(struct conn *c)
         end_txn(c);
         unregister(c);
         e->ops->disconnect(c->d);
+        if (c->down_since)
+                count_event(c,
+                            EV_FAILED_CONNECT); /* a reconnect attempt that did not get through */
         if (!c->down_since) {
                 c->down_since = now;
                 c->backoff_ms = BACKOFF_MIN_MS;
@@ -411,7 +432,7 @@ static int exec_failed(struct conn *c, unsigned err)
                 end_txn(c);
                 return -1;
         }
-        count_event(c, 0);
+        count_event(c, EV_ERROR);
         if (!oltp_wl_has_trx(e->cfg->wl))
                 return retry_txn(c);
         c->st = CS_ROLLBACK;
@@ -447,7 +468,8 @@ static int conn_ready(struct conn *c)
         struct engine *e = c->w->e;
 
         if (c->ever_ready) {
-                count_event(c, 1);
+                count_event(c, EV_RECONNECT);
+                count_down(c, clk_now_ns());
         } else {
                 c->ever_ready = 1;
                 atomic_fetch_add(&e->nready, 1);
@@ -775,6 +797,7 @@ static void add_counts(struct oltp_counts *d, const struct oltp_counts *s)
         d->other += s->other;
         d->errors += s->errors;
         d->reconnects += s->reconnects;
+        d->failed_connects += s->failed_connects;
 }
 
 static void report_interval(struct engine *e, struct hist *scratch, uint64_t t_prev, uint64_t now)
@@ -858,11 +881,70 @@ static int steady_sample(struct engine *e, uint64_t now)
         return was == STEADY_WARMUP && ph != STEADY_WARMUP;
 }
 
+static int result_alloc(const struct engine *e, struct oltp_result *res)
+{
+        const struct oltp_engine_cfg *cfg = e->cfg;
+
+        res->nhosts = cfg->nhosts;
+        res->nconns = cfg->nconns;
+        res->threads_used = e->nw;
+        res->hosts = calloc(cfg->nhosts, sizeof(*res->hosts));
+        res->conn_txns = calloc(cfg->nconns, sizeof(*res->conn_txns));
+        res->conn_busy_s = calloc(cfg->nconns, sizeof(*res->conn_busy_s));
+        res->lat = hist_new();
+        res->qwait = hist_new();
+        if (!res->hosts || !res->conn_txns || !res->conn_busy_s || !res->lat || !res->qwait)
+                return -ENOMEM;
+        for (unsigned h = 0; h < cfg->nhosts; h++)
+                if (!(res->hosts[h].lat = hist_new()))
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Per-host counts and histograms of every worker, then the totals. */
+static void merge_hosts(struct engine *e, struct oltp_result *res)
+{
+        const struct oltp_engine_cfg *cfg = e->cfg;
+
+        for (unsigned i = 0; i < e->nw; i++) {
+                struct worker *w = &e->w[i];
+
+                pthread_mutex_lock(&w->mu);
+                for (unsigned h = 0; h < cfg->nhosts; h++) {
+                        add_counts(&res->hosts[h].c, &w->hs[h].c);
+                        hist_merge(res->hosts[h].lat, w->hs[h].lat);
+                }
+                hist_merge(res->qwait, w->qwait);
+                pthread_mutex_unlock(&w->mu);
+        }
+        for (unsigned h = 0; h < cfg->nhosts; h++) {
+                add_counts(&res->total, &res->hosts[h].c);
+                hist_merge(res->lat, res->hosts[h].lat);
+        }
+}
+
+/* The figures so far, while the workers run (see cfg->on_checkpoint). */
+static void checkpoint(struct engine *e, uint64_t now)
+{
+        struct oltp_result res = {0};
+
+        if (now > e->t_warm && result_alloc(e, &res) == 0) {
+                merge_hosts(e, &res);
+                res.seconds = (double)(now - e->t_warm) / 1e9;
+                e->cfg->on_checkpoint(e->cfg->user, &res);
+        }
+        oltp_result_free(&res);
+}
+
 /* The reporting thread: intervals until the end, then the stop flag. */
 static void supervise(struct engine *e, struct hist *scratch)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
         uint64_t step = (uint64_t)(cfg->report_s * 1e9), next = 0, prev = e->t_warm, next_tick = 0;
+        uint64_t save_step = (uint64_t)(cfg->checkpoint_s * 1e9), next_save = 0;
+
+        if (cfg->on_checkpoint && save_step)
+                next_save = e->t_warm + save_step;
 
         if (cfg->report_s > 0 && cfg->on_interval)
                 next = e->t_warm + step;
@@ -881,6 +963,10 @@ static void supervise(struct engine *e, struct hist *scratch)
                 }
                 if (run_done(e, now))
                         break;
+                if (next_save && now >= next_save) {
+                        checkpoint(e, now);
+                        next_save = clk_now_ns() + save_step;
+                }
                 if (cfg->on_tick && now >= next_tick && now > e->t_go + 200000000ull) {
                         cfg->on_tick(cfg->user, (double)(now - e->t_go) / 1e9);
                         next_tick = now + 250000000ull;
@@ -897,32 +983,43 @@ static void supervise(struct engine *e, struct hist *scratch)
         atomic_store(&e->stop, 1);
 }
 
-static int collect(struct engine *e, struct oltp_result *res)
+/* After the join: connections still down count until now, and mark their host. */
+static void down_times(struct engine *e, struct oltp_result *res)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
+        uint64_t now = clk_now_ns(), *down = calloc(cfg->nhosts, sizeof(*down));
+        unsigned *conns = calloc(cfg->nhosts, sizeof(*conns));
+
+        for (unsigned i = 0; i < e->nw; i++)
+                for (unsigned j = 0; j < e->w[i].nconns; j++) {
+                        struct conn *c = e->w[i].conns[j];
+
+                        if (c->down_since && atomic_load(&e->go))
+                                res->hosts[c->host].down_at_end = 1;
+                        count_down(c, now);
+                }
+        for (unsigned i = 0; down && conns && i < e->nw; i++)
+                for (unsigned h = 0; h < cfg->nhosts; h++)
+                        down[h] += e->w[i].hs[h].down_ns;
+        for (unsigned i = 0; conns && i < cfg->nconns; i++)
+                conns[i % cfg->nhosts]++;
+        for (unsigned h = 0; down && conns && h < cfg->nhosts; h++)
+                res->hosts[h].down_s = conns[h] ? (double)down[h] / conns[h] / 1e9 : 0;
+        free(down);
+        free(conns);
+}
+
+static int collect(struct engine *e, struct oltp_result *res)
+{
         uint64_t last = 0;
 
-        res->nhosts = cfg->nhosts;
-        res->nconns = cfg->nconns;
-        res->threads_used = e->nw;
-        res->hosts = calloc(cfg->nhosts, sizeof(*res->hosts));
-        res->conn_txns = calloc(cfg->nconns, sizeof(*res->conn_txns));
-        res->conn_busy_s = calloc(cfg->nconns, sizeof(*res->conn_busy_s));
-        res->lat = hist_new();
-        res->qwait = hist_new();
-        if (!res->hosts || !res->conn_txns || !res->conn_busy_s || !res->lat || !res->qwait)
+        if (result_alloc(e, res))
                 return -ENOMEM;
-        for (unsigned h = 0; h < cfg->nhosts; h++)
-                if (!(res->hosts[h].lat = hist_new()))
-                        return -ENOMEM;
+        down_times(e, res);
+        merge_hosts(e, res);
         for (unsigned i = 0; i < e->nw; i++) {
                 struct worker *w = &e->w[i];
 
-                for (unsigned h = 0; h < cfg->nhosts; h++) {
-                        add_counts(&res->hosts[h].c, &w->hs[h].c);
-                        hist_merge(res->hosts[h].lat, w->hs[h].lat);
-                }
-                hist_merge(res->qwait, w->qwait);
                 res->queue_overflows += w->qoverflow;
                 for (unsigned j = 0; j < w->nconns; j++) {
                         res->conn_txns[w->conns[j]->idx] = w->conns[j]->txns;
@@ -931,15 +1028,12 @@ static int collect(struct engine *e, struct oltp_result *res)
                 if (w->last_done > last)
                         last = w->last_done;
         }
-        for (unsigned h = 0; h < cfg->nhosts; h++) {
-                add_counts(&res->total, &res->hosts[h].c);
-                hist_merge(res->lat, res->hosts[h].lat);
-        }
         if (e->t_end && !e->fatal && !atomic_load(&stop_requested))
                 res->seconds = (double)(e->t_end - e->t_warm) / 1e9;
         else if (atomic_load(&e->go))
                 res->seconds = (double)((last > e->t_warm ? last : clk_now_ns()) - e->t_warm) / 1e9;
         res->exit_code = e->fatal;
+        res->interrupted = !e->fatal && atomic_load(&stop_requested);
         snprintf(res->err, sizeof(res->err), "%s", e->fatal_msg);
         return 0;
 }

@@ -17,7 +17,9 @@
  * that stays unreachable longer than cfg->retry_budget_s ends the run
  * (exit_code 3, results so far kept). Any error on the first connect of a
  * connection (credentials, unknown database, no server) ends it at once
- * (exit_code 3), as does a failing prepare.
+ * (exit_code 3), as does a failing prepare. Failed reconnect attempts count
+ * in failed_connects and the time a host's connections spent down in its
+ * down_s, so an outage shorter than the budget still shows.
  *
  * With cfg->target_ci_pct > 0 the warm-up and the measured time are not
  * fixed: throughput is sampled every STEADY_SAMPLE_S from the start and
@@ -43,6 +45,7 @@
 
 struct oltp_counts {
         uint64_t txns, reads, writes, other, errors, reconnects;
+        uint64_t failed_connects; /* reconnect attempts of a lost connection that failed */
 };
 
 struct oltp_interval {
@@ -54,6 +57,8 @@ struct oltp_interval {
         unsigned busy;          /* connections inside a transaction, at the end */
         unsigned threads;       /* connections */
 };
+
+struct oltp_result;
 
 struct oltp_engine_cfg {
         const struct oltp_driver_ops *ops;
@@ -82,12 +87,27 @@ struct oltp_engine_cfg {
          * the figures so far and the seconds probably left (steady_left_s) */
         void (*on_steady)(void *user, enum steady_phase ph, const struct steady_res *r,
                           double left_s);
+        /*
+         * optional, every checkpoint_s once measuring: the figures so far
+         * (counts, histograms, seconds; no per-connection or down-time
+         * figures), valid during the call only. Runs on the calling thread,
+         * as on_interval does, so a checkpoint can save a partial result.
+         */
+        void (*on_checkpoint)(void *user, const struct oltp_result *so_far);
+        double checkpoint_s;
         void *user;
 };
 
 struct oltp_host_result {
         struct oltp_counts c;
         struct hist *lat;
+        /*
+         * Measured seconds its connections spent disconnected, averaged
+         * over them (a host down for good from 5 s of 20: about 15), and
+         * whether any was still down when the run ended.
+         */
+        double down_s;
+        int down_at_end;
 };
 
 struct oltp_result {
@@ -106,6 +126,7 @@ struct oltp_result {
         struct steady_res steady; /* what the steady-state rule found */
         int exit_code;            /* an enum hci_exit */
         char err[512];            /* why, when exit_code != 0 */
+        int interrupted;          /* oltp_engine_request_stop() ended it */
 };
 
 /*

@@ -198,11 +198,17 @@ static json_t *totals_json(const struct oltp_counts *c, double s)
 {
         uint64_t q = c->reads + c->writes + c->other;
 
-        return json_pack("{s:I, s:f, s:{s:I, s:I, s:I}, s:f, s:I, s:I}", "transactions",
+        return json_pack("{s:I, s:f, s:{s:I, s:I, s:I}, s:f, s:I, s:I, s:I}", "transactions",
                          (json_int_t)c->txns, "tps", per_s(c->txns, s), "queries", "read",
                          (json_int_t)c->reads, "write", (json_int_t)c->writes, "other",
                          (json_int_t)c->other, "qps", per_s(q, s), "errors", (json_int_t)c->errors,
-                         "reconnects", (json_int_t)c->reconnects);
+                         "reconnects", (json_int_t)c->reconnects, "failed_connects",
+                         (json_int_t)c->failed_connects);
+}
+
+int oltp_host_degraded(const struct oltp_host_result *h)
+{
+        return h->down_at_end || h->down_s > 0 || h->c.failed_connects > 0;
 }
 
 static json_t *hosts_json(const struct oltp_result *res, const struct oltp_dsn *hosts,
@@ -216,7 +222,15 @@ static json_t *hosts_json(const struct oltp_result *res, const struct oltp_dsn *
                                       totals_json(&res->hosts[h].c, res->seconds), "lat_ns",
                                       hist_lat_json(res->hosts[h].lat, r->pcts, r->npct), "hist",
                                       hist_to_json(res->hosts[h].lat));
+                const struct oltp_host_result *hr = &res->hosts[h];
 
+                /* a host that lost connections is flagged: its share of the totals is short */
+                if (o && json_object_update_new(
+                             o, json_pack("{s:f, s:b, s:b}", "down_s", hr->down_s, "down_at_end",
+                                          hr->down_at_end, "degraded", oltp_host_degraded(hr)))) {
+                        json_decref(o);
+                        o = NULL;
+                }
                 if (!o || json_array_append_new(a, o)) {
                         json_decref(a);
                         return NULL;

@@ -23,6 +23,13 @@ void oltp_report_free(struct oltp_report *r);
 /* The engine's on_interval callback (user = the report). */
 void oltp_report_interval(void *user, const struct oltp_interval *iv);
 
+/*
+ * A host whose connections were lost during the measured time (down_s > 0,
+ * failed reconnects, or still down at the end): its hosts[] entry says
+ * "degraded": true.
+ */
+int oltp_host_degraded(const struct oltp_host_result *h);
+
 /* sysbench's final block: SQL statistics, general statistics, latency, fairness. */
 void oltp_report_final(struct oltp_report *r, const struct oltp_result *res);
 
