@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define OPT_NAME_MAX    128
 #define OPT_MSG_MAX     256
@@ -349,6 +350,54 @@ static int opt_parse_scalar(const struct opt_def *d, const char *val, void *out,
         }
 }
 
+static int opt_blank(const char *s)
+{
+        return !s[strspn(s, " \t\r\n")];
+}
+
+/*
+ * An empty value (opts.h): refused when the option has a default, since
+ * "" would silently replace it; "not set" for a string or list without
+ * one. Returns 1 when the caller should parse val as usual.
+ */
+static int opt_empty(const struct opt_def *d, void *dst, char *err, size_t errlen)
+{
+        if (d->def && d->def[0])
+                return opt_fail(
+                    err, errlen,
+                    "option --%s: empty value (leave the option out for its default, %s)", d->name,
+                    d->flags & OPT_F_SECRET ? "***" : d->def);
+        if (d->type == OPT_STR) {
+                free(*(char **)dst);
+                *(char **)dst = NULL;
+                return 0;
+        }
+        if (d->type == OPT_LIST || d->type == OPT_SIZELIST || d->type == OPT_ENUMLIST ||
+            d->type == OPT_DLIST) {
+                ((struct u64_list *)dst)->n = 0;
+                return 0;
+        }
+        return 1;
+}
+
+/* A comma list of names (OPT_F_LIST): "a,,b", "a," and ",a" are typing mistakes. */
+static int opt_check_items(const struct opt_def *d, const char *val, char *err, size_t errlen)
+{
+        unsigned item = 1;
+
+        /* The value itself is not quoted: a --target list may hold CHAP secrets. */
+        for (const char *p = val;; item++) {
+                size_t n = strcspn(p, ",");
+
+                if (strspn(p, " \t") >= n)
+                        return opt_fail(err, errlen, "option --%s: item %u of the list is empty",
+                                        d->name, item);
+                if (!p[n])
+                        return 0;
+                p += n + 1;
+        }
+}
+
 /* Parse val for d into dst, a field of d's type; dst keeps its value on error. */
 static int opt_store(const struct opt_def *d, const char *val, void *dst, char *err, size_t errlen)
 {
@@ -356,9 +405,13 @@ static int opt_store(const struct opt_def *d, const char *val, void *dst, char *
         char *copy = NULL;
         int rc;
 
+        if (opt_blank(val) && (rc = opt_empty(d, dst, err, errlen)) <= 0)
+                return rc;
         switch (d->type) {
         case OPT_STR:
-                if (val[0] && !(copy = strdup(val)))
+                if ((d->flags & OPT_F_LIST) && (rc = opt_check_items(d, val, err, errlen)))
+                        return rc;
+                if (!(copy = strdup(val)))
                         return opt_prefix(d, -ENOMEM, "out of memory", err, errlen);
                 free(*(char **)dst);
                 *(char **)dst = copy;
@@ -530,6 +583,10 @@ int opt_parse_argv(const struct opt_group *g, int argc, char **argv, char **pos,
 
                 used = 1;
                 if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
+                        if ((np >= maxpos || !npos) && maxpos > 0 && npos)
+                                return opt_fail(err, errlen,
+                                                "unexpected argument '%s': at most %d allowed", a,
+                                                maxpos);
                         if (np >= maxpos || !npos)
                                 return opt_fail(err, errlen, "unexpected argument '%s'", a);
                         pos[np++] = argv[i];
@@ -816,8 +873,14 @@ struct opt_ini {
         void *user;
         /* The pair waiting for the callback until its line is complete. */
         char *section, *key, *val;
-        size_t val_len;
+        size_t val_len, val_cap;
         int pending_line;
+        /* What inih cannot see: sections named so far, bytes read, a reader's own error. */
+        char **sections;
+        int nsections;
+        size_t total;
+        char why[128];
+        int why_line;
 };
 
 static char *opt_ini_dup(char **dst, const char *s)
@@ -838,15 +901,21 @@ static void opt_ini_flush(struct opt_ini *c)
         c->key = NULL;
 }
 
+/* Geometric growth: a long line arrives in many small chunks. */
 static int opt_ini_append(struct opt_ini *c, const char *more)
 {
-        size_t n = strlen(more);
-        char *v = realloc(c->val, c->val_len + n + 1);
+        size_t n = strlen(more), cap = c->val_cap ? c->val_cap : 256;
+        char *v = c->val;
 
-        if (!v)
-                return -ENOMEM;
+        while (cap < c->val_len + n + 1)
+                cap *= 2;
+        if (cap != c->val_cap || !v) {
+                if (!(v = realloc(c->val, cap)))
+                        return -ENOMEM;
+                c->val = v;
+                c->val_cap = cap;
+        }
         memcpy(v + c->val_len, more, n + 1);
-        c->val = v;
         c->val_len += n;
         return 0;
 }
@@ -900,13 +969,92 @@ static void opt_ini_shorten(struct opt_ini *c, size_t room)
         }
 }
 
+/* Stop the read with a message of the reader's own (a line inih never gets to see). */
+static int opt_ini_stop(struct opt_ini *c, int rc, const char *why)
+{
+        snprintf(c->why, sizeof(c->why), "%s", why);
+        c->why_line = c->phys;
+        c->rc = rc;
+        c->stop = 1;
+        return 0;
+}
+
+/* One physical line into c->line, bounded in length and in the file's total size. */
+static ssize_t opt_ini_getline(struct opt_ini *c)
+{
+        size_t n = 0;
+        int ch;
+
+        while ((ch = getc(c->f)) != EOF) {
+                if (n + 2 > c->cap) {
+                        size_t cap = c->cap ? c->cap * 2 : 256;
+                        char *p = realloc(c->line, cap);
+
+                        if (!p)
+                                return -ENOMEM;
+                        c->line = p;
+                        c->cap = cap;
+                }
+                if (ch == '\0')
+                        return -EILSEQ; /* before the rest of /dev/zero is read */
+                c->line[n++] = (char)ch;
+                if (++c->total > OPT_INI_FILE_MAX)
+                        return -EFBIG;
+                if (n > OPT_INI_LINE_MAX)
+                        return -E2BIG;
+                if (ch == '\n')
+                        break;
+        }
+        if (n == 0)
+                return -1;
+        c->line[n] = '\0';
+        return (ssize_t)n;
+}
+
+/* "[name]" lines: a second section of the same name would silently merge into the first. */
+static int opt_ini_section(struct opt_ini *c)
+{
+        const char *s = c->line + strspn(c->line, " \t"), *end;
+        char **p;
+
+        if (*s != '[' || !(end = strchr(s, ']')))
+                return 0;
+        for (int i = 0; i < c->nsections; i++) {
+                if (strlen(c->sections[i]) == (size_t)(end - s - 1) &&
+                    !strncmp(c->sections[i], s + 1, (size_t)(end - s - 1)))
+                        return opt_ini_stop(c, -EINVAL, "section named twice");
+        }
+        if (c->nsections == OPT_INI_SECTIONS_MAX)
+                return opt_ini_stop(c, -EINVAL, "too many sections");
+        p = realloc(c->sections, sizeof(*p) * (size_t)(c->nsections + 1));
+        if (!p || !(p[c->nsections] = strndup(s + 1, (size_t)(end - s - 1)))) {
+                if (p)
+                        c->sections = p;
+                return opt_ini_stop(c, -ENOMEM, "out of memory");
+        }
+        c->sections = p;
+        c->nsections++;
+        return 1;
+}
+
 static int opt_ini_next(struct opt_ini *c, size_t room)
 {
-        ssize_t n = getline(&c->line, &c->cap, c->f);
+        ssize_t n = opt_ini_getline(c);
 
-        if (n < 0)
+        if (n == -1)
                 return 0;
         c->phys++;
+        if (n == -ENOMEM)
+                return opt_ini_stop(c, -ENOMEM, "out of memory");
+        if (n == -EFBIG)
+                return opt_ini_stop(c, -EFBIG, "file larger than 16 MiB");
+        if (n == -E2BIG)
+                return opt_ini_stop(c, -EINVAL, "line longer than 1 MiB");
+        if (n == -EILSEQ)
+                return opt_ini_stop(c, -EINVAL, "NUL byte in the line");
+        opt_ini_section(c);
+        if (c->stop)
+                return 0;
         c->pos = 0;
         c->len = (size_t)n;
         if (c->len > room)
@@ -975,6 +1123,7 @@ static char *opt_ini_read(char *str, int num, void *stream)
 int opt_read_ini(const char *path, opt_ini_cb cb, void *user, char *err, size_t errlen)
 {
         struct opt_ini c = {.cb = cb, .user = user};
+        struct stat st;
         int rc = 0, line;
 
         c.f = fopen(path, "r");
@@ -983,9 +1132,20 @@ int opt_read_ini(const char *path, opt_ini_cb cb, void *user, char *err, size_t 
                 opt_fail(err, errlen, "%s: %s", path, strerror(errno));
                 return rc;
         }
+        if (fstat(fileno(c.f), &st) == 0 && S_ISDIR(st.st_mode)) {
+                fclose(c.f);
+                opt_fail(err, errlen, "%s: is a directory, not a file", path);
+                return -EISDIR;
+        }
         line = ini_parse_stream(opt_ini_read, &c, opt_ini_handle, &c);
         opt_ini_flush(&c);
-        if (line > 0 && line <= c.nchunks) {
+        if (c.why[0]) {
+                if (c.rc == -EFBIG)
+                        opt_fail(err, errlen, "%s: %s", path, c.why);
+                else
+                        opt_fail(err, errlen, "%s:%d: %s", path, c.why_line, c.why);
+                rc = c.rc;
+        } else if (line > 0 && line <= c.nchunks) {
                 rc =
                     opt_fail(err, errlen, "%s:%d: syntax error (expected [section] or key = value)",
                              path, c.chunk_line[line - 1]);
@@ -1004,5 +1164,8 @@ int opt_read_ini(const char *path, opt_ini_cb cb, void *user, char *err, size_t 
         free(c.section);
         free(c.key);
         free(c.val);
+        for (int i = 0; i < c.nsections; i++)
+                free(c.sections[i]);
+        free(c.sections);
         return rc;
 }

@@ -13,6 +13,11 @@
  * A command may combine several tables (scale = scale + oltp options): every
  * function takes a NULL-terminated array of struct opt_group.
  *
+ * Empty values: an empty (or blank) value of an option that has a
+ * default is refused ("option --mysql-host: empty value ..."); for an
+ * option without a default it means "not set", so the INI echo of a run
+ * (which writes `json = ` for an unset --json) reads back as it was.
+ *
  * Errors: 0, or -EINVAL with one line in err naming the option, e.g.
  *   "option --iodepth: 0 is below the minimum 1"
  *   "unknown option --iodpth (did you mean --iodepth?)"
@@ -42,6 +47,7 @@ enum opt_type {
 enum opt_flags {
         OPT_F_SECRET = 1 << 0, /* never echoed into JSON, INI or logs */
         OPT_F_HIDDEN = 1 << 1, /* not listed in --help */
+        OPT_F_LIST = 1 << 2,   /* OPT_STR holding a comma list: no item may be empty */
 };
 
 struct opt_def {
@@ -102,8 +108,15 @@ double opt_dlist_get(const struct u64_list *l, unsigned i);
 /*
  * Read an INI job file. For each key the callback gets (section, key,
  * value, line number); a non-zero return stops the read and is returned.
- * Syntax errors: -EINVAL, err = "FILE:LINE: ...".
+ * Syntax errors: -EINVAL, err = "FILE:LINE: ...". So are a section named
+ * twice, a NUL byte, a line longer than OPT_INI_LINE_MAX and more than
+ * OPT_INI_SECTIONS_MAX sections; a file larger than OPT_INI_FILE_MAX is
+ * -EFBIG, err = "FILE: ...". Memory stays bounded whatever the file holds
+ * (a job file may be /dev/zero by mistake).
  */
+#define OPT_INI_LINE_MAX     (1 << 20)
+#define OPT_INI_FILE_MAX     (16 << 20)
+#define OPT_INI_SECTIONS_MAX 4096
 typedef int (*opt_ini_cb)(void *user, const char *section, const char *key, const char *val,
                           int line);
 int opt_read_ini(const char *path, opt_ini_cb cb, void *user, char *err, size_t errlen);

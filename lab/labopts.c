@@ -39,7 +39,7 @@ const struct opt_def lab_opts[] = {
     {"lun-size", OPT_SIZE, O(lun_size), "1G", 0, 0, "local: size of each VM's LUN file", NULL, 0},
     {"libvirt-uri", OPT_STR, O(libvirt_uri), "qemu:///system", 0, 0,
      "libvirt: connection URIs, comma-separated (qemu+ssh://HOST/system); VMs go round-robin", NULL,
-     0},
+     OPT_F_LIST},
     {"boot-timeout", OPT_INT, O(boot_timeout), "240", 5, 3600,
      "qemu, libvirt: seconds for a VM to boot and its database to answer", NULL, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},

@@ -197,7 +197,7 @@ static void test_argv_errors(void **state)
 
         expect_argv_err(f, 1, missing, "option --numjobs needs a value");
         expect_argv_err(f, 2, eaten, "option --json needs a value");
-        expect_argv_err(f, 2, extra, "unexpected argument 'b'");
+        expect_argv_err(f, 2, extra, "unexpected argument 'b': at most 1 allowed");
         expect_argv_err(f, 2, typo, "unknown option --iodpth (did you mean --iodepth?)");
         expect_argv_err(f, 1, single, "unknown option -x");
 
@@ -318,6 +318,62 @@ static void test_strings(void **state)
         assert_string_equal(f->conn.password, "s3cret");
 }
 
+/* An empty value never replaces a default: refused, naming the option; without a default it
+ * unsets. */
+static void test_empty_values(void **state)
+{
+        struct fixture *f = *state;
+
+        assert_int_equal(set(f, "mysql-user", ""), -EINVAL);
+        assert_string_equal(f->err,
+                            "option --mysql-user: empty value (leave the option out for its "
+                            "default, root)");
+        assert_string_equal(f->conn.user, "root");
+        assert_int_equal(set(f, "output-dir", " \t"), -EINVAL);
+        assert_string_equal(f->conn.output_dir, "results");
+        assert_int_equal(set(f, "percentile", ""), -EINVAL);
+        assert_int_equal(f->blk.percentile.n, 3);
+        assert_int_equal(set(f, "iodepth", " "), -EINVAL);
+        assert_int_equal(set(f, "rw", ""), -EINVAL);
+        assert_int_equal(set(f, "bs", ""), -EINVAL);
+        assert_int_equal(set(f, "engine", ""), -EINVAL);
+        assert_int_equal(set(f, "numjobs", ""), -EINVAL);
+        assert_int_equal(set(f, "rate", ""), -EINVAL);
+        assert_int_equal(set(f, "json", ""), 0);
+        assert_null(f->blk.json);
+        assert_int_equal(set(f, "mysql-password", ""), 0);
+        assert_null(f->conn.password);
+        /* A flag without a default still wants a boolean. */
+        assert_int_equal(set(f, "force", ""), -EINVAL);
+}
+
+/* OPT_F_LIST strings: an empty item is a typing mistake, reported by position. */
+static void test_list_items(void **state)
+{
+        struct list_cfg {
+                char *hosts;
+        } c = {0};
+        static const struct opt_def defs[] = {
+            {"hosts", OPT_STR, 0, "a", 0, 0, "servers", NULL, OPT_F_LIST},
+            {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+        };
+        struct opt_group g[2] = {{defs, &c, NULL}, {NULL, NULL, NULL}};
+        char err[200];
+
+        (void)state;
+        assert_int_equal(opt_defaults(g, err, sizeof(err)), 0);
+        assert_int_equal(opt_set(g, "hosts", "x,y, z", err, sizeof(err)), 0);
+        assert_string_equal(c.hosts, "x,y, z");
+        assert_int_equal(opt_set(g, "hosts", "x,,y", err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "option --hosts: item 2 of the list is empty");
+        assert_int_equal(opt_set(g, "hosts", "x,", err, sizeof(err)), -EINVAL);
+        assert_int_equal(opt_set(g, "hosts", ",x", err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "option --hosts: item 1 of the list is empty");
+        assert_int_equal(opt_set(g, "hosts", "x, ,y", err, sizeof(err)), -EINVAL);
+        assert_string_equal(c.hosts, "x,y, z");
+        opt_free(g);
+}
+
 static void test_json(void **state)
 {
         struct fixture *f = *state;
@@ -402,7 +458,7 @@ static void test_ini_round_trip(void **state)
         assert_int_equal(set(f, "size", "3000"), 0);
         assert_int_equal(set(f, "ramp-time", "-3"), 0);
         assert_int_equal(set(f, "json", "out dir/r.json"), 0);
-        assert_int_equal(set(f, "mysql-user", ""), 0);
+        assert_int_equal(set(f, "mysql-user", "u"), 0);
         assert_int_equal(set(f, "mysql-password", "s3cret"), 0);
 
         text = ini_text(f);
@@ -507,6 +563,29 @@ static void test_read_ini_errors(void **state)
         path = write_temp("a = 1\nb = 2\n");
         assert_int_equal(opt_read_ini(path, ini_apply, &s, f->err, sizeof(f->err)), -E2BIG);
         assert_int_equal(s.n, 1);
+        unlink(path);
+
+        /* What inih would silently merge or cut: a section named twice, a NUL byte. */
+        unlink(path);
+        free(path);
+        memset(&s, 0, sizeof(s));
+        s.f = f;
+        path = write_temp("[a]\nnumjobs = 2\n[b]\nnumjobs = 3\n[a]\nnumjobs = 4\n");
+        assert_int_equal(opt_read_ini(path, ini_apply, &s, f->err, sizeof(f->err)), -EINVAL);
+        snprintf(want, sizeof(want), "%s:5: section named twice", path);
+        assert_string_equal(f->err, want);
+        unlink(path);
+        free(path);
+        path = write_temp("[a]\nnumjobs = 2\n");
+        {
+                FILE *fp = fopen(path, "a");
+                assert_non_null(fp);
+                assert_int_equal(fwrite("x = 1\0;\n", 1, 9, fp), 9);
+                fclose(fp);
+        }
+        assert_int_equal(opt_read_ini(path, ini_apply, &s, f->err, sizeof(f->err)), -EINVAL);
+        snprintf(want, sizeof(want), "%s:3: NUL byte in the line", path);
+        assert_string_equal(f->err, want);
         unlink(path);
 
         /* The file is gone now. */
@@ -617,6 +696,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
             cmocka_unit_test_setup_teardown(test_enums, setup, teardown),
             cmocka_unit_test_setup_teardown(test_strings, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_empty_values, setup, teardown),
+            cmocka_unit_test(test_list_items),
             cmocka_unit_test_setup_teardown(test_json, setup, teardown),
             cmocka_unit_test_setup_teardown(test_ini_round_trip, setup, teardown),
             cmocka_unit_test_setup_teardown(test_read_ini, setup, teardown),
