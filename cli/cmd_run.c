@@ -144,6 +144,43 @@ static int check_key(const struct jobfile *f, const char *cmd, const struct kv *
         return rc;
 }
 
+/* The --json a job writes, from its own keys or [global]'s; NULL for a run directory. */
+static const struct kv *job_json(const struct jobfile *f, const struct job *j)
+{
+        const struct kv *found = NULL;
+        const char *cmd = job_command(f, j);
+
+        if (!strcmp(cmd, "oltp prepare") || !strcmp(cmd, "oltp cleanup"))
+                return NULL; /* they write no result */
+        for (unsigned k = 0; k < f->global.nkv; k++)
+                if (!strcmp(f->global.kv[k].key, "json"))
+                        found = &f->global.kv[k];
+        for (unsigned k = 0; k < j->nkv; k++)
+                if (!strcmp(j->kv[k].key, "json"))
+                        found = &j->kv[k];
+        return found && found->val[0] ? found : NULL;
+}
+
+/* Two jobs writing one --json file: the second would silently replace the first's result. */
+static int check_outputs(struct jobfile *f)
+{
+        for (unsigned i = 0; i < f->njobs; i++) {
+                const struct kv *a = job_json(f, &f->jobs[i]);
+
+                for (unsigned k = i + 1; a && k < f->njobs; k++) {
+                        const struct kv *b = job_json(f, &f->jobs[k]);
+
+                        if (b && !strcmp(a->val, b->val)) {
+                                snprintf(f->err, sizeof(f->err),
+                                         "%s:%d: jobs [%s] and [%s] both write --json %s", f->path,
+                                         b->line, f->jobs[i].name, f->jobs[k].name, b->val);
+                                return -EINVAL;
+                        }
+                }
+        }
+        return 0;
+}
+
 /* Every key of every job is checked before the first job runs. */
 static int check_all(struct jobfile *f)
 {
@@ -156,7 +193,7 @@ static int check_all(struct jobfile *f)
                         if (check_key(f, cmd, &f->jobs[i].kv[k], f->err, sizeof(f->err)) < 0)
                                 return -EINVAL;
         }
-        return 0;
+        return check_outputs(f);
 }
 
 static char *kv_arg(const struct kv *kv)

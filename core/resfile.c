@@ -220,3 +220,61 @@ out:
         free(copy);
         return ret;
 }
+
+static int check_dir(const char *dir, const char *shown, char *err, size_t errlen)
+{
+        struct stat st;
+
+        if (!dir) {
+                snprintf(err, errlen, "%s: out of memory", shown);
+                return -ENOMEM;
+        }
+        if (stat(dir, &st) < 0) {
+                snprintf(err, errlen, "%s: directory %s: %s", shown, dir, strerror(errno));
+                return -errno;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+                snprintf(err, errlen, "%s: %s is not a directory", shown, dir);
+                return -ENOTDIR;
+        }
+        if (access(dir, W_OK | X_OK) < 0) {
+                snprintf(err, errlen, "%s: directory %s: %s", shown, dir, strerror(errno));
+                return -errno;
+        }
+        return 0;
+}
+
+int res_check_file(const char *path, char *err, size_t errlen)
+{
+        struct stat st;
+        char *dir;
+        int rc;
+
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+                snprintf(err, errlen, "%s: %s", path,
+                         S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        }
+        dir = dir_of(path);
+        rc = check_dir(dir, path, err, errlen);
+        free(dir);
+        return rc;
+}
+
+int res_check_dir(const char *path, char *err, size_t errlen)
+{
+        char *dir = strdup(path), *up;
+        struct stat st;
+        int rc;
+
+        /* The nearest part that exists must be a directory one can create in. */
+        while (dir && stat(dir, &st) < 0 && (errno == ENOENT || errno == ENOTDIR) &&
+               strcmp(dir, ".") && strcmp(dir, "/")) {
+                up = dir_of(dir);
+                free(dir);
+                dir = up;
+        }
+        rc = check_dir(dir, path, err, errlen);
+        free(dir);
+        return rc;
+}

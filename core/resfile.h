@@ -33,4 +33,16 @@ int res_write_text(const char *path, const char *text, unsigned long len, char *
 /* mkdir -p. 0 or -errno with err set. */
 int res_mkdirs(const char *path, char *err, size_t errlen);
 
+/*
+ * Checks made before a run, so a mistyped output path fails at once
+ * rather than after the whole run has been measured and lost.
+ *   res_check_file: path is not a directory or a device, and its directory
+ *                   exists and is writable (a result file may go there);
+ *   res_check_dir:  the nearest existing part of path is a writable
+ *                   directory (res_mkdirs can make the rest).
+ * 0, or -errno with err = "PATH: why".
+ */
+int res_check_file(const char *path, char *err, size_t errlen);
+int res_check_dir(const char *path, char *err, size_t errlen);
+
 #endif

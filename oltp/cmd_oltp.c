@@ -385,7 +385,8 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 return HCI_EXIT_USAGE;
         }
         *sub = pos[0];
-        if (oltp_cli_setup(x->c, err, sizeof(err))) {
+        if (oltp_cli_setup(x->c, err, sizeof(err)) ||
+            (!strcmp(*sub, "run") && oltp_cli_check_outputs(x->c, err, sizeof(err)))) {
                 log_error("oltp: %s", err);
                 return HCI_EXIT_USAGE;
         }

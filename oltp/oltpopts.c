@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/metrics.h"
+#include "core/resfile.h"
 #include "oltp/driver.h"
 #include "oltp/engine.h"
 #include "oltp/prepare.h"
@@ -33,7 +34,7 @@ const struct opt_def oltp_opt_defs[] = {
     {"workload", OPT_ENUM, O(workload), "oltp_read_write", NOLIM, "sysbench workload",
      oltp_wl_names, 0},
     {"mysql-host", OPT_STR, O(mysql_host), "localhost", NOLIM,
-     "server(s): H[,H...], each may be host:port", NULL, 0},
+     "server(s): H[,H...], each may be host:port", NULL, OPT_F_LIST},
     {"mysql-port", OPT_INT, O(mysql_port), "3306", 1, 65535, "port for hosts without one", NULL, 0},
     {"mysql-user", OPT_STR, O(mysql_user), "sbtest", NOLIM, "user name", NULL, 0},
     {"mysql-db", OPT_STR, O(mysql_db), "sbtest", NOLIM, "database", NULL, 0},
@@ -45,7 +46,7 @@ const struct opt_def oltp_opt_defs[] = {
     {"mysql-defaults-file", OPT_STR, O(mysql_defaults_file), NULL, NOLIM,
      "MySQL option file whose [client] password is used (default: ~/.my.cnf if present)", NULL, 0},
     {"mysql-ignore-errors", OPT_STR, O(mysql_ignore_errors), "1213,1020,1205", NOLIM,
-     "error numbers that roll back and retry a transaction; 'all' or 'none'", NULL, 0},
+     "error numbers that roll back and retry a transaction; 'all' or 'none'", NULL, OPT_F_LIST},
     {"tables", OPT_INT, O(tables), "1", 1, 100000, "number of tables", NULL, 0},
     {"table-size", OPT_INT, O(table_size), "10000", 0, 2000000000, "rows per table", NULL, 0},
     {"threads", OPT_INT, O(threads), "1", 1, 100000,
@@ -224,6 +225,12 @@ static int read_option_file(struct oltp_cli *x, char *err, size_t errlen)
         }
         if (f) {
                 x->password = option_file_password(f);
+                if (ferror(f)) {
+                        snprintf(err, errlen, "option --mysql-defaults-file: %s: %s", path,
+                                 strerror(errno));
+                        fclose(f);
+                        return -EINVAL;
+                }
                 fclose(f);
         }
         return 0;
@@ -244,8 +251,15 @@ static int read_password(struct oltp_cli *x, char *err, size_t errlen)
                                  x->o.mysql_password_file, strerror(errno));
                         return -EINVAL;
                 }
+                /* A directory opens for reading: only the read tells it apart. */
                 if (!fgets(line, sizeof(line), f))
                         line[0] = '\0';
+                if (ferror(f)) {
+                        snprintf(err, errlen, "option --mysql-password-file: %s: %s",
+                                 x->o.mysql_password_file, strerror(errno));
+                        fclose(f);
+                        return -EINVAL;
+                }
                 fclose(f);
                 line[strcspn(line, "\r\n")] = '\0';
                 x->password = strdup(line);
@@ -317,6 +331,21 @@ int oltp_cli_setup(struct oltp_cli *x, char *err, size_t errlen)
         }
         if (!x->o.rand_seed)
                 x->o.rand_seed = (long long)(time(NULL) ^ ((long long)getpid() << 16));
+        return 0;
+}
+
+int oltp_cli_check_outputs(const struct oltp_cli *x, char *err, size_t errlen)
+{
+        char why[400];
+
+        if (x->o.json && res_check_file(x->o.json, why, sizeof(why)) < 0) {
+                snprintf(err, errlen, "option --json: %s", why);
+                return -EINVAL;
+        }
+        if (!x->o.json && res_check_dir(x->o.output_dir, why, sizeof(why)) < 0) {
+                snprintf(err, errlen, "option --output-dir: %s", why);
+                return -EINVAL;
+        }
         return 0;
 }
 

@@ -11,6 +11,9 @@
  *                        password (MYSQL_PWD, --mysql-password-file, option
  *                        file), ignore list, distribution and seed; -EINVAL
  *                        names the option;
+ *   oltp_cli_check_outputs()
+ *                        before a run: --json (or --output-dir) can be
+ *                        written; -EINVAL names the option;
  *   oltp_cli_workload()  the workload of --workload and its knobs;
  *   oltp_cli_engine_cfg(), oltp_cli_prep_cfg()
  *                        engine and prepare configs for the --mysql-host
@@ -53,6 +56,7 @@ extern const struct opt_def oltp_opt_defs[];
 
 struct oltp_cli *oltp_cli_new(struct opt_group *g); /* NULL on ENOMEM */
 int oltp_cli_setup(struct oltp_cli *c, char *err, size_t errlen);
+int oltp_cli_check_outputs(const struct oltp_cli *c, char *err, size_t errlen);
 int oltp_cli_workload(struct oltp_cli *c, char *err, size_t errlen);
 void oltp_cli_engine_cfg(const struct oltp_cli *x, struct oltp_engine_cfg *ec);
 void oltp_cli_prep_cfg(const struct oltp_cli *c, struct oltp_prep_cfg *pc);

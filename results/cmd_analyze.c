@@ -196,6 +196,10 @@ int cmd_analyze(int argc, char **argv)
                 log_error("analyze: expected one FILE (try hcisweep analyze --help)");
                 goto out;
         }
+        if (c.json && res_check_file(c.json, err, sizeof(err)) < 0) {
+                log_error("analyze: option --json: %s", err);
+                goto out;
+        }
         if (ramp_parse_file(pos[0], &s, err, sizeof(err))) {
                 log_error("analyze: %s: %s", pos[0], err);
                 goto out;

@@ -336,15 +336,16 @@ static int load_runs(struct cmp *c, char **runs, int n)
 static void set_labels(struct cmp *c)
 {
         for (unsigned i = 0; i < c->n; i++) {
+                char own[sizeof(c->label[0])]; /* -Os sees c as source and destination */
                 int dup = 0;
 
                 for (unsigned k = 0; k < c->n; k++)
                         dup |= k != i && !strcmp(c->v[i].label, c->v[k].label);
                 if (dup)
-                        snprintf(c->label[i], sizeof(c->label[i]), "%c:%.100s", 'A' + i,
-                                 c->v[i].label);
+                        snprintf(own, sizeof(own), "%c:%.100s", 'A' + i, c->v[i].label);
                 else
-                        snprintf(c->label[i], sizeof(c->label[i]), "%s", c->v[i].label);
+                        snprintf(own, sizeof(own), "%s", c->v[i].label);
+                memcpy(c->label[i], own, sizeof(own));
         }
 }
 
@@ -385,6 +386,22 @@ out:
         return rc;
 }
 
+/* The page's place, checked before the runs are read. */
+static int check_outputs(const struct compare_cfg *cfg)
+{
+        char err[512];
+
+        if (cfg->html && res_check_file(cfg->html, err, sizeof(err)) < 0) {
+                log_error("compare: option --html: %s", err);
+                return -EINVAL;
+        }
+        if (!cfg->html && cfg->output_dir && res_check_dir(cfg->output_dir, err, sizeof(err)) < 0) {
+                log_error("compare: option --output-dir: %s", err);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
         struct compare_cfg cfg;
@@ -400,9 +417,12 @@ int cmd_compare(int argc, char **argv)
                 goto out;
         }
         if (npos < 2) {
-                log_error("compare: expected at least two runs (try hcisweep compare --help)");
+                log_error("compare: expected two to %d runs (try hcisweep compare --help)",
+                          MAX_RUNS);
                 goto out;
         }
+        if (check_outputs(&cfg) < 0)
+                goto out;
         if (!load_runs(&c, pos, npos) && !compare_runs(&cfg, &c))
                 rc = HCI_EXIT_OK;
 out:

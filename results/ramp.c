@@ -527,6 +527,12 @@ int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t er
                 return rc;
         }
         do {
+                if (len >= RAMP_FILE_MAX) {
+                        rc = -EFBIG;
+                        snprintf(err, errlen, "larger than %d MiB: not a load ramp",
+                                 RAMP_FILE_MAX >> 20);
+                        goto out;
+                }
                 if (len + 65536 > cap) {
                         char *b = realloc(buf, cap = cap * 2 + 65536);
 
@@ -541,8 +547,8 @@ int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t er
                 len += n;
         } while (n > 0);
         if (ferror(f)) {
-                rc = -EIO;
-                snprintf(err, errlen, "read error");
+                rc = errno == EISDIR ? -EISDIR : -EIO;
+                snprintf(err, errlen, "%s", rc == -EISDIR ? "is a directory" : "read error");
                 goto out;
         }
         rc = ramp_parse_buf(buf, len, out, err, errlen);

@@ -57,7 +57,10 @@ int ramp_has_latency(const struct ramp *r);
 /* Parse text of any supported format into *out (zeroed first). Free with ramp_set_free. */
 int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen);
 
-/* Read and parse a file. */
+/* Bytes of input analyze reads at most (memory stays bounded, e.g. on /dev/zero). */
+#define RAMP_FILE_MAX (64 << 20)
+
+/* Read and parse a file: -EFBIG past RAMP_FILE_MAX, -EISDIR for a directory. */
 int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t errlen);
 
 /* The individual parsers, for callers that know the format. */

@@ -225,6 +225,7 @@ static int parse(struct scale *s, int argc, char **argv, char *err, size_t errle
         if (lab_spec(&s->conf.lab, &s->conf.spec, &s->lab.ops, err, errlen) < 0 ||
             check_plan(s, err, errlen) < 0 || check_load(s, err, errlen) < 0 ||
             oltp_cli_setup(s->conf.oc, err, errlen) < 0 ||
+            oltp_cli_check_outputs(s->conf.oc, err, errlen) < 0 ||
             oltp_cli_workload(s->conf.oc, err, errlen) < 0)
                 return -EINVAL;
         s->conf.npct = oltp_cli_percentiles(s->conf.oc, s->conf.pcts, MAX_PCT);
