@@ -18,6 +18,7 @@
 #include "block/block.h"
 #include "block/run.h"
 #include "block/safety.h"
+#include "block/url.h"
 #include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/log.h"
@@ -52,9 +53,9 @@ static const char *const verify_names[] = {"none", "crc32c", NULL};
 #define O(f) offsetof(struct blk_cfg, f)
 static const struct opt_def block_opts[] = {
     {"target", OPT_STR, O(target), NULL, 0, 0,
-     "iSCSI LUNs: iscsi://[user%pass@]host[:port]/IQN/LUN[,URL...]", NULL, 0},
+     "iSCSI LUNs: iscsi://[user%pass@]host[:port]/IQN/LUN[,URL...]", NULL, OPT_F_LIST},
     {"filename", OPT_STR, O(filename), NULL, 0, 0, "files or block devices: PATH[,PATH...]", NULL,
-     0},
+     OPT_F_LIST},
     {"engine", OPT_ENUM, O(engine), "auto", 0, 0,
      "I/O engine (auto: libiscsi for URLs, io_uring for paths)", blk_engine_choices, 0},
     {"rw", OPT_ENUMLIST, O(rw), "randread", 0, 0, "access pattern(s), a list sweeps", rw_names, 0},
@@ -270,6 +271,8 @@ static int split_targets(struct block_cmd *b, char *list, int want_url, char *er
                                           : "a URL (use --target)");
                         return -EINVAL;
                 }
+                if (is_url && blk_url_check(it, err, errlen) < 0)
+                        return -EINVAL;
                 if (!(ops = pick_engine(b->cfg.engine, is_url, err, errlen)))
                         return -EINVAL;
                 if (add_target(b, it, ops, err, errlen) < 0)
@@ -429,8 +432,9 @@ static int check_safety(struct block_cmd *b, char *err, size_t errlen)
                 return 0;
         if (posix_memalign((void **)&buf, 4096, BLK_SAFETY_HEAD))
                 return -ENOMEM;
+        /* A regular file may be a filesystem image: only one made by this run is known empty. */
         for (unsigned i = 0; i < b->nt && rc == 0; i++) {
-                if (!b->t[i].is_url && !b->t[i].is_dev)
+                if (b->t[i].created || !strcmp(b->t[i].spec.ops->name, "null"))
                         continue;
                 memset(buf, 0, BLK_SAFETY_HEAD);
                 int n = blk_run_read_head(b->run, i, buf, BLK_SAFETY_HEAD, err, (unsigned)errlen);
@@ -891,6 +895,29 @@ static int start_result(struct block_cmd *b)
         return 0;
 }
 
+/* Mistakes found before anything is opened: each names its option. */
+static int check_usage(struct block_cmd *b, char *err, size_t errlen)
+{
+        const struct blk_cfg *c = &b->cfg;
+        char why[400];
+
+        for (unsigned i = 0; c->verify && i < b->nt; i++)
+                if (!strcmp(b->t[i].spec.ops->name, "null")) {
+                        snprintf(err, errlen,
+                                 "option --verify: the null engine stores nothing to verify");
+                        return -EINVAL;
+                }
+        if (c->json && res_check_file(c->json, why, sizeof(why)) < 0) {
+                snprintf(err, errlen, "option --json: %s", why);
+                return -EINVAL;
+        }
+        if (!c->json && res_check_dir(c->output_dir, why, sizeof(why)) < 0) {
+                snprintf(err, errlen, "option --output-dir: %s", why);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static int parse(struct block_cmd *b, int argc, char **argv)
 {
         char err[512] = "", *pos[4];
@@ -905,7 +932,7 @@ static int parse(struct block_cmd *b, int argc, char **argv)
         }
         if ((b->cfg.metrics_listen &&
              metrics_check_listen(b->cfg.metrics_listen, NULL, err, sizeof(err)) < 0) ||
-            build_targets(b, err, sizeof(err)) < 0) {
+            build_targets(b, err, sizeof(err)) < 0 || check_usage(b, err, sizeof(err)) < 0) {
                 log_error("%s", err);
                 return HCI_EXIT_USAGE;
         }
