@@ -62,6 +62,10 @@ struct lab_spec {
         enum lab_topology topology;
         const char *libvirt_uri; /* libvirt: comma-separated connection URIs */
         int boot_timeout_s;      /* qemu, libvirt: for a VM's database to answer */
+        /* The caller has a password of its own (MYSQL_PWD, --mysql-password-file,
+         * an option file) for servers the lab gives none: static refuses a
+         * server without password_file at open() (-EINVAL, FILE:LINE) unless set. */
+        int have_password;
         /* When not NULL, a long wait (a VM's boot) gives up with -EINTR as
          * soon as *cancel is nonzero: the caller's SIGINT flag. */
         const volatile sig_atomic_t *cancel;

@@ -28,7 +28,8 @@
 
 struct static_vm {
         char section[64];
-        int line; /* of its first key */
+        int line;    /* of its first key */
+        int pw_line; /* of its password_file */
         struct lab_endpoint ep;
 };
 
@@ -88,9 +89,10 @@ static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, 
                 snprintf(ep->user, sizeof(ep->user), "%s", val);
         else if (!strcmp(key, "database") && strlen(val) < sizeof(ep->database))
                 snprintf(ep->database, sizeof(ep->database), "%s", val);
-        else if (!strcmp(key, "password_file"))
+        else if (!strcmp(key, "password_file")) {
                 resolve(b->spec->inventory, val, ep->password_file, sizeof(ep->password_file));
-        else if (strcmp(key, "host") && strcmp(key, "user") && strcmp(key, "database"))
+                v->pw_line = line;
+        } else if (strcmp(key, "host") && strcmp(key, "user") && strcmp(key, "database"))
                 return bad(b, line,
                            "unknown key '%s' in [%s] (host, port, user, password_file, database)",
                            key, v->section);
@@ -122,6 +124,24 @@ static int on_key(void *user, const char *section, const char *key, const char *
         return set_key(b, v, key, val, line);
 }
 
+/* A password that cannot be had is bad input, found before any login is tried. */
+static int check_password(struct lab_backend *b, const struct static_vm *v)
+{
+        char pw[256], why[300];
+        int rc;
+
+        if (!v->ep.password_file[0] && !b->spec->have_password)
+                return bad(b, v->line,
+                           "[%s] has no password_file, and no password was given (MYSQL_PWD, "
+                           "--mysql-password-file, an option file)",
+                           v->section);
+        if (!v->ep.password_file[0])
+                return 0;
+        rc = lab_read_password(v->ep.password_file, pw, sizeof(pw), why, sizeof(why));
+        memset(pw, 0, sizeof(pw));
+        return rc < 0 ? bad(b, v->pw_line, "%s", why) : 0;
+}
+
 static int check_inventory(struct lab_backend *b)
 {
         if (!b->n) {
@@ -132,6 +152,9 @@ static int check_inventory(struct lab_backend *b)
         for (unsigned i = 1; i <= b->n; i++)
                 if (!b->vm[i].ep.host[0])
                         return bad(b, b->vm[i].line, "[%s] has no host", b->vm[i].section);
+        for (unsigned i = 1; i <= b->n; i++)
+                if (check_password(b, &b->vm[i]) < 0)
+                        return -EINVAL;
         return 0;
 }
 
@@ -154,7 +177,7 @@ static int static_open(const struct lab_spec *spec, struct lab_backend **out, ch
         b->err = err;
         b->errlen = errlen;
         rc = opt_read_ini(spec->inventory, on_key, b, err, errlen);
-        if (rc == -ENOENT || rc == -EACCES)
+        if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR || rc == -EFBIG)
                 rc = -EINVAL; /* an inventory that cannot be read is bad input */
         if (!rc)
                 rc = check_inventory(b);

@@ -23,8 +23,15 @@ int lab_read_password(const char *path, char *out, size_t outlen, char *err, siz
                 snprintf(err, errlen, "password file %s: %s", path, strerror(errno));
                 return rc;
         }
+        /* A directory opens for reading: only the read tells it apart. */
         if (!fgets(out, (int)outlen, f))
                 out[0] = '\0';
+        if (ferror(f)) {
+                rc = -errno;
+                snprintf(err, errlen, "password file %s: %s", path, strerror(errno));
+                fclose(f);
+                return rc;
+        }
         fclose(f);
         out[strcspn(out, "\r\n")] = '\0';
         return 0;

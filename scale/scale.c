@@ -77,7 +77,7 @@ static const struct opt_def scale_opts[] = {
     {"block-load", OPT_STR, O(block_load), NULL, 0, 0,
      "block I/O on every VM's LUN during each measured run: rw=randrw,bs=4k,iodepth=4,"
      "rwmixread=70,numjobs=1 (any of the keys; these are the defaults)",
-     NULL, 0},
+     NULL, OPT_F_LIST},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -228,6 +228,9 @@ static int parse(struct scale *s, int argc, char **argv, char *err, size_t errle
             oltp_cli_check_outputs(s->conf.oc, err, errlen) < 0 ||
             oltp_cli_workload(s->conf.oc, err, errlen) < 0)
                 return -EINVAL;
+        const char *user, *db, *pw;
+        oltp_cli_login(s->conf.oc, &user, &db, &pw);
+        s->conf.spec.have_password = pw != NULL;
         s->conf.npct = oltp_cli_percentiles(s->conf.oc, s->conf.pcts, MAX_PCT);
         s->conf.spec.cancel = &interrupted; /* Ctrl-C during a VM's boot ends the wait */
         return 0;
@@ -652,7 +655,7 @@ static void step_state(struct scale *s, struct scale_step *st)
                         st->state = SCALE_PARTIAL;
         }
         for (unsigned i = 1; i <= st->vms; i++) {
-                snprintf(st->vm[i].host, sizeof(st->vm[i].host), "%s", s->lab.dsn[i - 1].host);
+                snprintf(st->vm[i].host, sizeof(st->vm[i].host), "%.63s", s->lab.dsn[i - 1].host);
                 st->vm[i].port = s->lab.dsn[i - 1].port;
                 st->vm[i].alive =
                     s->lab.ops->stats(s->lab.b, i, &vs, ignored, sizeof(ignored)) == 0 && vs.alive;

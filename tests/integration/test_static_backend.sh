@@ -33,6 +33,7 @@ database = sbtest
 [db2]
 host = $ADDR
 port = $DEAD_PORT
+password_file = db.pw
 INI
 st() { "$HCISWEEP" lab "$@" --backend static --inventory "$INV"; }
 
@@ -76,6 +77,10 @@ bad 4 '[a]\nhost = h\n[b]\nport = 99999\n'
 bad 1 'host = h\n[a]\nhost = h\n'
 bad 4 '[a]\nhost = h\n[b]\nport = 3306\n'
 bad 2 '[a]\nhost h\n'
+# No password to log in with is bad input, not a login failure.
+bad 2 '[a]\nhost = h\n'
+bad 3 '[a]\nhost = h\npassword_file = /nonexistent/pw\n'
+bad 4 '[a]\nhost = h\npassword_file = db.pw\n[a]\nhost = h\n'
 expect_rc 2 "$HCISWEEP" lab status --backend static --inventory "$T/none.ini"
 grep -q "none.ini" <<<"$OUT" || fail "missing inventory not named: $OUT"
 expect_rc 2 "$HCISWEEP" lab status --backend static
