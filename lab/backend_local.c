@@ -273,7 +273,7 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
                     size_t errlen)
 {
         struct lab_vm *v = &b->lab.st.vm[i];
-        char o_port[32], o_bind[48], o_pool[64], bufs[CG_NCTRL][LAB_PATH_MAX + 16];
+        char o_port[32], o_bind[96], o_pool[64], bufs[CG_NCTRL][LAB_PATH_MAX + 16];
         lab_path_t o_data, o_sock, o_pid, o_tmp, log;
         const char *procs[CG_NCTRL + 1];
         char *argv[] = {"mariadbd",
