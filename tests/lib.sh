@@ -37,6 +37,12 @@ expect_rc() {
         fi
 }
 
+# near A B TOL: true when the numbers A and B differ by at most TOL. Printed
+# floats are compared this way (or rounded by awk, whose doubles round as the
+# tool's C does), never as text formatted by bash's printf, whose long double
+# rounds some values the other way (14032115.85 -> 14032115.9 against 14032115.8).
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
 # A loopback address and a port private to this test: derived from the test
 # name so tests running in parallel do not collide. HCISWEEP_TEST_SALT (a
 # number) moves every test elsewhere, so two checkouts can run the suite at once.

@@ -100,7 +100,8 @@ jcheck sb.json '.source.format == "sysbench" and ([.points[].load] == [1, 2])'
 i=0
 for eps in $(awk '/events per second:/ {print $4}' sb.txt); do
         avg=$(awk '/avg:/ {n++; if (n == '$((i + 1))') print $2}' sb.txt)
-        jcheck sb.json ".points[$i].throughput == $eps and .points[$i].latency_ms == $avg"
+        jcheck sb.json "(.points[$i].throughput - $eps | fabs) <= 1e-9 * $eps and
+                (.points[$i].latency_ms - $avg | fabs) <= 1e-9 * $avg"
         i=$((i + 1))
 done
 [ "$i" -eq 2 ] || fail "sysbench printed $i 'events per second' lines"
@@ -140,7 +141,8 @@ jcheck oltp-a.json '.source.format == "sysbench" and ([.points[].load] == [1, 2,
 i=0
 for tps in $(sed -n 's/^ *transactions: *[0-9]* *(\([0-9.]*\) per sec.)/\1/p' oltp.txt); do
         avg=$(awk '/avg:/ {n++; if (n == '$((i + 1))') print $2}' oltp.txt)
-        jcheck oltp-a.json ".points[$i].throughput == $tps and .points[$i].latency_ms == $avg"
+        jcheck oltp-a.json "(.points[$i].throughput - $tps | fabs) <= 1e-9 * $tps and
+                (.points[$i].latency_ms - $avg | fabs) <= 1e-9 * $avg"
         i=$((i + 1))
 done
 [ "$i" -eq 3 ] || fail "sysbench printed $i transactions lines"
@@ -154,8 +156,11 @@ expect_rc 0 "$HCISWEEP" analyze oltp-r.json --json oltp-ra.json
 jcheck oltp-ra.json '.source.format == "hcisweep-oltp" and .ramps[0].load_name == "t_s"'
 n=$(jq '.intervals | length' oltp-r.json)
 [ "$n" -ge 2 ] || fail "oltp run wrote $n intervals"
+# Both files hold 10 significant digits: equal within that, not bit for bit.
 jq -e --slurpfile r oltp-r.json "(.points | length) == $n and
-        ([.points[].throughput] == [\$r[0].intervals[].tps]) and
-        ([.points[].latency_ms] == [\$r[0].intervals[].lat_ns.percentile[\"95.0\"] / 1e6])" \
+        ([.points, \$r[0].intervals] | transpose | all(
+                ((.[0].throughput - .[1].tps) | fabs) <= 1e-8 * (.[1].tps | fabs) and
+                ((.[0].latency_ms - .[1].lat_ns.percentile[\"95.0\"] / 1e6) | fabs) <=
+                        1e-8 * (.[1].lat_ns.percentile[\"95.0\"] / 1e6)))" \
         oltp-ra.json >/dev/null || fail "oltp intervals: $(jq -c .points oltp-ra.json)"
 pass "hcisweep oltp result: $n intervals analysed"
