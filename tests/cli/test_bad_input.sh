@@ -1,0 +1,436 @@
+#!/usr/bin/env bash
+# The bad-input catalogue: every case is one line holding the exit code it
+# must give and a fragment of the message that must name the option, the
+# file or the file:line. A case also fails on any sanitizer report. Nothing
+# here needs a server: every mistake is caught before a connection is tried
+# (a case that would connect names an address on which nothing listens).
+#
+# CATALOGUE_LIST=FILE lists every case's exit code and first error line to
+# FILE instead of checking them (to record what a build does).
+. "$TESTLIB"
+cd "$T"
+# Listing, a failed extra check is one more line of the list.
+[ -n "${CATALOGUE_LIST:-}" ] && fail() { printf 'check\t%s\n' "$*" >>"$CATALOGUE_LIST"; }
+
+N=0
+BAD=0
+# bad WANT FRAGMENT ARGS...: hcisweep ARGS exits WANT and prints FRAGMENT.
+bad() {
+        local want=$1 frag=$2 rc=0 out
+        shift 2
+        N=$((N + 1))
+        out=$(timeout 60 "$HCISWEEP" "$@" 2>&1 </dev/null) || rc=$?
+        OUT=$out
+        if [ -n "${CATALOGUE_LIST:-}" ]; then
+                printf '%s\t%s\t%s\n' "$rc" "$*" \
+                        "$(grep -m1 -iE 'error|fault|sanitizer' <<<"$out" | cut -c1-160)" >>"$CATALOGUE_LIST"
+                return 0
+        fi
+        if [ "$rc" -ne "$want" ] || ! grep -qF -- "$frag" <<<"$out" ||
+                grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' <<<"$out"; then
+                echo "case $N: want exit $want and '$frag', got exit $rc: hcisweep $*" >&2
+                tail -5 <<<"$out" | sed 's/^/    /' >&2
+                BAD=$((BAD + 1))
+        fi
+}
+# job NAME: the job file NAME.ini from stdin; prints its path.
+job() { cat >"$T/$1.ini"; }
+
+NUL=127.0.0.1 # nothing listens on port 1: a connection would fail with exit 3
+# Every case of a command that could start something carries options that
+# keep it small and on this test's own addresses, so a check that regressed
+# runs a 1 s job in $T instead of a lab on the default addresses.
+ADDR=$(test_addr 0)
+LABO=(--lab-dir "$T/lab" --addr-base "${ADDR%.*}" --base-port "$(test_port 0)"
+        --target-port "$(test_port 1)" --vm-memory 256M)
+B=(block --engine null --runtime 1)
+O=(oltp run --mysql-host "$NUL:1" --time 1 --connect-timeout 1)
+OP=(oltp prepare --mysql-host "$NUL:1" --connect-timeout 1)
+OC=(oltp cleanup --mysql-host "$NUL:1" --connect-timeout 1)
+S=(scale --mysql-host "$NUL:1" --mysql-port 1 --time 1 --vms 1 "${LABO[@]}")
+L=(lab up --vms 1 "${LABO[@]}")
+LS=(lab status "${LABO[@]}")
+mkdir -p "$T/dir" "$T/runs"
+echo secret >"$T/pw"
+truncate -s 8M "$T/ext4.img"
+mkfs.ext4 -q -F "$T/ext4.img" || fail "mkfs.ext4"
+truncate -s 1M "$T/plain.img"
+
+# --- 1. Empty values: refused, naming the option (they crashed before) ---
+bad 2 "option --mysql-host: empty value" "${O[@]}" --mysql-host ''
+bad 2 "option --mysql-host: empty value" "${OP[@]}" --mysql-host ''
+bad 2 "option --mysql-host: empty value" "${OC[@]}" --mysql-host ''
+bad 2 "option --mysql-host: empty value" "${O[@]}" --mysql-host ' '
+bad 2 "option --mysql-host: empty value" "${O[@]}" --mysql-host=
+bad 2 "option --mysql-host: empty value" "${S[@]}" --mysql-host ''
+bad 2 "option --lab-dir: empty value" "${LS[@]}" --lab-dir ''
+bad 2 "option --lab-dir: empty value" "${L[@]}" --lab-dir ''
+bad 2 "option --lab-dir: empty value" "${S[@]}" --lab-dir ''
+bad 2 "option --addr-base: empty value" "${L[@]}" --addr-base ''
+bad 2 "option --addr-base: empty value" "${S[@]}" --addr-base ''
+bad 2 "option --target-addr: empty value" "${L[@]}" --target-addr ''
+bad 2 "option --target-addr: empty value" "${S[@]}" --target-addr ''
+bad 2 "option --backend: empty value" "${LS[@]}" --backend ''
+bad 2 "option --backend: empty value" "${S[@]}" --backend ''
+bad 2 "option --driver: empty value" "${O[@]}" --driver ''
+bad 2 "option --output-dir: empty value" "${B[@]}" --output-dir ''
+bad 2 "option --output-dir: empty value" "${O[@]}" --output-dir ''
+bad 2 "option --output-dir: empty value" "${S[@]}" --output-dir ''
+bad 2 "option --mysql-user: empty value" "${O[@]}" --mysql-user ''
+bad 2 "option --mysql-user: empty value" "${S[@]}" --mysql-user ''
+bad 2 "option --mysql-db: empty value" "${O[@]}" --mysql-db ''
+bad 2 "option --mysql-ignore-errors: empty value" "${O[@]}" --mysql-ignore-errors ''
+bad 2 "option --libvirt-uri: empty value" "${S[@]}" --libvirt-uri ''
+bad 2 "option --engine: empty value" block --engine ''
+bad 2 "option --workload: empty value" "${O[@]}" --workload ''
+bad 2 "option --rand-type: empty value" "${O[@]}" --rand-type ''
+bad 2 "option --topology: empty value" "${S[@]}" --topology ''
+bad 2 "option --threads: empty value" "${O[@]}" --threads ''
+bad 2 "option --runtime: empty value" block --runtime ''
+bad 2 "option --vm-memory: empty value" "${S[@]}" --vm-memory ''
+[ -e "$T/(null)" ] && fail "--output-dir '' made a directory named (null)"
+# In a job file (and in the INI a run writes) an empty value of an option
+# without a default means "not set": `json =` runs into a run directory.
+job empty_host <<'EOF'
+[a]
+command = oltp run
+mysql-host =
+EOF
+bad 2 "empty_host.ini:3: option --mysql-host: empty value" run empty_host.ini
+job empty_host_scale <<'EOF'
+[a]
+command = scale
+mysql-host =
+EOF
+bad 2 "empty_host_scale.ini:3: option --mysql-host: empty value" run empty_host_scale.ini
+job empty_user <<'EOF'
+[global]
+mysql-user =
+[a]
+command = oltp run
+EOF
+bad 2 "empty_user.ini:2: option --mysql-user: empty value" run empty_user.ini
+job empty_json <<'EOF'
+[a]
+engine = null
+runtime = 1
+json =
+output-dir = runs
+EOF
+bad 0 "result: runs/block-" run empty_json.ini
+
+# --- 2. Empty lists and empty list items ---
+bad 2 "option --rw: empty value" "${B[@]}" --rw ''
+bad 2 "option --bs: empty value" "${B[@]}" --bs ''
+bad 2 "option --iodepth: empty value" "${B[@]}" --iodepth ''
+bad 2 "option --percentile: empty value" "${B[@]}" --percentile ''
+bad 2 "option --percentile: empty value" "${O[@]}" --percentile ''
+bad 2 "option --vms: empty value" "${S[@]}" --vms ''
+bad 2 "option --target: item 2 of the list is empty" block --target "iscsi://$NUL:1/iqn.x/1,"
+bad 2 "option --target: item 2 of the list is empty" block --target "iscsi://$NUL:1/iqn.x/1,,iscsi://$NUL:1/iqn.x/2"
+bad 2 "option --target: item 1 of the list is empty" block --target ",iscsi://$NUL:1/iqn.x/1"
+bad 2 "option --filename: item 2 of the list is empty" block --filename "plain.img,,plain.img"
+bad 2 "option --filename: item 2 of the list is empty" block --filename "plain.img, "
+bad 2 "option --mysql-host: item 2 of the list is empty" "${O[@]}" --mysql-host a,,b
+bad 2 "option --mysql-host: item 2 of the list is empty" "${O[@]}" --mysql-host a,
+bad 2 "option --mysql-host: item 2 of the list is empty" "${S[@]}" --mysql-host a,,b
+bad 2 "option --mysql-ignore-errors: item 2 of the list is empty" "${O[@]}" --mysql-ignore-errors 1213,,1205
+bad 2 "option --libvirt-uri: item 2 of the list is empty" "${S[@]}" --libvirt-uri 'qemu:///system,'
+bad 2 "option --block-load: item 2 of the list is empty" "${S[@]}" --block-load 'rw=randrw,,bs=4k'
+bad 2 "option --rw: bad item" "${B[@]}" --rw randread,,write
+bad 2 "option --bs" "${B[@]}" --bs 4k,
+bad 2 "option --iodepth" "${B[@]}" --iodepth 1,,4
+bad 2 "option --percentile: bad item" "${B[@]}" --percentile 50,
+bad 2 "option --vms" "${S[@]}" --vms 1,,2
+# The secret of a CHAP URL is not echoed by the list check.
+bad 2 "option --target: item 2" block --target "iscsi://u%SECRETPW@$NUL:1/iqn.x/1,"
+grep -q SECRETPW <<<"$OUT$(timeout 10 "$HCISWEEP" block --target "iscsi://u%SECRETPW@$NUL:1/iqn.x/1," 2>&1)" &&
+        fail "the empty-item message echoes the CHAP secret"
+
+# --- 3. iSCSI URLs: a bad port or path is bad input, not another portal ---
+bad 2 "a port above 65535" block --target "iscsi://$NUL:69796/iqn.x/1"
+bad 2 "a port that is not a number" block --target "iscsi://$NUL:4260abc/iqn.x/1"
+bad 2 "a port that is not a number" block --target "iscsi://$NUL:-1/iqn.x/1"
+bad 2 "an empty port" block --target "iscsi://$NUL:/iqn.x/1"
+bad 2 "port 0" block --target "iscsi://$NUL:0/iqn.x/1"
+bad 2 "a port above 65535" block --target "iscsi://$NUL:99999999999999999999/iqn.x/1"
+bad 2 "no host" block --target "iscsi:///iqn.x/1"
+bad 2 "no host" block --target "iscsi://u%pw@:3260/iqn.x/1"
+bad 2 "no /IQN/LUN" block --target "iscsi://$NUL:1"
+bad 2 "no /IQN/LUN" block --target "iscsi://$NUL:1/iqn.x"
+bad 2 "no LUN after the IQN" block --target "iscsi://$NUL:1/iqn.x/"
+bad 2 "a LUN that is not a number" block --target "iscsi://$NUL:1/iqn.x/1x"
+bad 2 "a LUN above 16383" block --target "iscsi://$NUL:1/iqn.x/70000"
+bad 2 "a bad [IPv6] host" block --target "iscsi://[::1/iqn.x/1"
+bad 2 "a port above 65535" block --target "iscsi://u%SECRETPW@$NUL:70000/iqn.x/1"
+grep -q SECRETPW <<<"$OUT" && fail "the URL check echoes the CHAP secret"
+bad 2 "not an iscsi:// URL" block --target plain.img
+bad 2 "a URL (use --target)" block --filename "iscsi://$NUL/iqn.x/1"
+bad 2 "bad port" "${O[@]}" --mysql-host "$NUL:99999"
+bad 2 "bad port" "${O[@]}" --mysql-host "$NUL:33x"
+
+# --- 4. Output paths, checked before anything runs ---
+bad 2 "option --json: $T/dir: is a directory" "${B[@]}" --json "$T/dir"
+bad 2 "option --json: /nonexistent/x.json: directory /nonexistent" "${B[@]}" --json /nonexistent/x.json
+mkfifo "$T/fifo"
+bad 2 "option --json: $T/fifo: is not a regular file" "${B[@]}" --json "$T/fifo"
+bad 2 "option --output-dir: pw/x: pw is not a directory" "${B[@]}" --output-dir pw/x
+bad 2 "option --output-dir: pw: pw is not a directory" "${B[@]}" --output-dir pw
+bad 2 "option --json: $T/dir: is a directory" "${O[@]}" --json "$T/dir"
+bad 2 "option --json: /nonexistent/x.json" "${O[@]}" --json /nonexistent/x.json
+bad 2 "option --output-dir: pw/runs" "${O[@]}" --output-dir pw/runs
+bad 2 "option --json: $T/dir: is a directory" "${S[@]}" --json "$T/dir"
+bad 2 "option --output-dir: pw/runs" "${S[@]}" --output-dir pw/runs
+echo "load,throughput" >"$T/ramp.csv"
+for i in 1 2 3 4 5 6; do echo "$i,$((i * 100))" >>"$T/ramp.csv"; done
+bad 2 "option --json: $T/dir: is a directory" analyze ramp.csv --json "$T/dir"
+bad 2 "option --json: /nonexistent/a.json" analyze ramp.csv --json /nonexistent/a.json
+bad 2 "option --html: $T/dir: is a directory" compare runs runs --html "$T/dir"
+bad 2 "option --output-dir: pw/cmp" compare runs runs --output-dir pw/cmp
+job same_json <<EOF
+[global]
+engine = null
+runtime = 1
+[a]
+json = $T/same.json
+[b]
+json = $T/same.json
+EOF
+bad 2 "same_json.ini:7: jobs [a] and [b] both write --json $T/same.json" run same_json.ini
+[ -e "$T/same.json" ] && fail "a job ran although two jobs write one --json"
+job same_json_global <<EOF
+[global]
+engine = null
+json = $T/g.json
+[a]
+runtime = 1
+[b]
+runtime = 1
+EOF
+bad 2 "same_json_global.ini:3: jobs [a] and [b] both write --json" run same_json_global.ini
+job bad_json_job <<EOF
+[a]
+engine = null
+runtime = 1
+json = $T/dir
+EOF
+bad 2 "option --json: $T/dir: is a directory" run bad_json_job.ini
+
+# --- 5. Passwords and inventories: bad input, named, before any login ---
+bad 2 "option --mysql-password-file: dir: Is a directory" "${O[@]}" --mysql-password-file dir
+bad 2 "option --mysql-password-file: nope: No such file" "${O[@]}" --mysql-password-file nope
+bad 2 "option --mysql-defaults-file: dir: Is a directory" "${O[@]}" --mysql-defaults-file dir
+bad 2 "option --mysql-defaults-file: nope" "${O[@]}" --mysql-defaults-file nope
+bad 2 "option --mysql-password-file: dir" "${S[@]}" --mysql-password-file dir
+bad 2 "$T/dir: is a directory" "${S[@]}" --backend static --inventory "$T/dir"
+bad 2 "nope.ini: No such file" "${S[@]}" --backend static --inventory nope.ini
+bad 2 "option --inventory: the static backend needs an inventory" "${S[@]}" --backend static
+cat >"$T/inv_nopw.ini" <<EOF
+[db1]
+host = $NUL
+port = 1
+EOF
+bad 2 "inv_nopw.ini:2: [db1] has no password_file" "${S[@]}" --backend static --inventory inv_nopw.ini
+cat >"$T/inv_pwdir.ini" <<EOF
+[db1]
+host = $NUL
+password_file = dir
+EOF
+bad 2 "inv_pwdir.ini:3: password file $T/dir: Is a directory" "${S[@]}" --backend static --inventory "$T/inv_pwdir.ini"
+cat >"$T/inv_pwnone.ini" <<EOF
+[db1]
+host = $NUL
+password_file = nope
+EOF
+bad 2 "inv_pwnone.ini:3: password file $T/nope: No such file" "${S[@]}" --backend static --inventory "$T/inv_pwnone.ini"
+printf '[db1]\nhost = %s\npassword_file = pw\n[db1]\nhost = %s\n' $NUL $NUL >"$T/inv_dup.ini"
+bad 2 "inv_dup.ini:4: section named twice" "${S[@]}" --backend static --inventory inv_dup.ini
+printf '[db1]\nhost = %s\npassword_file = pw\nport = 70000\n' $NUL >"$T/inv_port.ini"
+bad 2 "inv_port.ini:4: port '70000' is not in 1..65535" "${S[@]}" --backend static --inventory inv_port.ini
+printf '[db1]\nport = 1\npassword_file = pw\n' >"$T/inv_nohost.ini"
+bad 2 "inv_nohost.ini:2: [db1] has no host" "${S[@]}" --backend static --inventory inv_nohost.ini
+printf '[db1]\nhost = %s\npasswd = pw\n' $NUL >"$T/inv_key.ini"
+bad 2 "inv_key.ini:3: unknown key 'passwd'" "${S[@]}" --backend static --inventory inv_key.ini
+printf '[db1]\nhost = %s\x00x\n' $NUL >"$T/inv_nul.ini"
+bad 2 "inv_nul.ini:2: NUL byte" "${S[@]}" --backend static --inventory inv_nul.ini
+: >"$T/inv_empty.ini"
+bad 2 "inv_empty.ini: no servers" "${S[@]}" --backend static --inventory inv_empty.ini
+
+# --- 6. Writes that would destroy data, checks that cannot check ---
+bad 2 "ext4.img holds an ext2/3/4 filesystem: refusing to write" block --filename ext4.img --rw write --runtime 1
+bad 2 "ext4.img holds an ext2/3/4 filesystem" block --filename ext4.img --rw randrw --runtime 1
+bad 2 "ext4.img holds an ext2/3/4 filesystem" block --filename ext4.img --precondition --runtime 1
+bad 2 "ext4.img holds an ext2/3/4 filesystem" block --filename plain.img,ext4.img --rw randwrite --runtime 1
+bad 0 "result:" block --filename ext4.img --rw randread --runtime 1 --output-dir runs
+bad 2 "option --verify: the null engine stores nothing to verify" "${B[@]}" --verify crc32c
+bad 2 "option --verify: the null engine stores nothing to verify" "${B[@]}" --verify crc32c --rw write
+
+# --- 7. Job files: every mistake has its file:line ---
+job dup_section <<'EOF'
+[a]
+engine = null
+[b]
+engine = null
+[a]
+runtime = 1
+EOF
+bad 2 "dup_section.ini:5: section named twice" run dup_section.ini
+job dup_adjacent <<'EOF'
+[a]
+engine = null
+[a]
+runtime = 1
+EOF
+bad 2 "dup_adjacent.ini:3: section named twice" run dup_adjacent.ini
+job dup_global <<'EOF'
+[global]
+engine = null
+[a]
+runtime = 1
+[global]
+runtime = 2
+EOF
+bad 2 "dup_global.ini:5: section named twice" run dup_global.ini
+printf '[a]\nengine = null\nruntime = 1\x00 ; the rest\n' >"$T/nul.ini"
+bad 2 "nul.ini:3: NUL byte in the line" run nul.ini
+printf '[a]\n\x00\n' >"$T/nul2.ini"
+bad 2 "nul2.ini:2: NUL byte" run nul2.ini
+job dashes <<'EOF'
+[a]
+----engine = null
+EOF
+bad 2 "dashes.ini:2: unknown option ----engine" run dashes.ini
+job dashes_oltp <<'EOF'
+[a]
+command = oltp run
+----mysql-host = x
+EOF
+bad 2 "dashes_oltp.ini:3: unknown option ----mysql-host" run dashes_oltp.ini
+job oltp_typo <<'EOF'
+[a]
+command = oltp run
+mysql-hots = x
+EOF
+bad 2 "oltp_typo.ini:3: unknown option --mysql-hots (did you mean --mysql-host?)" run oltp_typo.ini
+job oltp_range <<'EOF'
+[a]
+command = oltp prepare
+tables = 0
+EOF
+bad 2 "oltp_range.ini:3: option --tables: 0 is below the minimum 1" run oltp_range.ini
+job dashes_scale <<'EOF'
+[a]
+command = scale
+----vms = 1
+EOF
+bad 2 "dashes_scale.ini:3: unknown option ----vms" run dashes_scale.ini
+job outside <<'EOF'
+engine = null
+[a]
+runtime = 1
+EOF
+bad 2 "outside.ini:1: 'engine' is outside any [section]" run outside.ini
+job syntax <<'EOF'
+[a]
+engine null
+EOF
+bad 2 "syntax.ini:2: syntax error" run syntax.ini
+job unclosed <<'EOF'
+[a
+engine = null
+EOF
+bad 2 "unclosed.ini:1: syntax error" run unclosed.ini
+job unknown_cmd <<'EOF'
+[a]
+command = blok
+engine = null
+EOF
+bad 2 "unknown_cmd.ini:3: unknown command 'blok'" run unknown_cmd.ini
+job range <<'EOF'
+[a]
+engine = null
+iodepth = 0
+EOF
+bad 2 "range.ini:3: option --iodepth: 0 is below the minimum 1" run range.ini
+job global_only <<'EOF'
+[global]
+engine = null
+EOF
+bad 2 "global_only.ini: no job sections" run global_only.ini
+job bad_url <<EOF
+[a]
+target = iscsi://$NUL:69796/iqn.x/1
+EOF
+bad 2 "a port above 65535" run bad_url.ini
+{
+        printf '[a]\nengine = '
+        head -c 10000000 /dev/zero | tr '\0' 'x'
+        printf '\n'
+} >"$T/long.ini"
+bad 2 "long.ini:2: line longer than 1 MiB" run long.ini
+rm -f "$T/long.ini"
+{
+        printf '[a]\nengine = null\n'
+        for i in $(seq 1 3000); do printf '; %0500d\n' "$i"; done
+} >"$T/many_comments.ini"
+printf 'runtime = 1\noutput-dir = runs\n' >>"$T/many_comments.ini"
+bad 0 "result: runs/block-" run many_comments.ini
+bad 2 "/dev/zero:1: NUL byte in the line" run /dev/zero
+bad 2 "dir: is a directory, not a file" run dir
+bad 2 "nope.ini: No such file" run nope.ini
+bad 2 "usage: hcisweep run JOBFILE" run a.ini b.ini
+bad 2 "usage: hcisweep run JOBFILE" run
+
+# --- 8. Unbounded input ---
+bad 2 "/dev/zero: larger than 64 MiB" analyze /dev/zero
+bad 2 "dir: is a directory" analyze dir
+bad 2 "analyze: nope.csv" analyze nope.csv
+bad 2 "expected one FILE" analyze
+
+# --- 9. Argument counts, names, values and ranges ---
+bad 2 "unexpected argument 'r9': at most 8 allowed" compare r1 r2 r3 r4 r5 r6 r7 r8 r9
+bad 2 "expected two to 8 runs" compare r1
+bad 2 "unknown option --iodpth (did you mean --iodepth?)" block --iodpth 4
+bad 2 "unknown option -x" block -x
+bad 2 "unexpected argument 'extra'" "${B[@]}" extra
+bad 2 "option --iodepth: 0 is below the minimum 1" "${B[@]}" --iodepth 0
+bad 2 "option --iodepth: 8192 is above the maximum 4096" "${B[@]}" --iodepth 8192
+bad 2 "option --bs" "${B[@]}" --bs 100
+bad 2 "option --bs" "${B[@]}" --bs 128m
+bad 2 "option --bs" "${B[@]}" --bs 4x
+bad 2 "option --rwmixread: 101 is above the maximum 100" "${B[@]}" --rwmixread 101
+bad 2 "option --runtime: 0 is below the minimum 1" block --engine null --runtime 0
+bad 2 "option --numjobs: 0 is below the minimum 1" "${B[@]}" --numjobs 0
+bad 2 "option --rw: 'randomread' is not one of" "${B[@]}" --rw randomread
+bad 2 "option --engine: 'aio' is not one of" block --engine aio
+bad 2 "option --verify: 'md5' is not one of" "${B[@]}" --verify md5
+bad 2 "option --size" "${B[@]}" --size 1q
+bad 2 "option --percentile: 0 is below the minimum" "${B[@]}" --percentile 0
+bad 2 "option --percentile: 101 is above the maximum 100" "${B[@]}" --percentile 101
+bad 2 "option --iodepth needs a value" block --iodepth
+bad 2 "option --direct" "${B[@]}" --direct=maybe
+bad 2 "no target: give --target URL or --filename PATH" block
+bad 2 "want one of prepare, run, cleanup" oltp
+bad 2 "want one of prepare, run, cleanup" oltp start
+bad 2 "option --threads: 0 is below the minimum 1" "${O[@]}" --threads 0
+bad 2 "option --mysql-port: 70000 is above the maximum 65535" "${O[@]}" --mysql-port 70000
+bad 2 "option --rand-type: 'normal' is not one of" "${O[@]}" --rand-type normal
+bad 2 "option --time" "${O[@]}" --time -1
+bad 2 "--time and --events are both 0" "${O[@]}" --time 0
+bad 2 "option --workload: 'oltp_rw' is not one of" "${O[@]}" --workload oltp_rw
+bad 2 "option --mysql-ignore-errors: want error numbers" "${O[@]}" --mysql-ignore-errors 12x
+bad 2 "option --vms: 0 is below the minimum 1" "${S[@]}" --vms 0
+bad 2 "option --repeat: 0 is below the minimum 1" "${S[@]}" --repeat 0
+bad 2 "option --topology: 'hyper' is not one of" "${S[@]}" --topology hyper
+bad 2 "option --vm-cpus: -1 is below the minimum 0" "${S[@]}" --vm-cpus -1
+bad 2 "scale: unexpected argument 'now'" "${S[@]}" now
+bad 2 "option --addr-base" "${S[@]}" --addr-base 10.0.1
+bad 2 "unknown command 'blok'" blok
+bad 2 "usage: hcisweep COMMAND" 
+
+if [ -n "${CATALOGUE_LIST:-}" ]; then
+        echo "listed $N cases in $CATALOGUE_LIST"
+        exit 0
+fi
+[ "$BAD" -eq 0 ] || fail "$BAD of $N bad-input cases answered wrongly"
+pass "$N bad-input cases answered with their exit code and message"
