@@ -714,6 +714,26 @@ static json_t *opt_list_json(const struct opt_def *d, const struct u64_list *l)
         return a;
 }
 
+/*
+ * JSON holds UTF-8 only, while a path may be any bytes: such a value is
+ * echoed with '?' for every byte outside ASCII rather than losing the
+ * whole config (json_string refuses it).
+ */
+static json_t *opt_text_json(const char *s)
+{
+        json_t *j = json_string(s);
+        char *copy;
+
+        if (j || !(copy = strdup(s)))
+                return j;
+        for (char *p = copy; *p; p++)
+                if ((unsigned char)*p >= 0x80)
+                        *p = '?';
+        j = json_string(copy);
+        free(copy);
+        return j;
+}
+
 static json_t *opt_value_json(const struct opt_ref *r)
 {
         const void *p = opt_field(r);
@@ -730,7 +750,7 @@ static json_t *opt_value_json(const struct opt_ref *r)
                 return json_real(*(const double *)p);
         case OPT_STR:
                 s = *(char *const *)p;
-                return s ? json_string(s) : json_null();
+                return s ? opt_text_json(s) : json_null();
         case OPT_ENUM:
                 return json_string(r->d->choices[*(const int *)p]);
         default:
