@@ -21,8 +21,8 @@ PKGS=(
   util-linux procps iproute2 xxd jq python3
   # tests see which io_uring calls a run makes
   strace
-  # quality gates
-  clang-format cppcheck
+  # quality gates; clang and its libFuzzer runtime for tests/fuzz (test_fuzz_opts_slow)
+  clang-format cppcheck clang libclang-rt-14-dev
   # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs
   debootstrap qemu-system-x86 e2fsprogs
   # Vagrantfile check (tests/cli/test_vagrant.sh: vagrant validate, no VM made)
