@@ -171,12 +171,14 @@ static int parse_hosts(struct oltp_cli *x, char *err, size_t errlen)
  * "password = ..." of a [client] or [mysql] section, quotes removed. NULL
  * when the file has none. Caller frees.
  */
-static char *option_file_password(FILE *f)
+static char *option_file_password(FILE *f, int *too_big)
 {
         char line[1024], *pw = NULL;
+        unsigned reads = 0;
         int in_client = 0;
 
-        while (fgets(line, sizeof(line), f)) {
+        /* At most 16 MiB: an option file of /dev/zero would be read for ever. */
+        while ((*too_big = ++reads > 16384) == 0 && fgets(line, sizeof(line), f)) {
                 char *p = line + strspn(line, " \t");
                 p[strcspn(p, "\r\n")] = '\0';
                 if (*p == '[') {
@@ -224,7 +226,16 @@ static int read_option_file(struct oltp_cli *x, char *err, size_t errlen)
                 return -EINVAL;
         }
         if (f) {
-                x->password = option_file_password(f);
+                int too_big;
+
+                x->password = option_file_password(f, &too_big);
+                if (too_big) {
+                        snprintf(err, errlen,
+                                 "option --mysql-defaults-file: %s: too long (over 16384 lines)",
+                                 path);
+                        fclose(f);
+                        return -EINVAL;
+                }
                 if (ferror(f)) {
                         snprintf(err, errlen, "option --mysql-defaults-file: %s: %s", path,
                                  strerror(errno));
