@@ -176,6 +176,8 @@ mkfifo "$T/fifo"
 bad 2 "option --json: $T/fifo: is not a regular file" "${B[@]}" --json "$T/fifo"
 bad 2 "option --output-dir: pw/x: pw is not a directory" "${B[@]}" --output-dir pw/x
 bad 2 "option --output-dir: pw: pw is not a directory" "${B[@]}" --output-dir pw
+bad 2 "option --output-dir: $T/fifo: $T/fifo is not a directory" "${B[@]}" --output-dir "$T/fifo"
+bad 2 "option --json: pw/r.json: pw is not a directory" "${B[@]}" --json pw/r.json
 bad 2 "option --json: $T/dir: is a directory" "${O[@]}" --json "$T/dir"
 bad 2 "option --json: /nonexistent/x.json" "${O[@]}" --json /nonexistent/x.json
 bad 2 "option --output-dir: pw/runs" "${O[@]}" --output-dir pw/runs
@@ -221,6 +223,8 @@ bad 2 "option --mysql-password-file: dir: Is a directory" "${O[@]}" --mysql-pass
 bad 2 "option --mysql-password-file: nope: No such file" "${O[@]}" --mysql-password-file nope
 bad 2 "option --mysql-defaults-file: dir: Is a directory" "${O[@]}" --mysql-defaults-file dir
 bad 2 "option --mysql-defaults-file: nope" "${O[@]}" --mysql-defaults-file nope
+bad 2 "option --mysql-defaults-file: /dev/zero: too long" "${O[@]}" --mysql-defaults-file /dev/zero
+bad 2 "/dev/zero:1: NUL byte" "${S[@]}" --backend static --inventory /dev/zero
 bad 2 "option --mysql-password-file: dir" "${S[@]}" --mysql-password-file dir
 bad 2 "$T/dir: is a directory" "${S[@]}" --backend static --inventory "$T/dir"
 bad 2 "nope.ini: No such file" "${S[@]}" --backend static --inventory nope.ini
@@ -369,6 +373,13 @@ bad 2 "a port above 65535" run bad_url.ini
 } >"$T/long.ini"
 bad 2 "long.ini:2: line longer than 1 MiB" run long.ini
 rm -f "$T/long.ini"
+# A long line within the bound is read whole, quickly (it took minutes: ~200 B per realloc).
+{
+        printf '[a]\ncommand = oltp prepare\nmysql-host = %s:1\nmysql-ignore-errors = ' $NUL
+        for i in $(seq 1 100000); do printf '%s' '1213,'; done
+        printf '1205\n'
+} >"$T/long_ok.ini"
+bad 2 "option --mysql-ignore-errors: want error numbers" run long_ok.ini
 {
         printf '[a]\nengine = null\n'
         for i in $(seq 1 3000); do printf '; %0500d\n' "$i"; done
