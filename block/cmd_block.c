@@ -116,6 +116,10 @@ static const struct opt_def block_opts[] = {
 };
 #undef O
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_block_options[] = {{block_opts, NULL, "block options"},
+                                              {NULL, NULL, NULL}};
+
 static const char usage_text[] =
     "usage: hcisweep block [options]\n"
     "  e.g. hcisweep block --target iscsi://127.0.0.1:3260/iqn.2026-11.io.hcisweep:lab/1 \\\n"

@@ -18,6 +18,9 @@ struct hci_command {
          * NULL: the command takes none. */
         const char *const *subs;
         const char *usage; /* its line in `hcisweep --help` */
+        /* Its options tables (cfg NULL), NULL-terminated; NULL: none. The
+         * man page and the shell completion are made from them (docs.h). */
+        const struct opt_group *options;
 };
 
 /* Every command, in `hcisweep --help` order, terminated by a NULL name. */

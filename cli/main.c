@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/docs.h"
 #include "core/exitcode.h"
 
 static void usage(FILE *f)
@@ -28,6 +29,10 @@ int main(int argc, char **argv)
         if (argc < 2) {
                 usage(stderr);
                 return HCI_EXIT_USAGE;
+        }
+        if (!strcmp(argv[1], "help") && argc == 3 && !strcmp(argv[2], "--man")) {
+                hci_man_page(stdout);
+                return HCI_EXIT_OK;
         }
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
                 usage(stdout);

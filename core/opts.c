@@ -623,7 +623,7 @@ int opt_command_start(const struct opt_group *g, const char *usage, int argc, ch
         return 0;
 }
 
-static const char *opt_metavar(const struct opt_def *d)
+const char *opt_metavar(const struct opt_def *d)
 {
         static const char *const names[] = {
             [OPT_BOOL] = "",      [OPT_INT] = "N",          [OPT_SIZE] = "SIZE",
@@ -636,8 +636,7 @@ static const char *opt_metavar(const struct opt_def *d)
 }
 
 /* In --help: not hidden, and listed once even when two groups share the name. */
-static int opt_listed(const struct opt_group *g, const struct opt_group *in,
-                      const struct opt_def *d)
+int opt_listed(const struct opt_group *g, const struct opt_group *in, const struct opt_def *d)
 {
         return !(d->flags & OPT_F_HIDDEN) && !opt_shadowed(g, in, d);
 }

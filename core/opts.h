@@ -93,6 +93,15 @@ int opt_command_start(const struct opt_group *g, const char *usage, int argc, ch
 /* --help text: usage line, then every non-hidden option with type, default and help. */
 void opt_help(FILE *f, const struct opt_group *g, const char *usage);
 
+/*
+ * For docs made from the tables (man page, shell completion): the metavar
+ * --help prints for d ("N", "SIZE", "NAME"..., "" for a flag), and whether
+ * d of group in is listed (not hidden, not shadowed by an earlier group of g).
+ * g may have NULL cfg pointers: neither reads the config.
+ */
+const char *opt_metavar(const struct opt_def *d);
+int opt_listed(const struct opt_group *g, const struct opt_group *in, const struct opt_def *d);
+
 /* The effective config as a JSON object {name: value}; secrets left out. New reference. */
 json_t *opt_to_json(const struct opt_group *g);
 

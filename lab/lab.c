@@ -37,6 +37,10 @@ static const struct opt_def lab_cmd_opts[] = {
 };
 #undef O
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_lab_options[] = {
+    {lab_opts, NULL, "lab options"}, {lab_cmd_opts, NULL, "up and down"}, {NULL, NULL, NULL}};
+
 static const char usage_text[] =
     "hcisweep lab up|down|status [options]\n"
     "  up      create and start --vms database VMs and the storage service; VMs already\n"

@@ -28,6 +28,10 @@
 #include "oltp/prepare.h"
 #include "oltp/report.h"
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_oltp_options[] = {{oltp_opt_defs, NULL, "oltp options"},
+                                             {NULL, NULL, NULL}};
+
 static const char usage_line[] =
     "hcisweep oltp prepare|run|cleanup [options]\n"
     "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"

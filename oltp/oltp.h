@@ -5,10 +5,15 @@
 #ifndef HCI_OLTP_H
 #define HCI_OLTP_H
 
+#include "core/opts.h"
+
 #include <stddef.h>
 
 /* `hcisweep oltp prepare|run|cleanup [options]`; argv[0] is "oltp". Returns an exit code. */
 int cmd_oltp(int argc, char **argv);
+
+/* Its options tables, for generated docs (opt_group array, NULL-terminated; cfg NULL). */
+extern const struct opt_group cmd_oltp_options[];
 
 /* Check one oltp option of a job file without running anything: 0, or
  * -EINVAL with err naming the option. */

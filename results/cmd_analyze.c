@@ -37,6 +37,10 @@ static const struct opt_def analyze_opts[] = {
 };
 #undef O
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_analyze_options[] = {{analyze_opts, NULL, "analyze options"},
+                                                {NULL, NULL, NULL}};
+
 static const char usage_text[] =
     "hcisweep analyze FILE [--latency-slo MS] [--json OUT]\n"
     "  FILE: CSV (header: load,throughput[,latency_ms]), sysbench output, fio JSON output,\n"

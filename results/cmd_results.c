@@ -37,6 +37,10 @@ static const struct opt_def results_opts[] = {
 };
 #undef O
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_results_options[] = {{results_opts, NULL, "results options"},
+                                                {NULL, NULL, NULL}};
+
 static const char usage_text[] = "hcisweep results list [--kind K] [--topology T]\n"
                                  "       hcisweep results show RUN     (RUN: id or result path)\n"
                                  "       hcisweep results add RESULT.json...\n"

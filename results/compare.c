@@ -41,6 +41,10 @@ static const struct opt_def compare_opts[] = {
 };
 #undef O
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_compare_options[] = {{compare_opts, NULL, "compare options"},
+                                                {NULL, NULL, NULL}};
+
 static const char usage_text[] =
     "hcisweep compare RUN_A RUN_B [RUN_C...] [--html FILE] [--output-dir DIR]\n"
     "  runs of one kind (block, oltp or scale); ratios are to RUN_A";

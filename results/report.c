@@ -43,6 +43,10 @@ static const struct opt_def report_opts[] = {
 };
 #undef O
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_report_options[] = {{report_opts, NULL, "report options"},
+                                               {NULL, NULL, NULL}};
+
 static const char usage_text[] =
     "hcisweep report RUN [--output-dir DIR]\n"
     "  RUN: a run directory, a result.json, or a run id of `hcisweep results list`";

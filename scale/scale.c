@@ -82,6 +82,12 @@ static const struct opt_def scale_opts[] = {
 };
 #undef O
 
+/* The options as documentation (cfg NULL): the man page and completion read them. */
+const struct opt_group cmd_scale_options[] = {{scale_opts, NULL, "scale options"},
+                                              {lab_opts, NULL, "lab options"},
+                                              {oltp_opt_defs, NULL, "oltp options"},
+                                              {NULL, NULL, NULL}};
+
 static const char usage_text[] =
     "hcisweep scale [options]\n"
     "  Step the number of database VMs through --vms, run the OLTP workload on all of\n"

@@ -23,6 +23,10 @@ PKGS=(
   strace
   # quality gates; clang and its libFuzzer runtime for tests/fuzz (test_fuzz_opts_slow)
   clang-format cppcheck clang libclang-rt-14-dev
+  # live metrics: a real Prometheus scrapes --metrics-listen (tests), curl reads it
+  prometheus curl
+  # the .deb: CPack's dependency list (dpkg-shlibdeps, file), lintian, man -l
+  dpkg-dev file lintian man-db
   # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs
   debootstrap qemu-system-x86 e2fsprogs
   # Vagrantfile check (tests/cli/test_vagrant.sh: vagrant validate, no VM made)
