@@ -2,7 +2,7 @@
  * scale.c - `hcisweep scale`: step the number of database VMs up through a
  * plan (--vms 1,2,4 or 4-32:4), run the OLTP workload on all of them at
  * once at every step (one engine over N hosts, --threads connections per
- * VM), and find where adding VMs stops paying and why (tipping.h).
+ * VM), and find where adding VMs stops paying and why (results/tipping.h).
  *
  * Per step: create and start VMs 1..N (running ones are kept), create the
  * tables on VMs that lack them, then --repeat measured runs, each with a
@@ -42,11 +42,11 @@
 #include "oltp/prepare.h"
 #include "results/rundir.h"
 #include "results/store.h"
+#include "results/tip_json.h"
 #include "lab/labopts.h"
 #include "scale/live.h"
 #include "scale/scale.h"
 #include "lab/sql.h"
-#include "scale/tipping.h"
 #include "scale/cmd_scale.h"
 
 #define MAX_PCT 16
@@ -807,28 +807,27 @@ static int should_stop(struct scale *s, unsigned k)
 
 /* ---- the result ------------------------------------------------------------- */
 
-static void tipping(struct scale *s, struct tip_result *t)
+static json_t *steps_json(struct scale *s);
+
+/*
+ * The tipping point is read off the steps' JSON, as `analyze` and `compare`
+ * read it from the result, so the three always agree; *steps keeps that JSON
+ * for the result (NULL on ENOMEM, when the reason says so).
+ */
+static void tipping(struct scale *s, struct res_tip *t, json_t **steps, json_t **tj)
 {
-        struct tip_step ts[PARSE_LIST_MAX];
+        struct res_tip_step *sv = NULL;
+        unsigned n = 0;
 
-        for (unsigned i = 0; i < s->nsteps; i++) {
-                const struct scale_step *st = &s->steps[i];
-                const struct scale_rates *r = &st->rates;
-
-                ts[i] = (struct tip_step){
-                    .vms = st->vms,
-                    .tps = st->tps,
-                    .cpu_busy_pct = scale_cpu_busy(&st->cpu),
-                    .steal_pct = st->cpu.steal,
-                    .storage_util_pct = r->disk_util_pct,
-                    .storage_lat_ms = r->disk_lat_ms,
-                    .majflt_per_s = r->seconds > 0 ? (double)r->majflt / r->seconds : 0,
-                    .swap_pages = r->swap_pages,
-                    .oom_kills = r->oom_kills,
-                    .valid = st->state == SCALE_OK,
-                };
+        *steps = steps_json(s);
+        *tj = NULL;
+        memset(t, 0, sizeof(*t));
+        if (!*steps || res_tip_of_steps(*steps, &sv, &n, t) < 0) {
+                snprintf(t->reason, sizeof(t->reason), "out of memory");
+                return;
         }
-        tip_find(ts, s->nsteps, t);
+        *tj = res_tip_json(t, sv, "vms");
+        free(sv);
 }
 
 /* Steps whose TPS did not reach --target-ci: named under the answer, never passed over. */
@@ -896,13 +895,7 @@ static json_t *steps_json(struct scale *s)
         return a;
 }
 
-static json_t *tip_json(const struct tip_result *t)
-{
-        return json_pack("{s:o,s:s,s:s}", "vms", t->found ? json_integer(t->vms) : json_null(),
-                         "limited_by", tip_limit_name(t->limited_by), "reason", t->reason);
-}
-
-static json_t *build_result(struct scale *s, const struct tip_result *t, const char *status)
+static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const char *status)
 {
         json_t *cfg = opt_to_json(s->conf.g), *top = cfg ? res_new("scale", cfg) : NULL;
         int bad;
@@ -920,8 +913,8 @@ static json_t *build_result(struct scale *s, const struct tip_result *t, const c
             json_object_set_new(top, "storage_disk", json_string(scale_probe_disk(s->watch.probe)));
         if (s->watch.mon && s->watch.mon_stopped)
                 bad |= json_object_set_new(top, "monitor", mon_to_json(s->watch.mon));
-        bad |= json_object_set_new(top, "steps", steps_json(s));
-        bad |= json_object_set_new(top, "tipping_point", tip_json(t));
+        bad |= json_object_set(top, "steps", steps);
+        bad |= json_object_set(top, "tipping_point", tip);
         if (s->nsteps && s->steps[0].have_steady)
                 bad |= json_object_set_new(top, "ci_not_met", not_met_json(s));
         if (bad) {
@@ -941,12 +934,14 @@ static int save(struct scale *s, const json_t *top, char *err, size_t errlen)
 /* The steps so far, marked partial, so a killed run keeps them. */
 static void save_progress(struct scale *s)
 {
-        struct tip_result t;
-        json_t *top;
+        struct res_tip t;
+        json_t *top, *steps, *tj;
         char err[512];
 
-        tipping(s, &t);
-        top = build_result(s, &t, "running");
+        tipping(s, &t, &steps, &tj);
+        top = build_result(s, steps, tj, "running");
+        json_decref(steps);
+        json_decref(tj);
         if (!top || res_mark_partial(top, "running") < 0)
                 log_warn("scale: out of memory saving the steps so far");
         else if (save(s, top, err, sizeof(err)) < 0)
@@ -954,9 +949,9 @@ static void save_progress(struct scale *s)
         json_decref(top);
 }
 
-static int write_result(struct scale *s, const struct tip_result *t, const char *status)
+static int write_result(struct scale *s, json_t *steps, json_t *tj, const char *status)
 {
-        json_t *top = build_result(s, t, status);
+        json_t *top = build_result(s, steps, tj, status);
         char err[512];
         int rc = -ENOMEM;
 
@@ -1062,7 +1057,8 @@ static void teardown(struct scale *s)
 
 static int run_all(struct scale *s)
 {
-        struct tip_result t;
+        struct res_tip t;
+        json_t *steps = NULL, *tj = NULL;
         const char *status;
         char err[1024], why[256];
         int rc;
@@ -1098,12 +1094,13 @@ static int run_all(struct scale *s)
         s->watch.mon_stopped = 1;
         if (rc < 0)
                 log_error("scale: %s", err);
-        tipping(s, &t);
+        tipping(s, &t, &steps, &tj);
         if (t.found)
-                printf("tipping point: %u VMs, limited by %s: %s\n", t.vms,
-                       tip_limit_name(t.limited_by), t.reason);
+                printf("tipping point: %g VMs, limited by %s: %s\n", t.load,
+                       res_tip_limit_name(t.limited_by), t.reason);
         else
-                printf("tipping point: none, limited by none: %s\n", t.reason);
+                printf("tipping point: %s, limited by none: %s\n",
+                       t.undecided ? "undecided" : "none", t.reason);
         if (s->stop_reason[0])
                 printf("stopped early: %s\n", s->stop_reason);
         print_not_met(s);
@@ -1111,8 +1108,10 @@ static int run_all(struct scale *s)
                  : rc < 0            ? "failed"
                  : s->stop_reason[0] ? "stopped early"
                                      : "complete";
-        if (s->nsteps && write_result(s, &t, status) < 0 && !rc)
+        if (s->nsteps && write_result(s, steps, tj, status) < 0 && !rc)
                 rc = -EIO;
+        json_decref(steps);
+        json_decref(tj);
 out:
         oltp_live_free(s->watch.live);
         s->watch.live = NULL;

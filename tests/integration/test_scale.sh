@@ -58,9 +58,17 @@ jq -e 'all(.steps[]; .hist.count == ([.hosts[].totals.transactions] | add)
                 v: [.hosts[].totals.transactions], cpu: .host_cpu.busy}' "$RES")"
 jq -e 'all(.steps[]; all(.hosts[]; .alive and .cpu_pct > 0))' "$RES" >/dev/null ||
         fail "per-VM CPU: $(jq -c '[.steps[].hosts[] | {vm, cpu_pct, alive}]' "$RES")"
-jq -e '.tipping_point | has("vms") and (.limited_by | IN("cpu","storage","memory","none"))
-        and (.reason | length > 20)' "$RES" >/dev/null ||
+jq -e '.tipping_point | has("vms") and (.limited_by | IN("cpu","storage","vm-cpu","memory","none"))
+        and (.reason | length > 20) and (.usl | has("lambda") and has("sigma") and has("kappa")
+        and has("peak_load") and has("rmse"))' "$RES" >/dev/null ||
         fail "tipping_point: $(jq -c .tipping_point "$RES")"
+# analyze reads the run's steps as scale did: the same tipping point, word for word
+expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
+jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
+        .tipping_point.limited_by == $r[0].tipping_point.limited_by and
+        .tipping_point.reason == $r[0].tipping_point.reason and
+        .usl.lambda == $r[0].tipping_point.usl.lambda' "$T/an.json" >/dev/null ||
+        fail "analyze disagrees: $(jq -c .tipping_point "$T/an.json") vs $(jq -c .tipping_point "$RES")"
 jq -e '.config.threads == 2 and .config.topology == "hci" and (.config | has("mysql-password") | not)' \
         "$RES" >/dev/null || fail "config echo: $(jq -c .config "$RES")"
 pass "merged histograms: $(jq -c '[.steps[] | {vms, tps: (.totals.tps|floor), n: .hist.count}]' "$RES"); tipping $(jq -c .tipping_point.vms "$RES") ($(jq -r .tipping_point.limited_by "$RES"))"

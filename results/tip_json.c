@@ -1,0 +1,161 @@
+/*
+ * tip_json.c - the tipping point read off a scale result's steps[], and
+ * written back as JSON.
+ *
+ * `scale` builds its steps' JSON first and computes its tipping point from
+ * that JSON through these functions, and `analyze` and `compare` read the
+ * same JSON the same way: so the three cannot disagree about a run. Names
+ * are those of CLI.md; a figure a result does not hold stays NAN (not
+ * measured), never 0.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/tip_json.h"
+
+static double num(const json_t *o, const char *key)
+{
+        const json_t *v = json_object_get(o, key);
+
+        return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static double first_known(double a, double b)
+{
+        return isnan(a) ? b : a;
+}
+
+/* The step's band: the repeats' spread, else its per-interval TPS around its TPS. */
+static void band(const json_t *st, struct res_tip_step *s)
+{
+        const json_t *reps = json_object_get(st, "repeats"), *iv = json_object_get(st, "intervals");
+        const json_t *sp = json_object_get(st, "tps_spread"), *x;
+        double v[512], mid, lo, hi;
+        unsigned n = 0;
+        size_t i;
+
+        if (json_array_size(reps) >= 2) {
+                json_array_foreach(reps, i, x) if (n < 512 && !isnan(num(x, "tps"))) v[n++] =
+                    num(x, "tps");
+                res_tip_band(v, n, 1, &mid, &lo, &hi);
+                s->lo = first_known(num(sp, "min"), lo);
+                s->hi = first_known(num(sp, "max"), hi);
+                return;
+        }
+        json_array_foreach(iv, i, x) if (n < 512 && !isnan(num(x, "tps"))) v[n++] = num(x, "tps");
+        if (n < 2)
+                return;
+        res_tip_band(v, n, 0, &mid, &lo, &hi);
+        s->lo = fmax(s->tput - (mid - lo), 0);
+        s->hi = s->tput + (hi - mid);
+}
+
+static void resources(const json_t *st, struct res_tip_res *r)
+{
+        const json_t *cpu = json_object_get(st, "host_cpu"), *sto = json_object_get(st, "storage");
+        const json_t *mem = json_object_get(st, "memory"),
+                     *own = json_object_get(st, "cpu_by_owner");
+        const json_t *vq = json_object_get(st, "vm_quota");
+        double secs = num(json_object_get(st, "totals"), "seconds");
+
+        r->cpu_busy_pct = first_known(num(st, "cpu_busy_pct"), num(cpu, "busy"));
+        if (isnan(r->cpu_busy_pct) && json_is_object(cpu))
+                r->cpu_busy_pct = 100 - num(cpu, "idle") - first_known(num(cpu, "iowait"), 0);
+        r->steal_pct = num(cpu, "steal");
+        r->storage_cpu_pct = first_known(num(own, "storage"), num(sto, "target_cpu_pct"));
+        r->storage_util_pct = first_known(num(sto, "util_pct"), num(sto, "disk_util_pct"));
+        r->storage_lat_ms = first_known(num(sto, "lat_ms"), num(sto, "disk_lat_ms"));
+        r->storage_iops = num(sto, "iops");
+        r->vm_cpu_pct = num(vq, "used_pct");
+        r->vm_throttled_pct = num(vq, "throttled_pct");
+        r->driver_cpu_pct = num(own, "driver");
+        r->swap_pages = num(mem, "swap_pages");
+        r->oom_kills = num(mem, "oom_kills");
+        if (secs > 0 && !isnan(num(mem, "major_faults")))
+                r->majflt_per_s = num(mem, "major_faults") / secs;
+}
+
+int res_tip_step_from_json(const json_t *st, struct res_tip_step *s)
+{
+        const char *state = json_string_value(json_object_get(st, "state"));
+        double vms = num(st, "vms"), tps = num(json_object_get(st, "totals"), "tps");
+
+        if (isnan(vms) || isnan(tps))
+                return -EINVAL;
+        res_tip_step_init(s, vms,
+                          first_known(num(json_object_get(st, "tps_spread"), "median"), tps));
+        band(st, s);
+        resources(st, &s->r);
+        return state && strcmp(state, "ok") ? 0 : 1;
+}
+
+int res_tip_of_steps(const json_t *steps, struct res_tip_step **sv, unsigned *nv,
+                     struct res_tip *out)
+{
+        struct res_tip_step *s = calloc(json_array_size(steps) + 1, sizeof(*s));
+        const json_t *x;
+        unsigned n = 0;
+        size_t i;
+
+        if (!s)
+                return -ENOMEM;
+        json_array_foreach(steps, i, x)
+        {
+                if (res_tip_step_from_json(x, &s[n]) == 1)
+                        n++;
+        }
+        res_tip_find(s, n, "VMs", out);
+        if (sv) {
+                *sv = s;
+                *nv = n;
+        } else {
+                free(s);
+        }
+        return 0;
+}
+
+static json_t *num_or_null(double v)
+{
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A whole load (a VM count) as an integer, as the steps write it. */
+static json_t *load_json(double v)
+{
+        if (isfinite(v) && v == floor(v) && fabs(v) < 1e15)
+                return json_integer((json_int_t)v);
+        return num_or_null(v);
+}
+
+json_t *res_usl_json(const struct res_usl *u)
+{
+        return json_pack("{s:o,s:o,s:o,s:o,s:o}", "lambda", num_or_null(u->lambda), "sigma",
+                         num_or_null(u->sigma), "kappa", num_or_null(u->kappa), "peak_load",
+                         num_or_null(u->peak_load), "rmse", num_or_null(u->rmse));
+}
+
+json_t *res_tip_json(const struct res_tip *t, const struct res_tip_step *s, const char *load_key)
+{
+        json_t *o = json_object();
+        int bad = !o;
+
+        if (bad)
+                return NULL;
+        bad |= json_object_set_new(o, load_key, t->found ? load_json(t->load) : json_null());
+        bad |= json_object_set_new(o, "limited_by", json_string(res_tip_limit_name(t->limited_by)));
+        bad |= json_object_set_new(o, "reason", json_string(t->reason));
+        bad |= json_object_set_new(o, "undecided", json_boolean(t->undecided));
+        if (t->peak >= 0)
+                bad |=
+                    json_object_set_new(o, "peak",
+                                        json_pack("{s:o,s:f}", load_key, load_json(s[t->peak].load),
+                                                  "throughput", s[t->peak].tput));
+        bad |= json_object_set_new(o, "usl", res_usl_json(&t->usl));
+        if (bad) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}

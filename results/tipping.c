@@ -1,0 +1,247 @@
+/*
+ * tipping.c - the knee of a ramp, decided beyond the noise (tipping.h has
+ * the definition). The efficiency is a log-log slope rather than a gain per
+ * VM compared with the first step's: a concave curve gains less per VM at
+ * every step than at the first, so comparing with the first step calls
+ * every concave curve tipped at its first step, while the slope only falls
+ * below its threshold where the curve really flattens.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/tipping.h"
+
+void res_tip_step_init(struct res_tip_step *s, double load, double tput)
+{
+        s->load = load;
+        s->tput = s->lo = s->hi = tput;
+        s->r = (struct res_tip_res){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+}
+
+/* Half-width of a step's band in ln(throughput); INFINITY when the band reaches 0. */
+static double ln_half(const struct res_tip_step *s)
+{
+        double lo = fmin(s->lo, s->tput), hi = fmax(s->hi, s->tput);
+
+        if (!(lo > 0))
+                return lo == hi ? 0 : INFINITY;
+        return log(hi / lo) / 2;
+}
+
+double res_tip_efficiency(const struct res_tip_step *a, const struct res_tip_step *b, double *lo,
+                          double *hi)
+{
+        double span, e, h;
+
+        *lo = *hi = NAN;
+        if (!(a->load > 0) || !(b->load > a->load) || !(a->tput > 0))
+                return NAN;
+        span = log(b->load / a->load);
+        if (!(b->tput > 0)) {
+                *lo = *hi = -INFINITY;
+                return -INFINITY;
+        }
+        e = log(b->tput / a->tput) / span;
+        h = hypot(ln_half(a), ln_half(b)) / span;
+        *lo = e - h;
+        *hi = e + h;
+        return e;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return (x > y) - (x < y);
+}
+
+void res_tip_band(const double *v, unsigned n, int repeats, double *mid, double *lo, double *hi)
+{
+        double s = 0, ss = 0, mean, se, tmp[64];
+
+        *mid = *lo = *hi = n ? v[0] : NAN;
+        if (n < 2)
+                return;
+        if (repeats && n <= 64) {
+                memcpy(tmp, v, n * sizeof(*v));
+                qsort(tmp, n, sizeof(*tmp), dbl_cmp);
+                *lo = tmp[0];
+                *hi = tmp[n - 1];
+                *mid = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+                return;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                s += v[i];
+                ss += v[i] * v[i];
+        }
+        mean = s / n;
+        se = sqrt(fmax(ss - n * mean * mean, 0) / (n - 1)) / sqrt((double)n);
+        *mid = mean;
+        *lo = mean - RES_TIP_Z * se;
+        *hi = mean + RES_TIP_Z * se;
+}
+
+static int peak_of(const struct res_tip_step *s, unsigned n)
+{
+        int best = n ? 0 : -1;
+
+        for (unsigned i = 1; i < n; i++)
+                if (s[i].tput > s[best].tput)
+                        best = (int)i;
+        return best;
+}
+
+static void fit(const struct res_tip_step *s, unsigned n, struct res_usl *u)
+{
+        double x[256], y[256];
+        unsigned m = 0;
+
+        for (unsigned i = 0; i < n && m < 256; i++) {
+                x[m] = s[i].load;
+                y[m++] = s[i].tput;
+        }
+        res_usl_fit(x, y, m, u);
+}
+
+/* "20 VMs", "iodepth 8": how a reason names a step. */
+static const char *at(const char *unit, double v, char *buf, size_t len)
+{
+        if (!strcmp(unit, "VMs"))
+                snprintf(buf, len, "%g VMs", v);
+        else
+                snprintf(buf, len, "%s %g", unit, v);
+        return buf;
+}
+
+/* What the efficiency means, in the ramp's own words. */
+static const char *eff_words(const char *unit)
+{
+        return strcmp(unit, "VMs") ? "the throughput per added unit of load as a share of the "
+                                     "mean per unit"
+                                   : "the TPS per added VM as a share of the mean TPS per VM";
+}
+
+static double pct(double e)
+{
+        return isinf(e) ? (e < 0 ? -100 : 100) : 100 * e;
+}
+
+static void say_tipped(const struct res_tip_step *s, int t, int a, double e, double lowest,
+                       const char *unit, struct res_tip *out)
+{
+        char why[700], n1[48], n2[48];
+
+        out->found = 1;
+        out->step = t;
+        out->load = s[t].load;
+        out->limited_by = res_tip_attribute(&s[t], &s[a], unit, why, sizeof(why));
+        at(unit, s[t].load, n1, sizeof(n1));
+        at(unit, s[a].load, n2, sizeof(n2));
+        if (isnan(lowest))
+                snprintf(out->reason, sizeof(out->reason),
+                         "%s, the first step: from there to %s throughput went %.1f -> %.1f, an "
+                         "efficiency of %.0f%% (%s), below %.0f%% beyond the noise. %s",
+                         n1, n2, s[t].tput, s[a].tput, pct(e), eff_words(unit), 100 * RES_TIP_SHARE,
+                         why);
+        else
+                snprintf(out->reason, sizeof(out->reason),
+                         "%s: every step up to it kept an efficiency (%s) of at least %.0f%% "
+                         "(lowest %.0f%%); from there to %s throughput went %.1f -> %.1f, %.0f%%, "
+                         "below %.0f%% beyond the noise. %s",
+                         n1, eff_words(unit), 100 * RES_TIP_SHARE, pct(lowest), n2, s[t].tput,
+                         s[a].tput, pct(e), 100 * RES_TIP_SHARE, why);
+}
+
+static void say_undecided(const struct res_tip_step *s, int p, int k, double e, double elo,
+                          double ehi, const char *unit, struct res_tip *out)
+{
+        char n1[48], n2[48];
+
+        out->undecided = 1;
+        out->step = k;
+        snprintf(out->reason, sizeof(out->reason),
+                 "undecided: from %s to %s throughput went %.1f [%.1f..%.1f] -> %.1f "
+                 "[%.1f..%.1f], an efficiency of %.0f%% whose noise band %.0f..%.0f%% straddles "
+                 "the %.0f%% threshold: more repeats needed (--repeat, or longer steps)",
+                 at(unit, s[p].load, n1, sizeof(n1)), at(unit, s[k].load, n2, sizeof(n2)),
+                 s[p].tput, s[p].lo, s[p].hi, s[k].tput, s[k].lo, s[k].hi, pct(e), pct(elo),
+                 pct(ehi), 100 * RES_TIP_SHARE);
+}
+
+void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, struct res_tip *out)
+{
+        double lowest = NAN;
+        char n1[48];
+        int prev = 0;
+
+        memset(out, 0, sizeof(*out));
+        unit = unit ? unit : "VMs";
+        out->step = -1;
+        out->load = NAN;
+        out->peak = peak_of(s, n);
+        fit(s, n, &out->usl);
+        if (!n) {
+                snprintf(out->reason, sizeof(out->reason), "no step completed");
+                return;
+        }
+        for (unsigned k = 1; k < n; k++) {
+                double elo, ehi, e = res_tip_efficiency(&s[prev], &s[k], &elo, &ehi);
+
+                if (isnan(e))
+                        continue;
+                if (elo >= RES_TIP_SHARE) {
+                        lowest = isnan(lowest) ? e : fmin(lowest, e);
+                        prev = (int)k;
+                        continue;
+                }
+                if (ehi < RES_TIP_SHARE)
+                        say_tipped(s, prev, (int)k, e, lowest, unit, out);
+                else
+                        say_undecided(s, prev, (int)k, e, elo, ehi, unit, out);
+                return;
+        }
+        if (isnan(lowest))
+                snprintf(out->reason, sizeof(out->reason),
+                         "one step (%s): no tipping point can be read off it",
+                         at(unit, s[0].load, n1, sizeof(n1)));
+        else
+                snprintf(out->reason, sizeof(out->reason),
+                         "no tipping point within the steps: every step up to %s kept an "
+                         "efficiency (%s) of at least %.0f%% (lowest %.0f%%): still scaling",
+                         at(unit, s[prev].load, n1, sizeof(n1)), eff_words(unit),
+                         100 * RES_TIP_SHARE, pct(lowest));
+}
+
+static const struct res_tip_step *same_load(const struct res_tip_step *b, unsigned nb, double load)
+{
+        for (unsigned i = 0; i < nb; i++)
+                if (fabs(b[i].load - load) <= 1e-9 * fmax(1, fabs(load)))
+                        return &b[i];
+        return NULL;
+}
+
+int res_tip_crossover(const struct res_tip_step *a, unsigned na, const struct res_tip_step *b,
+                      unsigned nb, int *first)
+{
+        *first = 0;
+        for (unsigned i = 0; i < na; i++) {
+                const struct res_tip_step *q = same_load(b, nb, a[i].load);
+                int now;
+
+                if (!q)
+                        continue;
+                if (fmin(q->lo, q->tput) > fmax(a[i].hi, a[i].tput))
+                        now = 1;
+                else if (fmin(a[i].lo, a[i].tput) > fmax(q->hi, q->tput))
+                        now = -1;
+                else
+                        continue;
+                if (!*first)
+                        *first = now;
+                else if (now != *first)
+                        return (int)i;
+        }
+        return -1;
+}

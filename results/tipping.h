@@ -1,0 +1,170 @@
+/*
+ * tipping.h - the answer to "at what VM count does adding VMs stop paying,
+ * and which resource is to blame": one definition, used by `scale`,
+ * `analyze` and `compare` (and by a searching plan that asks it after every
+ * step). Pure arithmetic, no I/O, no allocation, any thread.
+ *
+ * Three figures describe a ramp of steps (load N = VM count, throughput X):
+ *
+ *   measured peak   the step of highest throughput.
+ *   USL fit         Gunther's Universal Scalability Law
+ *                       X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1))
+ *                   fitted by least squares (sigma, kappa >= 0); sigma is
+ *                   contention, kappa coherency (crosstalk); the fit predicts
+ *                   its peak at N* = sqrt((1 - sigma) / kappa) (none when
+ *                   kappa = 0); rmse is the fit's error in throughput units.
+ *   knee            the TIPPING POINT: the last step before the first step
+ *                   whose scaling efficiency
+ *                       e = ln(X_k / X_k-1) / ln(N_k / N_k-1)
+ *                   falls below RES_TIP_SHARE. e is the marginal throughput
+ *                   per added VM as a fraction of the mean throughput per VM
+ *                   (exactly so as the steps get small: dX/dN / (X/N)); 1 is
+ *                   linear scaling, 0 a flat curve, < 0 a falling one. It does
+ *                   not depend on how far apart the steps are.
+ *
+ * Noise: each step carries a band [lo, hi] within which its true throughput
+ * lies (with --repeat: the repeats' min..max around their median; without:
+ * mean +- 1.96 standard errors of the per-interval throughput; lo = hi =
+ * throughput when unknown). A step's efficiency is decided only beyond the
+ * noise: its half-widths in ln X (of both steps, added in quadrature) give
+ * a band on e; the step "scaled" when the whole band is >= RES_TIP_SHARE,
+ * "tipped" when it is wholly below, and otherwise it cannot be decided and
+ * the answer says "more repeats needed" (undecided = 1, no tipping point).
+ *
+ * Attribution compares the tipping step with the step after it, where the
+ * scaling broke, and names the resource that saturated in between:
+ *   memory    OOM kills, swapping or > RES_TIP_MAJFLT_PER_S major faults/s;
+ *   cpu       host CPU >= RES_TIP_SAT_PCT busy (steal included); "compute
+ *             limiting storage" when the storage service's CPU share stayed
+ *             flat or fell while its latency rose;
+ *   storage   storage utilisation >= RES_TIP_SAT_PCT, or its latency up more
+ *             than RES_TIP_LAT_FACTOR times, with host CPU to spare;
+ *   vm-cpu    the VMs' own CPU quotas >= RES_TIP_SAT_PCT used (or throttled
+ *             in >= RES_TIP_THROTTLE_PCT of their periods) while the host
+ *             had CPU left: add VMs or vCPUs, not storage;
+ *   none      none of these; the reason lists the figures that were missing.
+ * The reason cites the figures of both steps and the headroom left at the
+ * tipping point.
+ *
+ * How to call it (e.g. after every step of a plan):
+ *
+ *     struct res_tip_step st[K];     // ascending load, valid steps only
+ *     for (k...) { res_tip_step_init(&st[k], vms, tps_median);
+ *                  st[k].lo = tps_min; st[k].hi = tps_max;  // if known
+ *                  st[k].r.cpu_busy_pct = ...; }            // NAN: unknown
+ *     struct res_tip t;
+ *     res_tip_find(st, K, "VMs", &t);
+ *     if (t.found)          tipped at st[t.step].load, t.limited_by, t.reason
+ *     else if (t.undecided) noise too wide at st[t.step]: repeat that step
+ *     else                  still scaling at the last step: add VMs
+ *     t.usl.peak_load       where the fit expects the peak (NAN: none)
+ */
+#ifndef HCI_RES_TIPPING_H
+#define HCI_RES_TIPPING_H
+
+#include <stddef.h>
+
+#define RES_TIP_SHARE        0.20 /* the knee: efficiency below a fifth of linear */
+#define RES_TIP_SAT_PCT      90.0 /* a resource at or above this is saturated */
+#define RES_TIP_THROTTLE_PCT 50.0 /* VMs throttled in this share of CFS periods */
+#define RES_TIP_LAT_FACTOR   2.0  /* storage latency up this many times: storage-bound */
+#define RES_TIP_LAT_RISE     1.2  /* ... up this much: "latency rose" */
+#define RES_TIP_FLAT         1.1  /* a share at most this times the last one is flat */
+#define RES_TIP_MAJFLT_PER_S 50.0
+#define RES_TIP_Z            1.96 /* standard errors of a per-interval mean's band */
+
+/* A step's resource figures; NAN when not measured. Percentages are of the
+ * whole host (all CPUs) unless said otherwise. */
+struct res_tip_res {
+        double cpu_busy_pct;     /* host CPU busy, steal included, iowait not */
+        double steal_pct;        /* host */
+        double storage_cpu_pct;  /* the storage service (tgtd) */
+        double storage_util_pct; /* busiest storage device or service, 0..100 */
+        double storage_lat_ms;   /* mean storage latency */
+        double storage_iops;     /* storage-side IOPS */
+        double vm_cpu_pct;       /* the VMs' CPU use in % of their own quota */
+        double vm_throttled_pct; /* share of the VMs' CFS periods that were throttled */
+        double driver_cpu_pct;   /* the load generator (hcisweep itself) */
+        double majflt_per_s;     /* major faults per second, all VMs */
+        double swap_pages;       /* host pages swapped in + out during the step */
+        double oom_kills;        /* in the VMs during the step */
+};
+
+struct res_tip_step {
+        double load;   /* VM count (any load: threads, queue depth) */
+        double tput;   /* throughput: the median over repeats, or the mean */
+        double lo, hi; /* the band of the true throughput (lo <= tput <= hi) */
+        struct res_tip_res r;
+};
+
+enum res_tip_limit { RES_LIM_NONE, RES_LIM_CPU, RES_LIM_STORAGE, RES_LIM_VM_CPU, RES_LIM_MEMORY };
+
+struct res_usl {
+        int ok;           /* 0: too few points to fit (fewer than 2 with X > 0) */
+        double lambda;    /* throughput of one VM without contention */
+        double sigma;     /* contention, >= 0 */
+        double kappa;     /* coherency, >= 0 */
+        double peak_load; /* N* = sqrt((1 - sigma) / kappa); NAN when kappa = 0 or sigma >= 1 */
+        double rmse;      /* root mean square error of the fit, throughput units */
+};
+
+struct res_tip {
+        int found;     /* 1: a tipping point within the steps */
+        int undecided; /* 1: the step at index step is within the noise */
+        int step;      /* tipping step (found) or undecided step; -1 otherwise */
+        double load;   /* load of the tipping step; NAN when not found */
+        int peak;      /* index of the measured peak, -1 when there are no steps */
+        enum res_tip_limit limited_by;
+        char reason[1024]; /* sentences citing the figures */
+        struct res_usl usl;
+};
+
+/* A step with load and throughput set, no band, every figure NAN. */
+void res_tip_step_init(struct res_tip_step *s, double load, double tput);
+
+/*
+ * The tipping point of n steps sorted by ascending load (steps that did not
+ * complete left out by the caller; a step whose load is not above the one
+ * before it is skipped). unit names the load in the reason ("VMs" when
+ * NULL). Never fails; n = 0 gives "no step".
+ */
+void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, struct res_tip *out);
+
+/* Fit the USL to n (load, throughput) points; points with x <= 0 or y <= 0 are skipped. */
+void res_usl_fit(const double *x, const double *y, unsigned n, struct res_usl *out);
+/* The fitted curve at load x. */
+double res_usl_eval(const struct res_usl *u, double x);
+
+/* The scaling efficiency between steps a and b (NAN when undefined) and its band. */
+double res_tip_efficiency(const struct res_tip_step *a, const struct res_tip_step *b, double *lo,
+                          double *hi);
+
+/*
+ * Attribute the break between the tipping step t and the step after it, a:
+ * writes the sentence (figures of both steps, headroom at t) into why; unit
+ * names the load ("VMs" when NULL).
+ */
+enum res_tip_limit res_tip_attribute(const struct res_tip_step *t, const struct res_tip_step *a,
+                                     const char *unit, char *why, size_t len);
+
+/*
+ * The crossover of two ramps (e.g. HCI a, two-layer b): the first load both
+ * have at which the run behind at the first decided step is ahead beyond
+ * the noise (the bands do not overlap; steps whose bands overlap decide
+ * nothing). Returns the index into a of that step, or -1 when none; *first
+ * is +1 when b led first, -1 when a did, 0 when no step was decided.
+ */
+int res_tip_crossover(const struct res_tip_step *a, unsigned na, const struct res_tip_step *b,
+                      unsigned nb, int *first);
+
+/* "cpu", "storage", "vm-cpu", "memory" or "none". */
+const char *res_tip_limit_name(enum res_tip_limit l);
+
+/*
+ * The band of a step's throughput from its samples: with repeats (the
+ * repeats' TPS), the median and min..max; otherwise (per-interval TPS) the
+ * mean +- RES_TIP_Z standard errors. Fewer than 2 samples: no band.
+ */
+void res_tip_band(const double *v, unsigned n, int repeats, double *mid, double *lo, double *hi);
+
+#endif
