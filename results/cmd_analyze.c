@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -22,6 +23,7 @@
 #include "results/knee.h"
 #include "results/ramp.h"
 #include "results/results.h"
+#include "results/tip_json.h"
 
 struct analyze_cfg {
         double latency_slo;
@@ -43,8 +45,11 @@ const struct opt_group cmd_analyze_options[] = {{analyze_opts, NULL, "analyze op
 
 static const char usage_text[] =
     "hcisweep analyze FILE [--latency-slo MS] [--json OUT]\n"
-    "  FILE: CSV (header: load,throughput[,latency_ms]), sysbench output, fio JSON output,\n"
-    "        or an hcisweep result.json (block, oltp, scale)";
+    "  FILE: CSV (header: load,throughput[,latency_ms,throughput_min,throughput_max,\n"
+    "        cpu_busy_pct,storage_cpu_pct,storage_util_pct,storage_lat_ms,vm_cpu_pct]),\n"
+    "        sysbench output, fio JSON output, or an hcisweep result.json (block, oltp, scale)\n"
+    "  Prints the measured peak, the USL fit and the knee = the tipping point, with the\n"
+    "  resource that limited it when the file has resource figures.";
 
 static json_t *load_or_null(const struct ramp *r, int i)
 {
@@ -69,6 +74,19 @@ static json_t *points_json(const struct ramp *r)
         return a;
 }
 
+static json_t *tip_steps_json(const struct ramp *r, const struct knee_result *k)
+{
+        struct res_tip_step *st = malloc((r->n ? r->n : 1) * sizeof(*st));
+        json_t *o;
+
+        if (!st)
+                return NULL;
+        ramp_tip_steps(r, st);
+        o = res_tip_json(&k->tip, st, "load");
+        free(st);
+        return o;
+}
+
 static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, double slo)
 {
         json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o*}", "name", r->name, "load_name", r->load_name,
@@ -81,6 +99,10 @@ static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, doub
                                 json_pack("{s:o,s:f}", "load", load_or_null(r, k->peak),
                                           "throughput", r->p[k->peak].tput)) ||
             json_object_set_new(o, "knee", json_pack("{s:o}", "load", load_or_null(r, k->knee))) ||
+            json_object_set_new(o, "kneedle",
+                                json_pack("{s:o}", "load", load_or_null(r, k->kneedle))) ||
+            json_object_set_new(o, "tipping_point", tip_steps_json(r, k)) ||
+            json_object_set_new(o, "usl", res_usl_json(&k->tip.usl)) ||
             json_object_set_new(o, "latency_knee",
                                 json_pack("{s:o}", "load", load_or_null(r, k->latency_knee))) ||
             (slo > 0 && json_object_set_new(o, "slo",
@@ -90,6 +112,20 @@ static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, doub
                 return NULL;
         }
         return o;
+}
+
+static void print_usl(const struct ramp *r, const struct res_usl *u)
+{
+        if (!u->ok) {
+                printf("usl: no fit (fewer than 2 points with throughput)\n");
+                return;
+        }
+        printf("usl: lambda %.4g sigma %.4g kappa %.4g rmse %.4g %s; predicted peak ", u->lambda,
+               u->sigma, u->kappa, u->rmse, r->tput_name);
+        if (isnan(u->peak_load))
+                printf("none (kappa = 0: no retrograde region)\n");
+        else
+                printf("%s %.1f\n", r->load_name, u->peak_load);
 }
 
 static void print_ramp(const struct ramp *r, const struct knee_result *k, double slo)
@@ -112,10 +148,19 @@ static void print_ramp(const struct ramp *r, const struct knee_result *k, double
         }
         printf("peak: %s %g (%.1f %s)\n", r->load_name, r->p[k->peak].load, r->p[k->peak].tput,
                r->tput_name);
+        print_usl(r, &k->tip.usl);
         if (k->knee >= 0)
                 printf("knee: %s %g\n", r->load_name, r->p[k->knee].load);
         else
                 printf("knee: none\n");
+        if (k->kneedle >= 0)
+                printf("kneedle: %s %g\n", r->load_name, r->p[k->kneedle].load);
+        if (k->tip.found)
+                printf("tipping point: %s %g, limited by %s: %s\n", r->load_name, k->tip.load,
+                       res_tip_limit_name(k->tip.limited_by), k->tip.reason);
+        else
+                printf("tipping point: %s, limited by none: %s\n",
+                       k->tip.undecided ? "undecided" : "none", k->tip.reason);
         if (k->latency_knee >= 0)
                 printf("latency knee: %s %g\n", r->load_name, r->p[k->latency_knee].load);
         else
@@ -130,7 +175,8 @@ static int write_json(const struct opt_group *g, const char *out, const char *fi
                       const struct ramp_set *s, json_t *ramps)
 {
         json_t *cfg = opt_to_json(g), *top = res_new("analyze", cfg), *first;
-        const char *keys[] = {"points", "peak", "knee", "latency_knee", "slo", NULL};
+        const char *keys[] = {"points",        "peak", "knee", "kneedle", "latency_knee",
+                              "tipping_point", "usl",  "slo",  NULL};
         char err[512];
         int rc = -ENOMEM;
 

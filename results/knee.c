@@ -127,12 +127,23 @@ int knee_slo(const double *lat, unsigned n, double slo)
         return best;
 }
 
+const char *knee_unit(const struct ramp *r)
+{
+        if (!strcmp(r->load_name, "vms"))
+                return "VMs"; /* as `scale` words its reason */
+        return r->load_name[0] ? r->load_name : "load";
+}
+
 int knee_analyze(const struct ramp *r, double slo_ms, struct knee_result *out)
 {
         double *x = malloc((r->n ? r->n : 1) * 3 * sizeof(*x)), *y, *l;
+        struct res_tip_step *st = malloc((r->n ? r->n : 1) * sizeof(*st));
 
-        if (!x)
+        if (!x || !st) {
+                free(x);
+                free(st);
                 return -ENOMEM;
+        }
         y = x + r->n;
         l = y + r->n;
         for (unsigned i = 0; i < r->n; i++) {
@@ -141,9 +152,13 @@ int knee_analyze(const struct ramp *r, double slo_ms, struct knee_result *out)
                 l[i] = r->p[i].lat_ms;
         }
         out->peak = knee_peak(y, r->n);
-        out->knee = out->peak < 0 ? -1 : knee_kneedle(x, y, (unsigned)out->peak + 1, 1.0);
+        out->kneedle = out->peak < 0 ? -1 : knee_kneedle(x, y, (unsigned)out->peak + 1, 1.0);
         out->latency_knee = knee_latency(x, l, r->n);
         out->slo = knee_slo(l, r->n, slo_ms);
+        ramp_tip_steps(r, st);
+        res_tip_find(st, r->n, knee_unit(r), &out->tip);
+        out->knee = out->tip.found ? out->tip.step : -1;
+        free(st);
         free(x);
         return 0;
 }

@@ -16,18 +16,24 @@
  *                 times the median of |s_1| .. |s_(i-1)| (the median of
  *                 s when latency rises; magnitudes keep a falling latency
  *                 from making every small rise a cliff);
- *   slo           the highest load whose latency is at most the SLO.
+ *   slo           the highest load whose latency is at most the SLO;
+ *   knee          in knee_analyze: the tipping point of tipping.h (the
+ *                 one definition `scale` uses too); Kneedle is reported
+ *                 beside it as kneedle.
  */
 #ifndef HCI_KNEE_H
 #define HCI_KNEE_H
 
 #include "results/ramp.h"
+#include "results/tipping.h"
 
 struct knee_result {
-        int peak;         /* index of the peak point, -1 when the ramp is empty */
-        int knee;         /* Kneedle knee on points 0..peak, or -1 */
-        int latency_knee; /* -1 when none or when some point has no latency */
-        int slo;          /* -1 when none meets the SLO or no SLO was asked */
+        int peak;           /* index of the peak point, -1 when the ramp is empty */
+        int knee;           /* the tipping point (tip.step when tip.found), or -1 */
+        int kneedle;        /* Kneedle knee on points 0..peak, or -1 */
+        struct res_tip tip; /* the tipping point, its reason and the USL fit */
+        int latency_knee;   /* -1 when none or when some point has no latency */
+        int slo;            /* -1 when none meets the SLO or no SLO was asked */
 };
 
 int knee_peak(const double *y, unsigned n);
@@ -35,7 +41,10 @@ int knee_kneedle(const double *x, const double *y, unsigned n, double sensitivit
 int knee_latency(const double *x, const double *lat, unsigned n);
 int knee_slo(const double *lat, unsigned n, double slo);
 
-/* All four on a ramp; slo_ms <= 0 means no SLO. 0, or -ENOMEM. */
+/* How the tipping point's reason names the ramp's load ("VMs" for a VM count). */
+const char *knee_unit(const struct ramp *r);
+
+/* All of them on a ramp; slo_ms <= 0 means no SLO. 0, or -ENOMEM. */
 int knee_analyze(const struct ramp *r, double slo_ms, struct knee_result *out);
 
 #endif

@@ -8,6 +8,7 @@
  * parser fills a struct ramp_set and leaves it empty on error.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -59,6 +60,14 @@ int ramp_num(const char *s, double *out)
 
 int ramp_add(struct ramp *r, double load, double tput, double lat_ms)
 {
+        struct res_tip_step s;
+
+        res_tip_step_init(&s, load, tput);
+        return ramp_add_step(r, &s, lat_ms);
+}
+
+int ramp_add_step(struct ramp *r, const struct res_tip_step *s, double lat_ms)
+{
         if (r->n == r->cap) {
                 unsigned cap = r->cap ? r->cap * 2 : 16;
                 struct ramp_point *p = realloc(r->p, cap * sizeof(*p));
@@ -68,8 +77,38 @@ int ramp_add(struct ramp *r, double load, double tput, double lat_ms)
                 r->p = p;
                 r->cap = cap;
         }
-        r->p[r->n++] = (struct ramp_point){load, tput, lat_ms};
+        r->p[r->n++] = (struct ramp_point){s->load, s->tput, lat_ms, s->lo, s->hi, s->r};
         return 0;
+}
+
+void ramp_tip_steps(const struct ramp *r, struct res_tip_step *out)
+{
+        for (unsigned i = 0; i < r->n; i++)
+                out[i] = (struct res_tip_step){r->p[i].load, r->p[i].tput, r->p[i].lo, r->p[i].hi,
+                                               r->p[i].r};
+}
+
+#define NRES (sizeof(struct res_tip_res) / sizeof(double))
+
+/* The mean of the known values of each resource figure of points i..j-1. */
+static void mean_res(const struct ramp_point *p, unsigned i, unsigned j, struct res_tip_res *out)
+{
+        double v[NRES] = {0};
+
+        for (unsigned f = 0; f < NRES; f++) {
+                double sum = 0;
+                unsigned n = 0;
+
+                for (unsigned k = i; k < j; k++) {
+                        double x;
+
+                        memcpy(&x, (const char *)&p[k].r + f * sizeof(double), sizeof(x));
+                        if (!isnan(x))
+                                sum += x, n++;
+                }
+                v[f] = n ? sum / n : NAN;
+        }
+        memcpy(out, v, sizeof(*out));
 }
 
 static int point_cmp(const void *a, const void *b)
@@ -87,15 +126,22 @@ void ramp_normalise(struct ramp *r)
         if (r->n > 1)
                 qsort(r->p, r->n, sizeof(*r->p), point_cmp);
         for (i = 0; i < r->n; i = j) {
-                double t = 0, l = 0;
+                double t = 0, l = 0, lo = r->p[i].lo, hi = r->p[i].hi;
+                struct res_tip_res res;
 
                 for (j = i; j < r->n && r->p[j].load == r->p[i].load; j++) {
                         t += r->p[j].tput;
                         l += r->p[j].lat_ms; /* NAN stays NAN: a repeat without latency */
+                        lo = fmin(lo, fmin(r->p[j].lo, r->p[j].tput));
+                        hi = fmax(hi, fmax(r->p[j].hi, r->p[j].tput));
                 }
+                mean_res(r->p, i, j, &res);
                 r->p[out].load = r->p[i].load;
                 r->p[out].tput = t / (j - i);
                 r->p[out].lat_ms = l / (j - i);
+                r->p[out].lo = lo;
+                r->p[out].hi = hi;
+                r->p[out].r = res;
                 out++;
         }
         r->n = out;
@@ -201,16 +247,34 @@ static int blank_or_comment(const char *s)
         return !*s || *s == '#';
 }
 
+/* Optional columns beyond load and throughput, and where their value goes. */
+static const struct {
+        const char *name;
+        size_t off; /* into struct ramp_point */
+} csv_opt[] = {
+    {"latency_ms", offsetof(struct ramp_point, lat_ms)},
+    {"throughput_min", offsetof(struct ramp_point, lo)},
+    {"throughput_max", offsetof(struct ramp_point, hi)},
+    {"cpu_busy_pct", offsetof(struct ramp_point, r.cpu_busy_pct)},
+    {"storage_cpu_pct", offsetof(struct ramp_point, r.storage_cpu_pct)},
+    {"storage_util_pct", offsetof(struct ramp_point, r.storage_util_pct)},
+    {"storage_lat_ms", offsetof(struct ramp_point, r.storage_lat_ms)},
+    {"vm_cpu_pct", offsetof(struct ramp_point, r.vm_cpu_pct)},
+};
+#define NOPT (sizeof(csv_opt) / sizeof(csv_opt[0]))
+
 struct csv_cols {
         unsigned ncols;
-        int load, tput, lat;
+        int load, tput, opt[NOPT];
 };
 
 static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_t errlen)
 {
         char *f[CSV_MAX_COLS];
 
-        c->load = c->tput = c->lat = -1;
+        c->load = c->tput = -1;
+        for (unsigned k = 0; k < NOPT; k++)
+                c->opt[k] = -1;
         c->ncols = csv_split(it->buf, f, CSV_MAX_COLS);
         if (c->ncols > CSV_MAX_COLS)
                 return ramp_err(err, errlen, "line %u: more than %d columns", it->no, CSV_MAX_COLS);
@@ -219,8 +283,9 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_
                         c->load = (int)i;
                 else if (!strcasecmp(f[i], "throughput"))
                         c->tput = (int)i;
-                else if (!strcasecmp(f[i], "latency_ms"))
-                        c->lat = (int)i;
+                for (unsigned k = 0; k < NOPT; k++)
+                        if (!strcasecmp(f[i], csv_opt[k].name))
+                                c->opt[k] = (int)i;
         }
         if (c->load < 0 || c->tput < 0)
                 return ramp_err(err, errlen,
@@ -251,7 +316,9 @@ static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *
 {
         char *f[CSV_MAX_COLS];
         unsigned n = csv_split(it->buf, f, CSV_MAX_COLS);
-        double load, tput, lat = NAN;
+        struct ramp_point p;
+        struct res_tip_step st;
+        double load, tput;
         int rc;
 
         if (n != c->ncols)
@@ -260,11 +327,23 @@ static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *
         rc = csv_cell(it, f, c->load, "load", 0, &load, err, errlen);
         if (!rc)
                 rc = csv_cell(it, f, c->tput, "throughput", 0, &tput, err, errlen);
-        if (!rc && c->lat >= 0)
-                rc = csv_cell(it, f, c->lat, "latency_ms", 1, &lat, err, errlen);
-        if (!rc)
-                rc = ramp_add(r, load, tput, lat);
-        return rc;
+        if (rc)
+                return rc;
+        res_tip_step_init(&st, load, tput);
+        p = (struct ramp_point){load, tput, NAN, NAN, NAN, st.r};
+        for (unsigned k = 0; !rc && k < NOPT; k++) {
+                double v = NAN;
+
+                if (c->opt[k] >= 0)
+                        rc = csv_cell(it, f, c->opt[k], csv_opt[k].name, 1, &v, err, errlen);
+                memcpy((char *)&p + csv_opt[k].off, &v, sizeof(v));
+        }
+        if (rc)
+                return rc;
+        st.lo = isnan(p.lo) ? tput : fmin(p.lo, tput);
+        st.hi = isnan(p.hi) ? tput : fmax(p.hi, tput);
+        st.r = p.r;
+        return ramp_add_step(r, &st, p.lat_ms);
 }
 
 int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)

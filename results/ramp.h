@@ -5,15 +5,22 @@
  * curve a user sweeps to find where a system stops scaling. One file can hold
  * several ramps (an hcisweep block sweep holds one per rw/bs group), so a
  * parse yields a struct ramp_set. Formats are detected from the content:
- *   - CSV with a header naming load, throughput and optionally latency_ms
- *     (any order, other columns ignored, '#' lines and blank lines skipped);
+ *   - CSV with a header naming load, throughput and optionally latency_ms,
+ *     the throughput's band throughput_min and throughput_max, and the
+ *     resource columns cpu_busy_pct, storage_cpu_pct, storage_util_pct,
+ *     storage_lat_ms, vm_cpu_pct (tipping.h) (any order, other columns
+ *     ignored, empty optional cells unknown, '#' lines and blank lines
+ *     skipped);
  *   - sysbench text output: final reports (one per "Number of threads: N"
  *     run) or, when there is no final report, --report-interval lines;
  *   - fio JSON output (one document or several concatenated): load =
  *     iodepth, throughput = read+write IOPS, latency = lat (else clat) mean;
  *   - hcisweep result JSON: block (one ramp per rw/bs group, load = iodepth),
- *     oltp (intervals over time), scale (steps over VM count).
- * Points with the same load within a ramp are averaged (repeats); points of
+ *     oltp (intervals over time), scale (steps over VM count, read as
+ *     tip_json.h reads them: the steps that completed, with their band
+ *     and resource figures).
+ * Points with the same load within a ramp are averaged (repeats: the band
+ * then spans them all, resource figures are averaged); points of
  * one fio document with the same iodepth are summed (numjobs > 1).
  *
  * Errors: 0, or -EINVAL with err = "line N: ..." naming the input line
@@ -24,10 +31,14 @@
 
 #include <stddef.h>
 
+#include "results/tipping.h"
+
 struct ramp_point {
         double load;
         double tput;
-        double lat_ms; /* NAN when the source has no latency for the point */
+        double lat_ms;        /* NAN when the source has no latency for the point */
+        double lo, hi;        /* the throughput's noise band (lo = hi = tput when unknown) */
+        struct res_tip_res r; /* resource figures for attribution (NAN: not in the source) */
 };
 
 struct ramp {
@@ -45,8 +56,13 @@ struct ramp_set {
         struct ramp *r; /* heap, owned by the set */
 };
 
-/* Append a point. 0 or -ENOMEM. */
+/* Append a point (no band, no resource figures). 0 or -ENOMEM. */
 int ramp_add(struct ramp *r, double load, double tput, double lat_ms);
+/* Append a point with the band and resource figures of a tipping-point step. */
+int ramp_add_step(struct ramp *r, const struct res_tip_step *s, double lat_ms);
+
+/* The ramp's points as tipping-point steps (out holds r->n). */
+void ramp_tip_steps(const struct ramp *r, struct res_tip_step *out);
 
 /* Sort by load and average points of equal load. */
 void ramp_normalise(struct ramp *r);

@@ -22,6 +22,7 @@
 #include "core/resfile.h"
 #include "results/ramp.h"
 #include "results/ramp_priv.h"
+#include "results/tip_json.h"
 
 /* ios-weighted latency accumulator of one sweep point. */
 struct lat_acc {
@@ -206,6 +207,7 @@ static int hs_oltp(const json_t *doc, struct ramp_set *s, unsigned line, char *e
         return 0;
 }
 
+/* Steps as tip_json.h reads them, so analyze agrees with the run's own tipping point. */
 static int hs_scale(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         const json_t *steps = json_object_get(doc, "steps"), *x;
@@ -219,13 +221,14 @@ static int hs_scale(const json_t *doc, struct ramp_set *s, unsigned line, char *
                 return -ENOMEM;
         json_array_foreach(steps, i, x)
         {
-                double vms = num(x, "vms"), tps = num(json_object_get(x, "totals"), "tps");
                 double lat = num(json_object_get(x, "lat_ns"), "mean");
+                struct res_tip_step st;
+                int ok = res_tip_step_from_json(x, &st);
 
-                if (!isfinite(vms) || !isfinite(tps))
+                if (ok < 0)
                         return ramp_err(err, errlen, "line %u: steps[%zu] lacks vms or totals.tps",
                                         line, i);
-                if (ramp_add(r, vms, tps, lat / 1e6))
+                if (ok && ramp_add_step(r, &st, lat / 1e6))
                         return -ENOMEM;
         }
         return 0;

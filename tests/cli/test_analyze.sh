@@ -164,3 +164,34 @@ jq -e --slurpfile r oltp-r.json "(.points | length) == $n and
                         1e-8 * (.[1].lat_ns.percentile[\"95.0\"] / 1e6)))" \
         oltp-ra.json >/dev/null || fail "oltp intervals: $(jq -c .points oltp-ra.json)"
 pass "hcisweep oltp result: $n intervals analysed"
+
+# 8. The tipping point and its attribution from CSV resource columns (tipping.h):
+# efficiency 4->8 96%, 8->12 89%, 12->16 ln(2900/2800)/ln(16/12) = 12% < 20%: tipped at
+# 12; from 12 to 16 the host CPU saturated while storage's share fell and its latency rose.
+cat >res.csv <<'CSV'
+load,throughput,cpu_busy_pct,storage_cpu_pct,storage_util_pct,storage_lat_ms,vm_cpu_pct
+4,1000,30,5,20,0.40,50
+8,1950,60,9,35,0.45,55
+12,2800,86,12,40,0.40,60
+16,2900,99,11,45,0.90,62
+CSV
+expect_rc 0 "$HCISWEEP" analyze res.csv --json res.json
+echo "$OUT" | grep -q '^knee: load 12$' || fail "res knee: $OUT"
+echo "$OUT" | grep -q '^tipping point: load 12, limited by cpu: .*compute limiting storage' ||
+        fail "res tipping point: $OUT"
+jcheck res.json '.tipping_point.load == 12 and .tipping_point.limited_by == "cpu"'
+jcheck res.json '.knee.load == .tipping_point.load and .ramps[0].tipping_point.load == 12'
+jcheck res.json '(.usl | has("lambda") and has("sigma") and has("kappa") and has("peak_load")
+        and has("rmse")) and .usl.sigma >= 0 and .usl.kappa >= 0'
+jcheck res.json '.tipping_point.reason | contains("host CPU 86% -> 99% busy")'
+# the VMs' quotas saturated with host CPU left: vm-cpu
+sed 's/^16,2900,99,11,45,0.90,62$/16,2900,70,13,45,0.42,97/' res.csv >vm.csv
+expect_rc 0 "$HCISWEEP" analyze vm.csv --json vm.json
+jcheck vm.json '.tipping_point.load == 12 and .tipping_point.limited_by == "vm-cpu"'
+# a flat curve whose repeats spread +-10%: undecided, more repeats needed
+printf 'load,throughput,throughput_min,throughput_max\n1,1000,900,1100\n2,1040,936,1144\n' >flat.csv
+expect_rc 0 "$HCISWEEP" analyze flat.csv --json flat.json
+echo "$OUT" | grep -q '^tipping point: undecided, limited by none: .*more repeats needed' ||
+        fail "flat: $OUT"
+jcheck flat.json '.tipping_point.load == null and .tipping_point.undecided == true'
+pass "csv resource columns: tipped at 12 (cpu, compute limiting storage), vm-cpu, undecided"
