@@ -3,10 +3,14 @@
  *
  * Steps are matched by load (VM count, queue depth within a rw/bs group, or
  * interval time) and every figure of B, C... is also given as a ratio to A,
- * the baseline. The crossover is the first step at which the run ahead in
- * throughput changes, which is the answer HCI-versus-two-layer sizing asks
- * for ("hci ahead up to 20 VMs, two-layer ahead from 24"). The table goes to
- * the terminal, overlay plots and the same table to an HTML page.
+ * the baseline. The crossover is the first step at which the other run is
+ * ahead beyond the noise (tipping.h: the steps' bands do not overlap), which
+ * is the answer HCI-versus-two-layer sizing asks for ("hci ahead up to 20
+ * VMs, two-layer ahead from 24"); for scale runs each run's tipping point is
+ * read off its steps as `scale` and `analyze` read it. The table goes to
+ * the terminal, overlay plots with the crossover and the tipping points
+ * marked and the same table to an HTML page, and with --json the crossover,
+ * the tipping points and the per-step ratios to a JSON file.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,11 +28,12 @@
 #include "results/report_priv.h"
 #include "results/results.h"
 #include "results/rundir.h"
+#include "results/tip_json.h"
 
 #define MAX_RUNS 8
 
 struct compare_cfg {
-        char *html, *output_dir;
+        char *html, *output_dir, *json;
 };
 
 #define O(f) offsetof(struct compare_cfg, f)
@@ -37,6 +42,8 @@ static const struct opt_def compare_opts[] = {
      0},
     {"output-dir", OPT_STR, O(output_dir), NULL, 0, 0,
      "directory of the default compare.html (default: the current directory)", NULL, 0},
+    {"json", OPT_STR, O(json), NULL, 0, 0,
+     "write the crossover, each run's tipping point and the per-step ratios as JSON here", NULL, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -46,13 +53,18 @@ const struct opt_group cmd_compare_options[] = {{compare_opts, NULL, "compare op
                                                 {NULL, NULL, NULL}};
 
 static const char usage_text[] =
-    "hcisweep compare RUN_A RUN_B [RUN_C...] [--html FILE] [--output-dir DIR]\n"
+    "hcisweep compare RUN_A RUN_B [RUN_C...] [--html FILE] [--output-dir DIR] [--json FILE]\n"
     "  runs of one kind (block, oltp or scale); ratios are to RUN_A";
 
 struct cmp {
         unsigned n;
         struct run_view v[MAX_RUNS];
         char label[MAX_RUNS][112];
+        char path[MAX_RUNS][4096];
+        int has_tip[MAX_RUNS]; /* scale runs: tip[] and sv[] below */
+        struct res_tip tip[MAX_RUNS];
+        struct res_tip_step *sv[MAX_RUNS];
+        json_t *groups; /* the --json groups[], built as the tables are */
 };
 
 static const struct run_series *find_series(const struct run_view *v, const char *name)
@@ -81,41 +93,69 @@ static void step_name(const struct run_view *v, double load, char *buf, size_t l
                 snprintf(buf, len, "%g s", load);
 }
 
+/* A series as tipping-point steps, bands included (malloc'd; NULL on ENOMEM). */
+static struct res_tip_step *as_steps(const struct run_series *s)
+{
+        struct res_tip_step *t = malloc((s->n ? s->n : 1) * sizeof(*t));
+
+        for (unsigned i = 0; t && i < s->n; i++) {
+                res_tip_step_init(&t[i], s->p[i].load, s->p[i].tput);
+                t[i].lo = s->p[i].lo;
+                t[i].hi = s->p[i].hi;
+        }
+        return t;
+}
+
+/* Who is ahead at a's step i beyond the noise: +1 b, -1 a, 0 neither or no such step. */
+static int lead_at(const struct res_tip_step *a, unsigned i, const struct res_tip_step *b,
+                   unsigned nb)
+{
+        int first;
+
+        res_tip_crossover(&a[i], 1, b, nb, &first); /* one step: first is its leader */
+        return first;
+}
+
 /*
- * The first step where the leader in throughput changes between a and b.
- * Writes the sentence and returns the load of the crossover (NaN when none).
+ * The first step where the run behind at the first decided step is ahead
+ * beyond the noise. Writes the sentence and returns the load of the
+ * crossover (NaN when none).
  */
 static double crossover(const struct cmp *c, const struct run_series *a, unsigned bi,
                         const struct run_series *b, char *out, size_t len)
 {
         const struct run_view *v = &c->v[0];
-        int lead = 0;
-        double last = NAN;
+        struct res_tip_step *sa = as_steps(a), *sb = as_steps(b);
+        double last = NAN, x = NAN;
+        int first = 0, k;
         char s1[48], s2[48];
 
-        for (unsigned i = 0; i < a->n; i++) {
-                const struct run_point *q = at_load(b, a->p[i].load);
-                int now;
-
-                if (!q || isnan(q->tput) || isnan(a->p[i].tput) || q->tput == a->p[i].tput)
-                        continue;
-                now = q->tput > a->p[i].tput ? 1 : -1;
-                if (lead && now != lead) {
-                        step_name(v, last, s1, sizeof(s1));
-                        step_name(v, a->p[i].load, s2, sizeof(s2));
-                        snprintf(out, len, "%s ahead up to %s, %s ahead from %s",
-                                 c->label[lead > 0 ? bi : 0], s1, c->label[now > 0 ? bi : 0], s2);
-                        return a->p[i].load;
-                }
-                lead = now;
-                last = a->p[i].load;
+        if (!sa || !sb) {
+                snprintf(out, len, "out of memory");
+                goto out;
         }
-        if (lead)
-                snprintf(out, len, "%s ahead at every common step, no crossover",
-                         c->label[lead > 0 ? bi : 0]);
-        else
-                snprintf(out, len, "no common step with different throughput");
-        return NAN;
+        k = res_tip_crossover(sa, a->n, sb, b->n, &first);
+        for (int i = 0; first && i < (k < 0 ? (int)a->n : k); i++)
+                if (lead_at(sa, (unsigned)i, sb, b->n) == first)
+                        last = sa[i].load;
+        if (k >= 0) {
+                step_name(v, last, s1, sizeof(s1));
+                step_name(v, sa[k].load, s2, sizeof(s2));
+                snprintf(out, len, "%.111s ahead up to %s, %.111s ahead from %s",
+                         c->label[first > 0 ? bi : 0], s1, c->label[first > 0 ? 0 : bi], s2);
+                x = sa[k].load;
+        } else if (first) {
+                snprintf(out, len,
+                         "%.111s ahead at every common step decided beyond the noise, no "
+                         "crossover",
+                         c->label[first > 0 ? bi : 0]);
+        } else {
+                snprintf(out, len, "no common step with a difference beyond the noise");
+        }
+out:
+        free(sa);
+        free(sb);
+        return x;
 }
 
 static void fmt_v(double v, int metric, char *buf, size_t len)
@@ -230,13 +270,38 @@ static void print_group(const struct cmp *c, const struct run_series *const *s)
         }
 }
 
+/* Per-step figures and ratios to A, for --json. */
+static json_t *group_json(const struct cmp *c, const struct run_series *const *s, double x)
+{
+        json_t *steps = json_array(), *g;
+
+        for (unsigned i = 0; steps && i < s[0]->n; i++) {
+                double load = s[0]->p[i].load, a = s[0]->p[i].tput;
+                json_t *tp = json_array(), *ra = json_array();
+
+                for (unsigned r = 0; tp && ra && r < c->n; r++) {
+                        const struct run_point *q = at_load(s[r], load);
+                        double b = q ? q->tput : NAN;
+
+                        json_array_append_new(tp, isfinite(b) ? json_real(b) : json_null());
+                        json_array_append_new(ra, isfinite(b) && a > 0 ? json_real(b / a)
+                                                                       : json_null());
+                }
+                json_array_append_new(steps, json_pack("{s:f,s:o*,s:o*}", "load", load,
+                                                       "throughput", tp, "ratio_to_a", ra));
+        }
+        g = json_pack("{s:s,s:o,s:o*}", "name", s[0]->name, "crossover",
+                      isnan(x) ? json_null() : json_pack("{s:f}", "load", x), "steps", steps);
+        return g;
+}
+
 static int group_plots(const struct cmp *c, const struct run_series *const *s, double mark,
                        const char *mark_label, struct doc *d)
 {
         const struct run_view *v = &c->v[0];
         double *cols[3 * MAX_RUNS] = {0};
         struct svg_plot tp, lp;
-        char title[2][160], names[MAX_RUNS][128];
+        char title[2][160], names[MAX_RUNS][128], tl[MAX_RUNS][96];
         int rc = 0;
 
         snprintf(title[0], sizeof(title[0]), "%s%s%s against %s", s[0]->name,
@@ -247,8 +312,16 @@ static int group_plots(const struct cmp *c, const struct run_series *const *s, d
         svg_plot_init(&lp, title[1], v->load_name, "p99 latency (ms)");
         tp.xint = lp.xint = !strcmp(v->kind, "scale");
         tp.xlog2 = lp.xlog2 = !strcmp(v->kind, "block");
-        tp.mark_x = lp.mark_x = mark;
-        tp.mark_label = lp.mark_label = mark_label;
+        svg_plot_mark(&tp, mark, mark_label, -1);
+        svg_plot_mark(&lp, mark, mark_label, -1);
+        for (unsigned r = 0; r < c->n; r++) {
+                if (!c->has_tip[r] || !c->tip[r].found)
+                        continue;
+                snprintf(tl[r], sizeof(tl[r]), "%s tips at %g VMs (%s)", c->label[r],
+                         c->tip[r].load, res_tip_limit_name(c->tip[r].limited_by));
+                svg_plot_mark(&tp, c->tip[r].load, tl[r], (int)r);
+                svg_plot_mark(&lp, c->tip[r].load, tl[r], (int)r);
+        }
         for (unsigned r = 0; r < c->n; r++) {
                 if (!s[r])
                         continue;
@@ -271,10 +344,10 @@ out:
         return rc;
 }
 
-static int one_group(const struct cmp *c, const struct run_series *a, struct doc *d)
+static int one_group(struct cmp *c, const struct run_series *a, struct doc *d)
 {
         const struct run_series *s[MAX_RUNS] = {a};
-        char sentence[MAX_RUNS][400], all[MAX_RUNS * 402] = "";
+        char sentence[MAX_RUNS][400], mlabel[160] = "";
         double mark = NAN;
 
         for (unsigned r = 1; r < c->n; r++)
@@ -294,15 +367,20 @@ static int one_group(const struct cmp *c, const struct run_series *a, struct doc
                 } else {
                         x = crossover(c, a, r, s[r], sentence[r], sizeof(sentence[r]));
                 }
-                if (isnan(mark) && !isnan(x))
+                if (isnan(mark) && !isnan(x)) {
                         mark = x;
+                        step_name(&c->v[0], x, mlabel, sizeof(mlabel));
+                        snprintf(mlabel + strlen(mlabel), sizeof(mlabel) - strlen(mlabel),
+                                 ": crossover (%s ahead)", c->label[r]);
+                        if (c->groups)
+                                json_array_append_new(c->groups, group_json(c, s, x));
+                }
                 printf("crossover: %s\n", sentence[r]);
                 doc_p(d, "crossover", "Crossover: %s.", sentence[r]);
-                if (!isnan(x) || c->n == 2)
-                        snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
-                                 all[0] ? "; " : "", sentence[r]);
         }
-        if (group_plots(c, s, mark, all, d))
+        if (isnan(mark) && c->groups)
+                json_array_append_new(c->groups, group_json(c, s, NAN));
+        if (group_plots(c, s, mark, mlabel, d))
                 return -ENOMEM;
         group_table(c, s, d);
         return 0;
@@ -320,11 +398,21 @@ static int load_runs(struct cmp *c, char **runs, int n)
                         rc = res_load(path, &r, err, sizeof(err));
                 if (!rc)
                         rc = run_view_build(r, path, &c->v[i], err, sizeof(err));
+                if (!rc && !strcmp(c->v[i].kind, "scale")) {
+                        unsigned nsv;
+
+                        rc = res_tip_of_steps(json_object_get(r, "steps"), &c->sv[i], &nsv,
+                                              &c->tip[i]);
+                        c->has_tip[i] = !rc;
+                        if (rc)
+                                snprintf(err, sizeof(err), "out of memory");
+                }
                 json_decref(r);
                 if (rc) {
                         log_error("compare: %s", err);
                         return rc;
                 }
+                snprintf(c->path[i], sizeof(c->path[i]), "%s", path);
                 c->n++;
                 if (strcmp(c->v[i].kind, c->v[0].kind)) {
                         log_error("compare: %s is a %s run and %s a %s run: compare runs of one "
@@ -353,6 +441,71 @@ static void set_labels(struct cmp *c)
         }
 }
 
+/* Each scale run's tipping point, on screen and on the page. */
+static void tipping_points(const struct cmp *c, struct doc *d)
+{
+        for (unsigned i = 0; i < c->n; i++) {
+                const struct res_tip *t = &c->tip[i];
+                char what[64];
+
+                if (!c->has_tip[i])
+                        continue;
+                if (t->found)
+                        snprintf(what, sizeof(what), "%g VMs", t->load);
+                else
+                        snprintf(what, sizeof(what), "%s", t->undecided ? "undecided" : "none");
+                printf("tipping point (%s): %s, limited by %s: %s\n", c->label[i], what,
+                       res_tip_limit_name(t->limited_by), t->reason);
+                doc_p(d, "tip", "Tipping point of %s: %s, limited by %s: %s", c->label[i], what,
+                      res_tip_limit_name(t->limited_by), t->reason);
+        }
+}
+
+static int write_json(const struct compare_cfg *cfg, const struct cmp *c)
+{
+        json_t *top = res_new("compare", NULL), *runs = json_array(), *g0, *x;
+        char err[512];
+        int rc = -ENOMEM;
+
+        if (!top || !runs)
+                goto out;
+        for (unsigned i = 0; i < c->n; i++) {
+                json_t *o = json_pack("{s:s,s:s,s:s}", "label", c->label[i], "path", c->path[i],
+                                      "kind", c->v[i].kind);
+
+                if (o && c->has_tip[i])
+                        json_object_set_new(o, "tipping_point",
+                                            res_tip_json(&c->tip[i], c->sv[i], "vms"));
+                if (!o || json_array_append_new(runs, o))
+                        goto out;
+        }
+        g0 = json_array_get(c->groups, 0);
+        x = json_object_get(g0, "crossover");
+        rc = json_object_set_new(top, "runs", runs);
+        runs = NULL;
+        rc |= json_object_set_new(
+            top, "crossover",
+            json_is_object(x) ? json_pack("{s:O}", !strcmp(c->v[0].kind, "scale") ? "vms" : "load",
+                                          json_object_get(x, "load"))
+                              : json_null());
+        rc |= json_object_set(top, "groups", c->groups);
+        if (rc) {
+                rc = -ENOMEM;
+                goto out;
+        }
+        rc = res_write_json(cfg->json, top, err, sizeof(err));
+        if (rc)
+                log_error("compare: %s", err);
+        else
+                printf("json: %s\n", cfg->json);
+out:
+        if (rc == -ENOMEM)
+                log_error("compare: out of memory");
+        json_decref(runs);
+        json_decref(top);
+        return rc;
+}
+
 static int compare_runs(const struct compare_cfg *cfg, struct cmp *c)
 {
         char path[4200], err[512];
@@ -360,12 +513,14 @@ static int compare_runs(const struct compare_cfg *cfg, struct cmp *c)
         int rc = 0;
 
         set_labels(c);
+        c->groups = json_array();
         doc_begin(&d, "hcisweep compare: %s runs", c->v[0].kind);
         for (unsigned i = 0; i < c->n; i++)
                 doc_p(&d, "meta", "%c: %s%s", 'A' + i, c->label[i],
                       c->v[i].partial ? " (partial run)" : "");
         for (unsigned i = 0; !rc && i < c->v[0].nseries; i++)
                 rc = one_group(c, &c->v[0].s[i], &d);
+        tipping_points(c, &d);
         doc_end(&d);
         if (rc || d.html.oom) {
                 log_error("compare: out of memory");
@@ -385,7 +540,10 @@ static int compare_runs(const struct compare_cfg *cfg, struct cmp *c)
                 log_error("compare: %s", err);
         else
                 printf("html: %s\n", path);
+        if (!rc && cfg->json)
+                rc = write_json(cfg, c);
 out:
+        json_decref(c->groups);
         doc_free(&d);
         return rc;
 }
@@ -430,8 +588,10 @@ int cmd_compare(int argc, char **argv)
         if (!load_runs(&c, pos, npos) && !compare_runs(&cfg, &c))
                 rc = HCI_EXIT_OK;
 out:
-        for (unsigned i = 0; i < c.n; i++)
+        for (unsigned i = 0; i < c.n; i++) {
                 run_view_free(&c.v[i]);
+                free(c.sv[i]);
+        }
         opt_free(g);
         return rc;
 }

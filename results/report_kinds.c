@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "results/report_priv.h"
+#include "results/tipping.h"
 
 #define MAX_COLS 64
 
@@ -221,15 +222,77 @@ static void steady_table(struct doc *d, const json_t *r)
         doc_table_end(d);
 }
 
+static double jnum(const json_t *o, const char *key)
+{
+        const json_t *v = json_object_get(o, key);
+
+        return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The three figures of tipping.h, one line of meaning each. */
+static void tip_figures(struct doc *d, const json_t *tip, const struct run_series *s)
+{
+        const json_t *u = json_object_get(tip, "usl");
+        unsigned peak = 0;
+
+        for (unsigned i = 1; i < s->n; i++)
+                if (s->p[i].tput > s->p[peak].tput)
+                        peak = i;
+        if (s->n)
+                doc_p(d, "tip",
+                      "Measured peak: %.1f TPS at %g VMs (the highest throughput any step "
+                      "measured).",
+                      s->p[peak].tput, s->p[peak].load);
+        if (json_is_object(u) && json_is_number(json_object_get(u, "lambda"))) {
+                char n[64] = "none (kappa = 0: the fit never turns down)";
+
+                if (!isnan(jnum(u, "peak_load")))
+                        snprintf(n, sizeof(n), "%.1f VMs", jnum(u, "peak_load"));
+                doc_p(d, "tip",
+                      "USL fit X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)): lambda %.4g "
+                      "TPS, sigma %.4g (contention), kappa %.4g (coherency), rmse %.4g TPS; "
+                      "predicted peak N* = sqrt((1 - sigma) / kappa): %s (where the fitted curve "
+                      "stops rising).",
+                      jnum(u, "lambda"), jnum(u, "sigma"), jnum(u, "kappa"), jnum(u, "rmse"), n);
+        }
+}
+
+/* Host CPU by owner at every step, in % of the host, when the result has it. */
+static void owner_table(struct doc *d, const struct run_series *s)
+{
+        static const char *const head[] = {"VMs",       "host CPU busy %", "VMs %",
+                                           "storage %", "driver %",        "other %"};
+        char c[6][32];
+        const char *cells[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+        unsigned have = 0;
+
+        for (unsigned i = 0; i < s->n; i++)
+                have += !isnan(s->p[i].own[0]);
+        if (!have)
+                return;
+        doc_h(d, 2, "Where the CPU went (cpu_by_owner, %% of the host)");
+        doc_table(d, head, 6);
+        for (unsigned i = 0; i < s->n; i++) {
+                snprintf(c[0], sizeof(c[0]), "%g", s->p[i].load);
+                snprintf(c[1], sizeof(c[1]), "%.1f", s->p[i].cpu_busy);
+                for (unsigned k = 0; k < 4; k++)
+                        snprintf(c[2 + k], sizeof(c[0]), "%.1f", s->p[i].own[k]);
+                doc_row(d, cells, 6);
+        }
+        doc_table_end(d);
+}
+
 int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
 {
+        static const char *const owners[4] = {"VMs", "storage service", "load generator", "other"};
         const json_t *tip = json_object_get(r, "tipping_point");
         const struct run_series *s = &v->s[0];
         struct svg_plot p[5];
         struct cols c = {0};
-        double mark = NAN;
+        double mark = NAN, *fit;
         const double *x;
-        char label[768];
+        char label[1400], mlabel[96];
+        const char *by = json_string_value(json_object_get(tip, "limited_by"));
 
         doc_h(d, 2, "Tipping point");
         if (json_is_number(json_object_get(tip, "vms")) &&
@@ -237,32 +300,52 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
                 mark = json_number_value(json_object_get(tip, "vms"));
                 tip_label(tip, label, sizeof(label));
                 doc_p(d, "tip", "%s", label);
+                snprintf(mlabel, sizeof(mlabel), "tipping point %g VMs (%s)", mark, by ? by : "?");
         } else {
-                snprintf(label, sizeof(label), "none");
-                doc_p(d, "tip",
-                      "No tipping point within the steps run: throughput still "
-                      "scaled.");
+                const char *why = json_string_value(json_object_get(tip, "reason"));
+
+                doc_p(d, "tip", "No tipping point within the steps run: %s",
+                      why ? why : "throughput still scaled.");
         }
+        tip_figures(d, tip, s);
         doc_h(d, 2, "Plots");
         x = COL(&c, s, load);
         svg_plot_init(&p[0], "TPS against VM count", "VMs", "TPS");
         svg_plot_add(&p[0], "TPS", x, COL(&c, s, tput), s->n, 0, 0);
+        fit = col_new(&c, s->n);
+        if (fit && json_is_number(json_object_get(json_object_get(tip, "usl"), "lambda"))) {
+                const json_t *u = json_object_get(tip, "usl");
+                struct res_usl us = {1,
+                                     jnum(u, "lambda"),
+                                     jnum(u, "sigma"),
+                                     jnum(u, "kappa"),
+                                     jnum(u, "peak_load"),
+                                     jnum(u, "rmse")};
+
+                for (unsigned i = 0; i < s->n; i++)
+                        fit[i] = res_usl_eval(&us, s->p[i].load);
+                svg_plot_add(&p[0], "USL fit", x, fit, s->n, SVG_DASHED, 0);
+        }
         svg_plot_init(&p[1], "Latency against VM count (merged histograms)", "VMs", "latency (ms)");
         svg_plot_add(&p[1], "mean", x, COL(&c, s, mean_ms), s->n, 0, 1);
         svg_plot_add(&p[1], "p99", x, COL(&c, s, p99_ms), s->n, SVG_DASHED, 1);
-        svg_plot_init(&p[2], "Host CPU against VM count", "VMs", "% of all CPU time");
+        svg_plot_init(&p[2], "Host CPU against VM count, by owner", "VMs", "% of all CPU time");
         svg_plot_add(&p[2], "busy (steal included)", x, COL(&c, s, cpu_busy), s->n, 0, 2);
         svg_plot_add(&p[2], "steal", x, COL(&c, s, cpu_steal), s->n, SVG_DASHED, 3);
+        for (unsigned k = 0; k < 4; k++)
+                svg_plot_add(&p[2], owners[k], x,
+                             col(&c, s, offsetof(struct run_point, own) + k * sizeof(double)), s->n,
+                             0, 4 + (int)k);
         svg_plot_init(&p[3], "Storage-side IOPS against VM count", "VMs", "IOPS");
         svg_plot_add(&p[3], "storage IOPS", x, COL(&c, s, stor_iops), s->n, 0, 4);
         svg_plot_init(&p[4], "Storage-side throughput against VM count", "VMs", "MB/s");
         svg_plot_add(&p[4], "storage MB/s", x, COL(&c, s, mb_s), s->n, 0, 5);
         for (int i = 0; i < 5; i++) {
                 p[i].xint = 1;
-                p[i].mark_x = mark;
-                p[i].mark_label = label;
+                svg_plot_mark(&p[i], mark, mlabel, -1);
                 doc_plot(d, &p[i]);
         }
+        owner_table(d, s);
         steady_table(d, r);
         return cols_free(&c);
 }

@@ -21,6 +21,7 @@
 #include "core/hist.h"
 #include "core/parse.h"
 #include "results/rundir.h"
+#include "results/tip_json.h"
 
 static double num(const json_t *o, const char *key)
 {
@@ -92,7 +93,8 @@ static struct run_point *push(struct run_series *s)
                 return NULL;
         s->p = p;
         p = &s->p[s->n++];
-        *p = (struct run_point){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+        *p = (struct run_point){
+            NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, {NAN, NAN, NAN, NAN}, NAN, NAN};
         return p;
 }
 
@@ -174,7 +176,16 @@ static int oltp_series(struct run_view *v, const json_t *r)
 
 static void scale_resources(const json_t *st, struct run_point *p)
 {
+        static const char *const owners[4] = {"vms", "storage", "driver", "other"};
         const json_t *cpu = json_object_get(st, "host_cpu"), *sto = json_object_get(st, "storage");
+        struct res_tip_step ts;
+
+        for (unsigned k = 0; k < 4; k++)
+                p->own[k] = num(json_object_get(st, "cpu_by_owner"), owners[k]);
+        if (res_tip_step_from_json(st, &ts) >= 0) {
+                p->lo = ts.lo;
+                p->hi = ts.hi;
+        }
 
         p->cpu_busy = num(st, "cpu_busy_pct");
         if (isnan(p->cpu_busy))
@@ -276,6 +287,13 @@ int run_view_build(const json_t *r, const char *path, struct run_view *v, char *
         v->partial = json_is_true(json_object_get(r, "partial"));
         set_label(v, r, path);
         rc = build(v, r);
+        for (unsigned i = 0; !rc && i < v->nseries; i++)
+                for (unsigned k = 0; k < v->s[i].n; k++) {
+                        struct run_point *q = &v->s[i].p[k];
+
+                        if (isnan(q->lo) || isnan(q->hi))
+                                q->lo = q->hi = q->tput;
+                }
         if (rc) {
                 snprintf(err, errlen, "out of memory");
         } else if (!v->nseries || !v->s[0].n) {

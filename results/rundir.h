@@ -60,6 +60,8 @@ struct run_point {
         double cv;      /* per-interval throughput coefficient of variation, NaN when unknown */
         double cpu_busy, cpu_steal; /* host CPU %, scale steps only (else NaN) */
         double stor_iops;           /* storage-side IOPS, scale steps only (else NaN) */
+        double own[4]; /* scale: cpu_by_owner vms, storage, driver, other (% of host), else NaN */
+        double lo, hi; /* the throughput's noise band (tipping.h); lo = hi = tput when unknown */
 };
 
 struct run_series {

@@ -21,7 +21,8 @@
 #define MARGIN_L 72
 #define MARGIN_T 30
 #define MARGIN_B 48
-#define WRAP     34
+#define BAND     15  /* height of one marker label line above the plot area */
+#define CHAR_W   6.2 /* mean width of an 11px sans-serif character */
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
@@ -126,7 +127,16 @@ void svg_plot_init(struct svg_plot *p, const char *title, const char *xlabel, co
         p->ylabel = ylabel;
         p->width = 720;
         p->height = 360;
-        p->mark_x = NAN;
+}
+
+int svg_plot_mark(struct svg_plot *p, double x, const char *label, int color)
+{
+        if (!isfinite(x))
+                return 0;
+        if (p->nmarks == SVG_MAX_MARKS)
+                return -ENOSPC;
+        p->marks[p->nmarks++] = (struct svg_mark){x, label, color};
+        return 0;
 }
 
 int svg_plot_add(struct svg_plot *p, const char *name, const double *x, const double *y, unsigned n,
@@ -191,10 +201,11 @@ static int find_ranges(const struct svg_plot *p, struct frame *f)
                 }
         if (!isfinite(xmin))
                 return -EINVAL;
-        if (x_ok(f, p->mark_x)) {
-                xmin = fmin(xmin, xv(f, p->mark_x));
-                xmax = fmax(xmax, xv(f, p->mark_x));
-        }
+        for (unsigned i = 0; i < p->nmarks; i++)
+                if (x_ok(f, p->marks[i].x)) {
+                        xmin = fmin(xmin, xv(f, p->marks[i].x));
+                        xmax = fmax(xmax, xv(f, p->marks[i].x));
+                }
         if (xmax <= xmin) {
                 xmin -= 1;
                 xmax += 1;
@@ -209,8 +220,8 @@ static int find_ranges(const struct svg_plot *p, struct frame *f)
                 f->x1 = f->x0 + 1;
         f->px0 = MARGIN_L;
         f->px1 = p->width - LEGEND_W;
-        f->py0 = MARGIN_T;
-        f->py1 = p->height - MARGIN_B;
+        f->py0 = MARGIN_T + BAND * (double)p->nmarks;
+        f->py1 = p->height + BAND * (double)p->nmarks - MARGIN_B;
         return 0;
 }
 
@@ -245,7 +256,7 @@ static void draw_axes(const struct svg_plot *p, const struct frame *f, struct sb
                           pxx, pxx, f->py1, f->py1 + 5, pxx, f->py1 + 17, t);
         }
         sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (f->px0 + f->px1) / 2,
-                  (double)p->height - 12);
+                  (double)p->height + BAND * p->nmarks - 12);
         sb_esc(o, p->xlabel);
         sb_printf(o,
                   "</text>\n<text transform=\"translate(16,%.1f) rotate(-90)\" "
@@ -287,14 +298,14 @@ static void draw_series(const struct svg_series *s, unsigned idx, const struct f
         sb_printf(o, "</g>\n");
 }
 
-static void draw_legend(const struct svg_plot *p, struct sbuf *o)
+static void draw_legend(const struct svg_plot *p, const struct frame *f, struct sbuf *o)
 {
         double x = p->width - LEGEND_W + 12;
 
         for (unsigned i = 0; i < p->nseries; i++) {
                 const struct svg_series *s = &p->s[i];
                 const char *col = palette[(unsigned)(s->color >= 0 ? s->color : (int)i) % NCOLORS];
-                double y = MARGIN_T + 8 + 16.0 * i;
+                double y = f->py0 + 8 + 16.0 * i;
 
                 sb_printf(o,
                           "<g class=\"legend\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
@@ -308,41 +319,30 @@ static void draw_legend(const struct svg_plot *p, struct sbuf *o)
         }
 }
 
-/* The marker's label, wrapped at word boundaries into tspans. */
-static void draw_marker(const struct svg_plot *p, const struct frame *f, struct sbuf *o)
+/* Marker k: its line across the plot area, its label on line k of the band above. */
+static void draw_marker(const struct svg_plot *p, const struct frame *f, unsigned k, struct sbuf *o)
 {
-        double x = px(f, p->mark_x);
+        const struct svg_mark *m = &p->marks[k];
+        const char *col = m->color >= 0 ? palette[(unsigned)m->color % NCOLORS] : "#c00";
+        double x = px(f, m->x), y = MARGIN_T + BAND * (k + 1.0) - 4, room;
         int right = x < (f->px0 + f->px1) * 0.55;
-        const char *s = p->mark_label ? p->mark_label : "";
-        char line[WRAP + 1];
-        unsigned nl = 0;
+        char line[160];
+        size_t max;
 
+        room = right ? p->width - 6 - (x + 4) : x - 4 - 6;
+        max = room > 4 * CHAR_W ? (size_t)(room / CHAR_W) : 4;
+        snprintf(line, sizeof(line), "%s", m->label ? m->label : "");
+        if (max < sizeof(line) && strlen(line) > max)
+                snprintf(line + max - 3, sizeof(line) - (max - 3), "...");
         sb_printf(o,
                   "<g class=\"marker\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                  "stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
-                  "<text fill=\"#c00\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
-                  x, x, f->py0, f->py1, x + (right ? 6 : -6), f->py0 + 14, right ? "start" : "end");
-        while (*s && nl < 6) {
-                size_t n = strlen(s), cut = n;
-
-                if (n > WRAP) {
-                        cut = WRAP;
-                        while (cut > 0 && s[cut] != ' ')
-                                cut--;
-                        if (!cut)
-                                cut = WRAP;
-                }
-                memcpy(line, s, cut);
-                line[cut] = '\0';
-                sb_printf(o, "<tspan x=\"%.1f\" dy=\"%s\">", x + (right ? 6 : -6),
-                          nl ? "1.2em" : "0");
-                sb_esc(o, line);
-                sb_printf(o, "</tspan>");
-                s += cut;
-                while (*s == ' ')
-                        s++;
-                nl++;
-        }
+                  "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
+                  "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                  "stroke-width=\"1\"/>\n<text fill=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+                  "text-anchor=\"%s\">",
+                  x, x, f->py0, f->py1, col, x, x, y + 3, f->py0, col, col, x + (right ? 4 : -4), y,
+                  right ? "start" : "end");
+        sb_esc(o, line);
         sb_printf(o, "</text></g>\n");
 }
 
@@ -357,15 +357,17 @@ int svg_render(const struct svg_plot *p, struct sbuf *o)
                   "height=\"%u\" viewBox=\"0 0 %u %u\" font-family=\"sans-serif\" "
                   "font-size=\"11\">\n<text x=\"%.1f\" y=\"18\" text-anchor=\"middle\" "
                   "font-size=\"13\" font-weight=\"bold\">",
-                  p->width, p->height, p->width, p->height, (f.px0 + f.px1) / 2);
+                  p->width, p->height + BAND * p->nmarks, p->width, p->height + BAND * p->nmarks,
+                  (f.px0 + f.px1) / 2);
         sb_esc(o, p->title);
         sb_printf(o, "</text>\n");
         draw_axes(p, &f, o);
         for (unsigned i = 0; i < p->nseries; i++)
                 draw_series(&p->s[i], i, &f, o);
-        draw_legend(p, o);
-        if (x_ok(&f, p->mark_x))
-                draw_marker(p, &f, o);
+        draw_legend(p, &f, o);
+        for (unsigned k = 0; k < p->nmarks; k++)
+                if (x_ok(&f, p->marks[k].x))
+                        draw_marker(p, &f, k, o);
         sb_printf(o, "</svg>\n");
         return o->oom ? -ENOMEM : 0;
 }

@@ -21,6 +21,27 @@ grep -q '^html: out/compare.html$' <<<"$OUT" || fail "html path"
 grep -q 'class="marker"' out/compare.html || fail "crossover not marked"
 grep -q 'Crossover: hci ahead up to 20 VMs, two-layer ahead from 24 VMs.' out/compare.html ||
         fail "crossover sentence not in the page"
+# --json: the crossover, each run's tipping point (read off its steps as scale reads them:
+# hci's efficiency 20->24 VMs is ln(4700/4600)/ln(1.2) = 12% at 96% -> 99% host CPU)
+expect_rc 0 "$HCISWEEP" compare hci two --output-dir out --json out/cmp.json
+grep -q '^tipping point (hci): 20 VMs, limited by cpu: ' <<<"$OUT" || fail "hci tipping point: $OUT"
+grep -q '^tipping point (two-layer): none, limited by none: ' <<<"$OUT" || fail "2l: $OUT"
+jq -e '.kind == "compare" and .crossover.vms == 24 and (.runs | length) == 2 and
+        .runs[0].tipping_point.vms == 20 and .runs[0].tipping_point.limited_by == "cpu" and
+        .runs[1].tipping_point.vms == null and (.runs[0].tipping_point.usl | has("kappa")) and
+        (.groups[0].steps[] | select(.load == 24) | .ratio_to_a[1] * 100 | round) == 102' \
+        out/cmp.json >/dev/null || fail "compare json: $(jq -c '{crossover, runs}' out/cmp.json)"
+grep -q 'hci tips at 20 VMs (cpu)' out/compare.html || fail "tipping point not marked"
+# the same two runs the other way round with no crossover: crossover null
+python3 - hci/result.json >same.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["steps"]:
+    s["totals"]["tps"] *= 2
+json.dump(d, sys.stdout)
+PY
+expect_rc 0 "$HCISWEEP" compare hci same.json --html same.html --json same-cmp.json
+jq -e '.crossover == null' same-cmp.json >/dev/null || fail "no crossover: $(jq -c .crossover same-cmp.json)"
 # the other way round, and a third run: ratios to A, the first
 expect_rc 0 "$HCISWEEP" compare two hci hci/result.json --html three.html
 grep -q '^crossover: two-layer ahead from 24 VMs' <<<"$OUT" && fail "order not respected"
