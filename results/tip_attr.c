@@ -80,6 +80,8 @@ static void put(struct text *t, const char *fmt, double a, double b, const char 
 
         if (isnan(a) || (strstr(fmt, "->") && isnan(b)))
                 return;
+        /* a format prints a alone, or a and b ("->"): b is then unused, which is defined */
+        // cppcheck-suppress wrongPrintfScanfArgNum
         n = snprintf(one, sizeof(one), fmt, a, b);
         if (n < 0 || t->at >= t->len)
                 return;

@@ -47,6 +47,16 @@ static void ramp(struct res_tip_step *s, const double *x, const double *y, unsig
                 res_tip_step_init(&s[i], x[i], y[i]);
 }
 
+/* The tipping point of a ramp without bands or resource figures. */
+static void tip_of(const double *x, const double *y, unsigned n, struct res_tip *t)
+{
+        struct res_tip_step s[16];
+
+        assert_true(n <= 16);
+        ramp(s, x, y, n);
+        res_tip_find(s, n, "VMs", t);
+}
+
 static void test_linear(void **state)
 {
         struct res_tip_step s[8];
@@ -74,12 +84,10 @@ static void test_linear(void **state)
 static void test_concave_then_flat(void **state)
 {
         const double x[] = {1, 2, 3, 4, 5, 6}, y[] = {100, 190, 270, 340, 345, 347};
-        struct res_tip_step s[N(x)];
         struct res_tip t;
 
         (void)state;
-        ramp(s, x, y, N(x));
-        res_tip_find(s, N(s), "VMs", &t);
+        tip_of(x, y, N(x), &t);
         assert_int_equal(t.found, 1);
         assert_int_equal(t.step, 3);
         assert_near(t.load, 4, 0);
@@ -93,12 +101,10 @@ static void test_concave_then_flat(void **state)
 static void test_rise_plateau_dip(void **state)
 {
         const double x[] = {4, 8, 12, 16, 20}, y[] = {1000, 1900, 2600, 2650, 2400};
-        struct res_tip_step s[N(x)];
         struct res_tip t;
 
         (void)state;
-        ramp(s, x, y, N(x));
-        res_tip_find(s, N(s), "VMs", &t);
+        tip_of(x, y, N(x), &t);
         assert_int_equal(t.found, 1);
         assert_near(t.load, 12, 0);
         assert_int_equal(t.peak, 3);
