@@ -20,7 +20,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(RES_REAL_DIGITS))
+
+json_t *res_as_written(const json_t *j)
+{
+        char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER |
+                                       JSON_REAL_PRECISION(RES_REAL_DIGITS));
+        json_t *o;
+
+        if (!text)
+                return NULL;
+        o = json_loads(text, JSON_DECODE_ANY, NULL);
+        free(text);
+        return o;
+}
 
 json_t *res_new(const char *kind, json_t *config)
 {

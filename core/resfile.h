@@ -11,6 +11,8 @@
 #include <jansson.h>
 
 #define RES_SCHEMA_VERSION 1
+/* Significant digits of every real a result file holds. */
+#define RES_REAL_DIGITS 10
 
 /*
  * The common top level of CLI.md: schema_version, hcisweep_version, kind,
@@ -18,6 +20,13 @@
  * New reference, or NULL on ENOMEM.
  */
 json_t *res_new(const char *kind, json_t *config);
+
+/*
+ * j as a reader of its file will see it: dumped with RES_REAL_DIGITS and
+ * loaded again (new reference, NULL on ENOMEM). Figures computed from this
+ * copy match what any later reader computes from the file, digit for digit.
+ */
+json_t *res_as_written(const json_t *j);
 
 /*
  * Write j to path atomically (indent 2, keys in insertion order). 0 or

@@ -810,16 +810,19 @@ static int should_stop(struct scale *s, unsigned k)
 static json_t *steps_json(struct scale *s);
 
 /*
- * The tipping point is read off the steps' JSON, as `analyze` and `compare`
- * read it from the result, so the three always agree; *steps keeps that JSON
- * for the result (NULL on ENOMEM, when the reason says so).
+ * The tipping point is read off the steps' JSON as the result file will hold
+ * it, as `analyze` and `compare` read it from that file, so the three always
+ * agree to the digit; *steps keeps that JSON for the result (NULL on ENOMEM,
+ * when the reason says so).
  */
 static void tipping(struct scale *s, struct res_tip *t, json_t **steps, json_t **tj)
 {
         struct res_tip_step *sv = NULL;
+        json_t *raw = steps_json(s);
         unsigned n = 0;
 
-        *steps = steps_json(s);
+        *steps = raw ? res_as_written(raw) : NULL;
+        json_decref(raw);
         *tj = NULL;
         memset(t, 0, sizeof(*t));
         if (!*steps || res_tip_of_steps(*steps, &sv, &n, t) < 0) {
