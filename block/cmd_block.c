@@ -17,6 +17,7 @@
 
 #include "block/block.h"
 #include "block/run.h"
+#include "block/inuse.h"
 #include "block/safety.h"
 #include "block/url.h"
 #include "core/clock.h"
@@ -425,15 +426,31 @@ static int check_geometry(struct block_cmd *b, char *err, size_t errlen)
         return 0;
 }
 
-/* Refuse to overwrite a LUN or device that holds a partition table or filesystem. */
+/* Refuse to write to a target in use on this host, --force or not. */
+static int check_in_use(const struct block_cmd *b, char *err, size_t errlen)
+{
+        char what[128];
+
+        for (unsigned i = 0; i < b->nt; i++)
+                if (blk_target_in_use(b->t[i].spec.path, b->t[i].is_url, what, sizeof(what))) {
+                        snprintf(err, errlen,
+                                 "%s is in use (%s): refusing to write to it, even with --force",
+                                 b->t[i].label, what);
+                        return -EEXIST;
+                }
+        return 0;
+}
+
+/* Refuse to overwrite a LUN or device that is in use, or (unless --force)
+ * holds a partition table or filesystem. */
 static int check_safety(struct block_cmd *b, char *err, size_t errlen)
 {
         unsigned char *buf = NULL;
         char what[64];
-        int rc = 0;
+        int rc = any_writes(&b->cfg) ? check_in_use(b, err, errlen) : 0;
 
-        if (!any_writes(&b->cfg) || b->cfg.force)
-                return 0;
+        if (rc < 0 || !any_writes(&b->cfg) || b->cfg.force)
+                return rc;
         if (posix_memalign((void **)&buf, 4096, BLK_SAFETY_HEAD))
                 return -ENOMEM;
         /* A regular file may be a filesystem image: only one made by this run is known empty. */
