@@ -43,6 +43,19 @@
 #define LAB_MAX_VMS  64
 #define LAB_PATH_MAX 512
 
+/* Where a VM's datadir lives. */
+enum lab_datadir {
+        LAB_DATADIR_LUN,     /* on the VM's iSCSI LUN: the storage service is in the data path */
+        LAB_DATADIR_HOST,    /* local: on this host's disk (the storage service is not) */
+        LAB_DATADIR_UNKNOWN, /* static: the servers' own business */
+};
+
+/* "lun", "host", "unknown". */
+static inline const char *lab_datadir_name(enum lab_datadir d)
+{
+        return d == LAB_DATADIR_LUN ? "lun" : d == LAB_DATADIR_HOST ? "host" : "unknown";
+}
+
 enum lab_topology {
         LAB_HCI,       /* VMs and the storage service share every CPU */
         LAB_TWO_LAYER, /* the storage service has CPUs of its own */
@@ -60,8 +73,9 @@ struct lab_spec {
         uint64_t vm_memory;      /* memory limit per VM in bytes (0: none) */
         uint64_t lun_size;       /* local: bytes of each VM's LUN */
         enum lab_topology topology;
-        const char *libvirt_uri; /* libvirt: comma-separated connection URIs */
-        int boot_timeout_s;      /* qemu, libvirt: for a VM's database to answer */
+        enum lab_datadir datadir_on; /* local: lun (the default) or host */
+        const char *libvirt_uri;     /* libvirt: comma-separated connection URIs */
+        int boot_timeout_s;          /* qemu, libvirt: for a VM's database to answer */
         /* The caller has a password of its own (MYSQL_PWD, --mysql-password-file,
          * an option file) for servers the lab gives none: static refuses a
          * server without password_file at open() (-EINVAL, FILE:LINE) unless set. */
@@ -80,6 +94,8 @@ struct lab_endpoint {
         char password_file[LAB_PATH_MAX]; /* first line is the password; "" = none */
         char socket[LAB_PATH_MAX];        /* local Unix socket, "" if not on this host */
         char lun_url[LAB_PATH_MAX];       /* iscsi:// URL of the VM's LUN, "" if none */
+        char load_lun_url[LAB_PATH_MAX];  /* iscsi:// URL of a LUN no filesystem is on,
+                                             for a block load; "" if none */
 };
 
 /* What is known about VM i right now; unknown numbers are -1. */
@@ -92,6 +108,13 @@ struct lab_vm_stats {
         int64_t cpu_usage_ns;     /* CPU time used so far, -1 unknown */
         char cpuset[64];          /* CPUs it may run on ("0", "0-3"), "" = every CPU */
         char where[LAB_PATH_MAX]; /* where it lives: cgroup path or inventory section */
+        /* Its data disk, as the storage path sees it. */
+        enum lab_datadir datadir_on;
+        char disk[32];            /* host block device under the datadir, as named in
+                                     /proc/diskstats ("loop3"); "" if none or not on this host */
+        char initiator[64];       /* what speaks iSCSI for it ("qemu-storage-daemon"), "" none */
+        pid_t initiator_pid;      /* that process on this host, -1 if none or not local */
+        char mount[LAB_PATH_MAX]; /* where its data disk is mounted, "" if not on this host */
 };
 
 /* The storage service (local: tgtd). Backends without one leave .exists 0. */

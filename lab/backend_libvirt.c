@@ -223,7 +223,7 @@ static int lv_open(const struct lab_spec *spec, struct lab_backend **out, char *
         guest_dir(b->guest);
         rc = split_uris(b, spec->libvirt_uri, err, errlen);
         if (!rc)
-                rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
+                rc = labdir_open(&b->lab, spec->lab_dir, "libvirt", err, errlen);
         if (rc < 0) {
                 free(b->uris);
                 free(b);
@@ -605,6 +605,9 @@ static int lv_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, 
         st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
         st->mem_limit = (int64_t)guest_vm_memory(b->spec);
         snprintf(st->where, sizeof(st->where), "%s", b->uri[vm_uri(b, i)]);
+        st->datadir_on = LAB_DATADIR_LUN; /* the domain's vdb is its LUN */
+        snprintf(st->initiator, sizeof(st->initiator), "qemu (libvirt network disk)");
+        st->initiator_pid = st->pid;
         return 0;
 }
 

@@ -1,15 +1,17 @@
 /*
  * backend_local.c - the `local` backend: each "VM" is a mariadbd of its own
- * on this host (datadir LAB/vmN/data, address ADDR_BASE.N, cgroups for its
- * CPU quota and memory limit), and the storage service is one tgtd on
- * 127.0.0.1:TARGET_PORT serving LUN N (file LAB/vmN/lun.img) for VM N. In
- * the two-layer topology tgtd gets the last CPU and the VMs the others.
+ * on this host (address ADDR_BASE.N, cgroups for its CPU quota and memory
+ * limit), and the storage service is one tgtd on 127.0.0.1:TARGET_PORT
+ * serving LUN N (file LAB/vmN/lun.img) for VM N. VM N's datadir lives on
+ * that LUN (vmdisk.h: LAB/vmN/disk/data, its initiator in the VM's
+ * cgroups), or with --datadir-on host on this host's disk (LAB/vmN/data).
+ * In the two-layer topology tgtd gets the last CPU and the VMs the others.
  *
  * Everything started is written to LAB/state right away, and every op
  * holds the lab's lock (labdir.h); tgtd is target.h's. Datadirs are installed
  * once and prepared (database, password) on their first start; the marker
- * files LAB/vmN/installed and LAB/vmN/prepared say how far a VM got, so a
- * crash half-way is redone rather than trusted.
+ * files "installed" and "prepared" next to the datadir say how far a VM
+ * got, so a crash half-way is redone rather than trusted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,12 +33,14 @@
 #include "lab/proc.h"
 #include "lab/sql.h"
 #include "lab/target.h"
+#include "lab/vmdisk.h"
 
 #define MIN_POOL          (32ULL << 20)
 #define DEFAULT_POOL      (128ULL << 20)
 #define SERVER_READY_MS   30000U
 #define SERVER_STOP_MS    60000
 #define SOCKET_PATH_LIMIT 107
+#define BROKEN_STOP_MS    3000U
 
 struct lab_backend {
         const struct lab_spec *spec;
@@ -54,7 +58,7 @@ static int local_open(const struct lab_spec *spec, struct lab_backend **out, cha
                 return -ENOMEM;
         }
         b->spec = spec;
-        rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
+        rc = labdir_open(&b->lab, spec->lab_dir, "local", err, errlen);
         if (rc < 0) {
                 free(b);
                 return rc;
@@ -112,7 +116,8 @@ static int rm_tree(const char *path)
 {
         if (access(path, F_OK) < 0)
                 return 0;
-        return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+        /* FTW_MOUNT: never into a filesystem still mounted below the lab */
+        return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 ? -errno : 0;
 }
 
 static unsigned long long pool_for(uint64_t memory)
@@ -138,6 +143,20 @@ static int touch(const char *path)
         return 0;
 }
 
+static int on_lun(const struct lab_backend *b)
+{
+        return !strcmp(b->lab.st.datadir_on, "lun");
+}
+
+/* NAME next to VM i's datadir: on its disk (LAB/vmI/disk/NAME) or LAB/vmI/NAME. */
+static void data_path(const struct lab_backend *b, unsigned i, const char *name, lab_path_t out)
+{
+        lab_path_t base;
+
+        labdir_vm_path(&b->lab, i, on_lun(b) ? "disk" : "", base);
+        snprintf(out, sizeof(lab_path_t), "%.*s/%s", LAB_PATH_MAX, base, name);
+}
+
 static int vm_install(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
         struct lab_vm *v = &b->lab.st.vm[i];
@@ -155,10 +174,10 @@ static int vm_install(struct lab_backend *b, unsigned i, char *err, size_t errle
                         NULL};
         int rc, status;
 
-        labdir_vm_path(&b->lab, i, "installed", marker);
+        data_path(b, i, "installed", marker);
         if (access(marker, F_OK) == 0)
                 return 0;
-        labdir_vm_path(&b->lab, i, "data", data);
+        data_path(b, i, "data", data);
         labdir_vm_path(&b->lab, i, "install.log", log);
         rm_tree(data); /* a half-installed datadir from an interrupted run */
         snprintf(datadir_opt, sizeof(datadir_opt), "--datadir=%s", data);
@@ -223,10 +242,40 @@ static int vm_create(struct lab_backend *b, unsigned i, char *err, size_t errlen
                 return rc;
         labdir_add_vm(&b->lab, i);
         rc = labdir_save(&b->lab, err, errlen); /* the cgroups are now on record for `lab down` */
-        if (!rc)
-                rc = vm_install(b, i, err, errlen);
-        if (!rc)
-                rc = vm_make_lun(b, i, err, errlen);
+        return rc ? rc : vm_make_lun(b, i, err, errlen);
+}
+
+/* VM i's datadir is there and installed: on its LUN, the chain built first. */
+static int vm_disk_ready(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        int rc = on_lun(b) ? vmdisk_up(&b->lab, i, err, errlen) : 0;
+
+        return rc ? rc : vm_install(b, i, err, errlen);
+}
+
+/* The datadir stays where the lab first put it: moving it is a new lab. */
+static int check_datadir_on(struct lab_backend *b, char *err, size_t errlen)
+{
+        struct lab_state *st = &b->lab.st;
+        const char *want = lab_datadir_name(b->spec->datadir_on);
+        int rc;
+
+        if (labdir_count(&b->lab) && strcmp(st->datadir_on[0] ? st->datadir_on : "host", want)) {
+                snprintf(err, errlen,
+                         "option --datadir-on: the lab in %s has its datadirs on %s; use "
+                         "--datadir-on %s, or `hcisweep lab down --purge --lab-dir %s` first",
+                         b->lab.dir, st->datadir_on[0] ? st->datadir_on : "host",
+                         st->datadir_on[0] ? st->datadir_on : "host", b->lab.dir);
+                return -EINVAL;
+        }
+        if (b->spec->datadir_on != LAB_DATADIR_LUN)
+                return 0;
+        if (b->spec->lun_size < VMDISK_MIN_LUN) {
+                snprintf(err, errlen, "option --lun-size: at least %lluM with --datadir-on lun",
+                         VMDISK_MIN_LUN >> 20);
+                return -EINVAL;
+        }
+        rc = vmdisk_check(err, errlen);
         return rc;
 }
 
@@ -238,7 +287,12 @@ static int local_create(struct lab_backend *b, unsigned n, char *err, size_t err
                 snprintf(err, errlen, "option --vms: %u is not in 1..%d", n, LAB_MAX_VMS);
                 return -EINVAL;
         }
-        rc = labdir_create(&b->lab, err, errlen);
+        rc = check_datadir_on(b, err, errlen);
+        if (!rc)
+                rc = labdir_create(&b->lab, err, errlen);
+        if (!rc)
+                snprintf(b->lab.st.datadir_on, sizeof(b->lab.st.datadir_on), "%s",
+                         lab_datadir_name(b->spec->datadir_on));
         if (!rc && !proc_alive(b->lab.st.tgt.pid, "tgtd")) {
                 b->lab.st.topology = (int)b->spec->topology;
                 rc = split_cpus(b, err, errlen);
@@ -254,6 +308,8 @@ static int local_create(struct lab_backend *b, unsigned n, char *err, size_t err
                 rc = target_add_luns(&b->lab, n, err, errlen);
         if (!rc)
                 rc = labdir_save(&b->lab, err, errlen);
+        for (unsigned i = 1; !rc && i <= n; i++)
+                rc = vm_disk_ready(b, i, err, errlen);
         return rc;
 }
 
@@ -274,7 +330,8 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
 {
         struct lab_vm *v = &b->lab.st.vm[i];
         char o_port[32], o_bind[96], o_pool[64], bufs[CG_NCTRL][LAB_PATH_MAX + 16];
-        lab_path_t o_data, o_sock, o_pid, o_tmp, log;
+        char o_data[sizeof(lab_path_t) + 16];
+        lab_path_t o_sock, o_pid, o_tmp, log;
         const char *procs[CG_NCTRL + 1];
         char *argv[] = {"mariadbd",
                         "--no-defaults",
@@ -296,7 +353,8 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
                 return -EINVAL;
         }
         v->pool = pool_for(b->spec->vm_memory);
-        snprintf(o_data, sizeof(o_data), "--datadir=%s/vm%u/data", b->lab.dir, i);
+        data_path(b, i, "data", log);
+        snprintf(o_data, sizeof(o_data), "--datadir=%s", log);
         snprintf(o_sock, sizeof(o_sock), "--socket=%s", ep->socket);
         snprintf(o_port, sizeof(o_port), "--port=%u", v->port);
         snprintf(o_bind, sizeof(o_bind), "--bind-address=%s", v->addr);
@@ -358,8 +416,19 @@ static int vm_prepare(struct lab_backend *b, unsigned i, const struct lab_endpoi
         memset(pw, 0, sizeof(pw));
         if (rc < 0)
                 return rc;
-        labdir_vm_path(&b->lab, i, "prepared", marker);
+        data_path(b, i, "prepared", marker);
         return touch(marker);
+}
+
+/* On a broken disk chain the server cannot shut down cleanly: killed. */
+static int local_stop(struct lab_backend *b, unsigned i, char *err, size_t errlen)
+{
+        unsigned ms = SERVER_STOP_MS;
+
+        if (i >= 1 && i <= b->lab.st.nvms && on_lun(b) && proc_alive(b->lab.st.vm[i].pid, NULL) &&
+            vmdisk_abort(&b->lab, i))
+                ms = BROKEN_STOP_MS;
+        return labdir_stop_vm(&b->lab, i, "mariadbd", ms, err, errlen);
 }
 
 static int local_start(struct lab_backend *b, unsigned i, int *started, char *err, size_t errlen)
@@ -370,7 +439,12 @@ static int local_start(struct lab_backend *b, unsigned i, int *started, char *er
         *started = 0;
         if (rc < 0)
                 return rc;
-        if (!proc_alive(b->lab.st.vm[i].pid, "mariadbd")) {
+        /* a VM whose disk chain broke (a part killed) is restarted on a new one */
+        if (on_lun(b) && !vmdisk_healthy(&b->lab, i))
+                rc = local_stop(b, i, err, errlen);
+        if (!rc && !proc_alive(b->lab.st.vm[i].pid, "mariadbd"))
+                rc = vm_disk_ready(b, i, err, errlen);
+        if (!rc && !proc_alive(b->lab.st.vm[i].pid, "mariadbd")) {
                 rc = vm_spawn(b, i, &ep, err, errlen);
                 if (rc < 0)
                         return rc;
@@ -382,11 +456,6 @@ static int local_start(struct lab_backend *b, unsigned i, int *started, char *er
         if (!rc && fresh)
                 rc = vm_prepare(b, i, &ep, err, errlen);
         return rc;
-}
-
-static int local_stop(struct lab_backend *b, unsigned i, char *err, size_t errlen)
-{
-        return labdir_stop_vm(&b->lab, i, "mariadbd", SERVER_STOP_MS, err, errlen);
 }
 
 /* ---- teardown ---------------------------------------------------------- */
@@ -425,8 +494,12 @@ static int vm_teardown(struct lab_backend *b, unsigned i, char *err, size_t errl
         struct lab_vm *v = &b->lab.st.vm[i];
         int rc = local_stop(b, i, err, errlen);
 
-        if (cg_kill_all(&v->cg) > 0)
-                clk_sleep_ns(100 * 1000000ULL);
+        /* what else runs in the VM (an install cut short) would keep its disk busy; its
+         * initiator goes last, with the disk (a host lab too: an older run may have left one) */
+        cg_kill_others(&v->cg, v->initiator);
+        if (!rc)
+                rc = vmdisk_down(&b->lab, i, err, errlen);
+        cg_kill_all(&v->cg);
         if (!rc)
                 rc = cg_remove(&v->cg, err, errlen);
         return rc;
@@ -469,6 +542,7 @@ static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *s
                        size_t errlen)
 {
         const struct lab_vm *v;
+        lab_path_t disk;
         int rc = labdir_check_vm(&b->lab, i, err, errlen);
 
         if (rc < 0)
@@ -479,6 +553,15 @@ static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *s
         st->alive = proc_alive(v->pid, "mariadbd");
         st->cpu_usage_ns = st->alive ? proc_cpu_ns(v->pid) : -1;
         fill_cg_stats(&v->cg, st);
+        st->datadir_on = on_lun(b) ? LAB_DATADIR_LUN : LAB_DATADIR_HOST;
+        st->initiator_pid = -1;
+        if (on_lun(b)) {
+                vmdisk_loop_name(&b->lab, i, st->disk, sizeof(st->disk));
+                snprintf(st->initiator, sizeof(st->initiator), "%s", VMDISK_INITIATOR);
+                st->initiator_pid = v->initiator > 0 ? v->initiator : -1;
+                labdir_vm_path(&b->lab, i, "disk", disk);
+                snprintf(st->mount, sizeof(st->mount), "%.*s", LAB_PATH_MAX - 1, disk);
+        }
         return 0;
 }
 

@@ -64,7 +64,7 @@ static int qemu_open(const struct lab_spec *spec, struct lab_backend **out, char
         }
         b->spec = spec;
         guest_dir(b->guest);
-        rc = labdir_open(&b->lab, spec->lab_dir, err, errlen);
+        rc = labdir_open(&b->lab, spec->lab_dir, "qemu", err, errlen);
         if (rc < 0) {
                 free(b);
                 return rc;
@@ -392,6 +392,9 @@ static int qemu_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st
         st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
         st->mem_limit = (int64_t)guest_vm_memory(b->spec);
         snprintf(st->where, sizeof(st->where), "%s/vm%u/console.log", b->lab.dir, i);
+        st->datadir_on = LAB_DATADIR_LUN; /* the guest's vdb is its LUN */
+        snprintf(st->initiator, sizeof(st->initiator), "qemu (its iscsi block driver)");
+        st->initiator_pid = st->alive ? v->pid : -1;
         return 0;
 }
 

@@ -267,6 +267,8 @@ static int static_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *
         st->pid = -1;
         st->cpu_limit = -1;
         st->mem_limit = st->mem_usage = st->cpu_usage_ns = -1;
+        st->datadir_on = LAB_DATADIR_UNKNOWN;
+        st->initiator_pid = -1;
         st->alive = lab_sql_ping(&b->vm[i].ep, 0, NULL, PING_TIMEOUT_S, why, sizeof(why)) == 0;
         snprintf(st->where, sizeof(st->where), "%s:%d [%s]%s%s", b->spec->inventory, b->vm[i].line,
                  b->vm[i].section, st->alive ? "" : " ", st->alive ? "" : why);

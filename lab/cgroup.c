@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "lab/proc.h"
 
 #define CG_MOUNT "/sys/fs/cgroup"
 
@@ -206,9 +207,10 @@ void cg_procs_files(const struct cg_group *g, char bufs[CG_NCTRL][LAB_PATH_MAX +
         files[n] = NULL;
 }
 
-int cg_kill_all(const struct cg_group *g)
+int cg_kill_others(const struct cg_group *g, pid_t keep)
 {
         char path[LAB_PATH_MAX + 16];
+        pid_t killed[256];
         int n = 0, pid;
         FILE *f;
 
@@ -220,11 +222,19 @@ int cg_kill_all(const struct cg_group *g)
                 if (!f)
                         continue;
                 while (fscanf(f, "%d", &pid) == 1)
-                        if (pid > 0 && kill(pid, SIGKILL) == 0)
-                                n++;
+                        if (pid > 0 && pid != keep && kill(pid, SIGKILL) == 0 && n < 256)
+                                killed[n++] = pid;
                 fclose(f);
         }
+        /* gone, so that nothing of theirs holds a file or a mount any more */
+        for (int i = 0; i < n; i++)
+                proc_wait_gone(killed[i], 5000);
         return n;
+}
+
+int cg_kill_all(const struct cg_group *g)
+{
+        return cg_kill_others(g, 0);
 }
 
 /* rmdir that waits out tasks that are still exiting (EBUSY). */

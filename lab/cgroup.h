@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lab/backend.h"
 
@@ -51,8 +52,12 @@ void cg_procs_files(const struct cg_group *g, char bufs[CG_NCTRL][LAB_PATH_MAX +
  * "" or g has its cpuset group. */
 const cpu_set_t *cg_affinity(const struct cg_group *g, const char *list, cpu_set_t *set);
 
-/* SIGKILL every process still in g; returns how many were signalled. */
+/* SIGKILL every process still in g and wait (bounded) until they are gone;
+ * returns how many were signalled. */
 int cg_kill_all(const struct cg_group *g);
+
+/* The same for every process in g but keep (0: none). */
+int cg_kill_others(const struct cg_group *g, pid_t keep);
 
 /* Remove g (waiting briefly for exiting tasks), then its lab and hcisweep
  * parents if they are empty. Paths of removed groups are cleared. */

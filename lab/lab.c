@@ -100,6 +100,15 @@ static int print_vm(struct lab *l, unsigned i, const char *what)
         print_limits(&st);
         if (ep.lun_url[0])
                 printf(" lun=%s", ep.lun_url);
+        if (ep.load_lun_url[0])
+                printf(" load_lun=%s", ep.load_lun_url);
+        printf(" datadir_on=%s", lab_datadir_name(st.datadir_on));
+        if (st.disk[0])
+                printf(" disk=%s", st.disk);
+        if (st.initiator_pid > 0)
+                printf(" initiator=%d", (int)st.initiator_pid);
+        if (st.mount[0])
+                printf(" mount=%s", st.mount);
         if (st.where[0])
                 printf(" where=%s", st.where);
         printf("\n");

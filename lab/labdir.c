@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -77,13 +78,43 @@ static int take_lock(struct labdir *l, char *err, size_t errlen)
         return 0;
 }
 
-int labdir_open(struct labdir *l, const char *lab_dir, char *err, size_t errlen)
+/* One lab directory, one backend: the state names the one that made it.
+ * Read before the lock (the state is replaced whole by rename), so a second
+ * backend is turned away at once even while the owner works on the lab. */
+static int check_owner(const struct labdir *l, const char *backend, char *err, size_t errlen)
+{
+        struct lab_state *st = malloc(sizeof(*st));
+        char ignored[256];
+        int rc = 0;
+
+        if (!st) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        if (labstate_read(l->dir, st, ignored, sizeof(ignored)) == 0 && st->backend[0] &&
+            strcmp(st->backend, backend)) {
+                snprintf(
+                    err, errlen,
+                    "option --backend: %s belongs to the %s backend (its VMs are in %s/state), "
+                    "not %s: take it down first (hcisweep lab down --backend %s --lab-dir %s "
+                    "--purge) or use another --lab-dir",
+                    l->dir, st->backend, l->dir, backend, st->backend, l->dir);
+                rc = -EINVAL;
+        }
+        free(st);
+        return rc;
+}
+
+int labdir_open(struct labdir *l, const char *lab_dir, const char *backend, char *err,
+                size_t errlen)
 {
         int rc;
 
         memset(l, 0, sizeof(*l));
         l->lock_fd = -1;
         rc = absolute_dir(lab_dir, l->dir, sizeof(l->dir), err, errlen);
+        if (!rc)
+                rc = check_owner(l, backend, err, errlen);
         if (!rc && access(l->dir, F_OK) == 0)
                 rc = take_lock(l, err, errlen);
         if (!rc) {
@@ -95,6 +126,8 @@ int labdir_open(struct labdir *l, const char *lab_dir, char *err, size_t errlen)
         }
         if (!l->st.name[0])
                 lab_name(l->dir, l->st.name, sizeof(l->st.name));
+        if (!rc && !l->st.backend[0] && !l->st.nvms)
+                snprintf(l->st.backend, sizeof(l->st.backend), "%s", backend);
         if (rc < 0)
                 labdir_close(l);
         return rc;
@@ -246,5 +279,6 @@ int labdir_endpoint(const struct labdir *l, unsigned i, struct lab_endpoint *ep,
         snprintf(ep->database, sizeof(ep->database), "sbtest");
         snprintf(ep->password_file, sizeof(ep->password_file), "%s/password", l->dir);
         target_lun_url(&l->st.tgt, i, ep->lun_url, sizeof(ep->lun_url));
+        target_load_url(&l->st.tgt, i, ep->load_lun_url, sizeof(ep->load_lun_url));
         return 0;
 }

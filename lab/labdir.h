@@ -29,8 +29,12 @@ struct labdir {
 };
 
 /* Make lab_dir (--lab-dir) absolute, lock it if it exists and read its
- * state (none: an empty one); st.name is set either way. Starts nothing. */
-int labdir_open(struct labdir *l, const char *lab_dir, char *err, size_t errlen);
+ * state (none: an empty one); st.name is set either way. Starts nothing.
+ * backend is the caller's name: a lab made by another backend is -EINVAL
+ * (exit 2) with the way out in err, before any wait for the lock; a new
+ * lab is recorded as backend's. */
+int labdir_open(struct labdir *l, const char *lab_dir, const char *backend, char *err,
+                size_t errlen);
 
 /* Create the directory if needed and take the lock (kept until close). */
 int labdir_create(struct labdir *l, char *err, size_t errlen);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 static const char *const topology_names[] = {"hci", "two-layer", NULL};
+static const char *const datadir_names[] = {"lun", "host", NULL};
 
 #define O(f) offsetof(struct lab_cfg, f)
 const struct opt_def lab_opts[] = {
@@ -24,6 +25,10 @@ const struct opt_def lab_opts[] = {
     {"topology", OPT_ENUM, O(topology), "hci", 0, 0,
      "hci: VMs and storage share the CPUs; two-layer: storage gets a CPU of its own",
      topology_names, 0},
+    {"datadir-on", OPT_ENUM, O(datadir_on), "lun", 0, 0,
+     "local: each VM's datadir on its iSCSI LUN (through qemu-storage-daemon, a loop device and "
+     "ext4: the storage service in the data path) or on this host's disk",
+     datadir_names, 0},
     {"lab-dir", OPT_STR, O(lab_dir), "runs/lab", 0, 0,
      "local: state directory (datadirs, LUN files, logs, state)", NULL, 0},
     {"addr-base", OPT_STR, O(addr_base), "127.0.1", 0, 0,
@@ -90,6 +95,7 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
             .vm_memory = c->vm_memory,
             .lun_size = c->lun_size,
             .topology = c->topology ? LAB_TWO_LAYER : LAB_HCI,
+            .datadir_on = c->datadir_on ? LAB_DATADIR_HOST : LAB_DATADIR_LUN,
             .libvirt_uri = c->libvirt_uri,
             .boot_timeout_s = (int)c->boot_timeout,
         };

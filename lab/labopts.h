@@ -2,7 +2,7 @@
  * labopts.h - the options that describe a lab, one table shared by every
  * command that brings VMs up (`hcisweep lab`, `hcisweep scale`), so their
  * names, defaults and help cannot drift apart:
- *   --backend --inventory --vm-cpus --vm-memory --topology --lab-dir
+ *   --backend --inventory --vm-cpus --vm-memory --topology --datadir-on --lab-dir
  *   --addr-base --base-port --target-addr --target-port --lun-size --libvirt-uri
  *   --boot-timeout
  * A command lists lab_opts as one group (core/opts.h) over a struct
@@ -25,7 +25,8 @@ struct lab_cfg {
         long long base_port, target_port, boot_timeout;
         double vm_cpus;
         uint64_t vm_memory, lun_size;
-        int topology; /* index into "hci", "two-layer" */
+        int topology;   /* index into "hci", "two-layer" */
+        int datadir_on; /* index into "lun", "host" */
 };
 
 /* The option table over struct lab_cfg, NULL-terminated. */

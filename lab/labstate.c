@@ -40,6 +40,10 @@ static void read_lab(struct lab_state *st, const char *key, const char *val)
                 copy(st->name, sizeof(st->name), val);
         else if (!strcmp(key, "topology"))
                 st->topology = atoi(val);
+        else if (!strcmp(key, "backend"))
+                copy(st->backend, sizeof(st->backend), val);
+        else if (!strcmp(key, "datadir_on"))
+                copy(st->datadir_on, sizeof(st->datadir_on), val);
         else if (!strcmp(key, "vm_cpuset"))
                 copy(st->vm_cpuset, sizeof(st->vm_cpuset), val);
 }
@@ -56,6 +60,8 @@ static void read_target(struct lab_target *t, const char *key, const char *val)
                 t->control = (unsigned)atoi(val);
         else if (!strcmp(key, "luns"))
                 t->luns = (unsigned)atoi(val);
+        else if (!strcmp(key, "load_luns"))
+                t->load_luns = (unsigned)atoi(val);
         else if (!strcmp(key, "iqn"))
                 copy(t->iqn, sizeof(t->iqn), val);
         else if (!strcmp(key, "cpuset"))
@@ -75,6 +81,10 @@ static void read_vm(struct lab_vm *v, const char *key, const char *val)
                 v->port = (unsigned)atoi(val);
         else if (!strcmp(key, "pool"))
                 v->pool = strtoull(val, NULL, 10);
+        else if (!strcmp(key, "initiator"))
+                v->initiator = atoi(val);
+        else if (!strcmp(key, "loop"))
+                copy(v->loop, sizeof(v->loop), val);
         else
                 cg_key(&v->cg, key, val);
 }
@@ -123,11 +133,17 @@ static void write_all(FILE *f, const struct lab_state *st)
 
         fprintf(f, "# hcisweep local lab: what `hcisweep lab down` stops and removes\n");
         fprintf(f, "[lab]\nname = %s\ntopology = %d\n", st->name, st->topology);
+        if (st->backend[0])
+                fprintf(f, "backend = %s\n", st->backend);
+        if (st->datadir_on[0])
+                fprintf(f, "datadir_on = %s\n", st->datadir_on);
         if (st->vm_cpuset[0])
                 fprintf(f, "vm_cpuset = %s\n", st->vm_cpuset);
-        fprintf(f,
-                "\n[target]\npid = %d\naddr = %s\nport = %u\ncontrol = %u\nluns = %u\niqn = %s\n",
-                (int)t->pid, target_addr(t), t->port, t->control, t->luns, t->iqn);
+        fprintf(
+            f,
+            "\n[target]\npid = %d\naddr = %s\nport = %u\ncontrol = %u\nluns = %u\nload_luns = %u\n"
+            "iqn = %s\n",
+            (int)t->pid, target_addr(t), t->port, t->control, t->luns, t->load_luns, t->iqn);
         if (t->cpuset[0])
                 fprintf(f, "cpuset = %s\n", t->cpuset);
         write_cg(f, &t->cg);
@@ -138,6 +154,10 @@ static void write_all(FILE *f, const struct lab_state *st)
                         continue;
                 fprintf(f, "\n[vm%u]\npid = %d\naddr = %s\nport = %u\npool = %llu\n", i,
                         (int)v->pid, v->addr, v->port, v->pool);
+                if (v->initiator > 0)
+                        fprintf(f, "initiator = %d\n", (int)v->initiator);
+                if (v->loop[0])
+                        fprintf(f, "loop = %s\n", v->loop);
                 write_cg(f, &v->cg);
         }
 }
@@ -186,6 +206,22 @@ void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t ou
 {
         if (i >= 1 && t->luns >= i)
                 snprintf(out, outlen, "iscsi://%s:%u/%s/%u", target_addr(t), t->port, t->iqn, i);
+        else if (outlen)
+                out[0] = '\0';
+}
+
+void target_load_iqn(const struct lab_target *t, char *out, size_t outlen)
+{
+        snprintf(out, outlen, "%s.load", t->iqn);
+}
+
+void target_load_url(const struct lab_target *t, unsigned i, char *out, size_t outlen)
+{
+        char iqn[sizeof(t->iqn) + 8];
+
+        target_load_iqn(t, iqn, sizeof(iqn));
+        if (i >= 1 && t->load_luns >= i)
+                snprintf(out, outlen, "iscsi://%s:%u/%s/%u", target_addr(t), t->port, iqn, i);
         else if (outlen)
                 out[0] = '\0';
 }

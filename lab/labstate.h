@@ -23,6 +23,8 @@ struct lab_vm {
         char addr[64];
         unsigned port;
         unsigned long long pool; /* innodb buffer pool bytes it was started with */
+        pid_t initiator;         /* datadir on the LUN: its qemu-storage-daemon, 0 if none */
+        char loop[32];           /* datadir on the LUN: its loop device ("loop3"), "" if none */
         struct cg_group cg;
 };
 
@@ -30,6 +32,7 @@ struct lab_target {
         pid_t pid;     /* tgtd, 0 if not started */
         char addr[48]; /* portal address; "" (a state from before it was kept): 127.0.0.1 */
         unsigned port, control, luns;
+        unsigned load_luns; /* LUNs of the block-load target (tid 2) */
         char iqn[128];
         char cpuset[64];
         struct cg_group cg;
@@ -43,6 +46,8 @@ static inline const char *target_addr(const struct lab_target *t)
 
 struct lab_state {
         char name[64];      /* cgroup directory and IQN suffix */
+        char backend[16];   /* the backend that made the lab; "" in a state from before */
+        char datadir_on[8]; /* "lun" or "host"; "" (a state from before): host */
         int topology;       /* enum lab_topology */
         char vm_cpuset[64]; /* CPUs of the VMs in two-layer, "" in hci */
         unsigned nvms;      /* highest VM index that exists */
@@ -52,6 +57,12 @@ struct lab_state {
 
 /* iscsi://ADDR:PORT/IQN/I of LUN i into out, or "" if not served. */
 void target_lun_url(const struct lab_target *t, unsigned i, char *out, size_t outlen);
+
+/* The block-load target's name, IQN.load, into out. */
+void target_load_iqn(const struct lab_target *t, char *out, size_t outlen);
+
+/* iscsi://ADDR:PORT/IQN.load/I of VM i's block-load LUN into out, or "". */
+void target_load_url(const struct lab_target *t, unsigned i, char *out, size_t outlen);
 
 /* The storage service as the backend op reports it (lab_storage). */
 void target_storage(const struct lab_target *t, struct lab_storage *st);

@@ -7,11 +7,13 @@
 #include "lab/target.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <arpa/inet.h>
 #include <unistd.h>
 
@@ -22,6 +24,12 @@
 #define IQN_PREFIX      "iqn.2026-11.io.hcisweep:"
 #define TARGET_READY_MS 10000U
 #define TARGET_STOP_MS  10000U
+
+/* tgtd's control number (-C) stops at 32767; ports above fold down. */
+static unsigned target_control(unsigned port)
+{
+        return port <= 32767 ? port : port - 32767;
+}
 
 static void log_path(const struct labdir *l, lab_path_t out)
 {
@@ -88,18 +96,28 @@ static int wait_ready(const struct labdir *l, char *err, size_t errlen)
         return -ETIMEDOUT;
 }
 
-static int configure(const struct labdir *l, char *err, size_t errlen)
+/* Target tid (1: the VMs' disks, 2: the block-load LUNs) named iqn, open to all. */
+static int make_target(const struct labdir *l, const char *tid, const char *iqn, char *err,
+                       size_t errlen)
 {
-        const char *new_target[] = {"--lld",        "iscsi",       "--op",  "new",
-                                    "--mode",       "target",      "--tid", "1",
-                                    "--targetname", l->st.tgt.iqn, NULL};
-        static const char *const bind[] = {"--lld", "iscsi",  "--op",
-                                           "bind",  "--mode", "target",
-                                           "--tid", "1",      "--initiator-address",
-                                           "ALL",   NULL};
+        const char *new_target[] = {"--lld", "iscsi", "--op",         "new", "--mode", "target",
+                                    "--tid", tid,     "--targetname", iqn,   NULL};
+        const char *bind[] = {"--lld", "iscsi",  "--op",
+                              "bind",  "--mode", "target",
+                              "--tid", tid,      "--initiator-address",
+                              "ALL",   NULL};
         int rc = tgtadm(l, new_target, err, errlen);
 
         return rc ? rc : tgtadm(l, bind, err, errlen);
+}
+
+static int configure(const struct labdir *l, char *err, size_t errlen)
+{
+        char load[sizeof(l->st.tgt.iqn) + 8];
+        int rc = make_target(l, "1", l->st.tgt.iqn, err, errlen);
+
+        target_load_iqn(&l->st.tgt, load, sizeof(load));
+        return rc ? rc : make_target(l, "2", load, err, errlen);
 }
 
 /* tgtd in the lab's "target" cgroup; CPU affinity stands in for a missing
@@ -135,8 +153,8 @@ int target_start(struct labdir *l, const char *addr, unsigned port, int in_cgrou
                 return 0;
         snprintf(t->addr, sizeof(t->addr), "%s", addr && addr[0] ? addr : "127.0.0.1");
         t->port = port;
-        t->control = port;
-        t->luns = 0;
+        t->control = target_control(port);
+        t->luns = t->load_luns = 0;
         snprintf(t->iqn, sizeof(t->iqn), "%s%s", IQN_PREFIX, l->st.name);
         if (port_answers(t->addr, t->port)) {
                 snprintf(err, errlen, "option --target-port: %s:%u is already in use", t->addr,
@@ -157,21 +175,64 @@ int target_start(struct labdir *l, const char *addr, unsigned port, int in_cgrou
         return rc ? rc : configure(l, err, errlen);
 }
 
-int target_add_luns(struct labdir *l, unsigned n, char *err, size_t errlen)
+/* A load LUN as big as the VM's disk LUN, sparse. */
+static int make_load_file(const struct labdir *l, unsigned i, const char *path, char *err,
+                          size_t errlen)
+{
+        lab_path_t disk;
+        struct stat sb;
+        int fd;
+
+        labdir_vm_path(l, i, "lun.img", disk);
+        if (stat(disk, &sb) < 0) {
+                snprintf(err, errlen, "%s: %s", disk, strerror(errno));
+                return -errno;
+        }
+        fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0 || ftruncate(fd, sb.st_size) < 0) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                if (fd >= 0)
+                        close(fd);
+                return -errno;
+        }
+        close(fd);
+        return 0;
+}
+
+static int add_lun(const struct labdir *l, const char *tid, unsigned i, const char *file, char *err,
+                   size_t errlen)
 {
         char lun[16];
         lab_path_t store;
         const char *args[] = {"--lld",           "iscsi", "--op", "new",   "--mode",
-                              "logicalunit",     "--tid", "1",    "--lun", lun,
+                              "logicalunit",     "--tid", tid,    "--lun", lun,
                               "--backing-store", store,   NULL};
+
+        snprintf(lun, sizeof(lun), "%u", i);
+        labdir_vm_path(l, i, file, store);
+        if (!strcmp(file, "load.img")) {
+                int rc = make_load_file(l, i, store, err, errlen);
+
+                if (rc < 0)
+                        return rc;
+        }
+        return tgtadm(l, args, err, errlen);
+}
+
+int target_add_luns(struct labdir *l, unsigned n, char *err, size_t errlen)
+{
+        struct lab_target *t = &l->st.tgt;
         int rc = 0;
 
-        while (!rc && l->st.tgt.luns < n) {
-                snprintf(lun, sizeof(lun), "%u", l->st.tgt.luns + 1);
-                labdir_vm_path(l, l->st.tgt.luns + 1, "lun.img", store);
-                rc = tgtadm(l, args, err, errlen);
+        while (!rc && t->luns < n) {
+                rc = add_lun(l, "1", t->luns + 1, "lun.img", err, errlen);
                 if (!rc)
-                        l->st.tgt.luns++;
+                        t->luns++;
+        }
+        while (!rc && t->load_luns < n) {
+                rc = add_lun(l, "2", t->load_luns + 1, "load.img", err, errlen);
+                if (!rc)
+                        t->load_luns++;
         }
         return rc;
 }
@@ -182,6 +243,8 @@ int target_stop(struct labdir *l, char *err, size_t errlen)
                                               "State", "-v",     "offline", NULL};
         static const char *const del[] = {"--lld",  "iscsi",  "--op",  "delete", "--force",
                                           "--mode", "target", "--tid", "1",      NULL};
+        static const char *const del_load[] = {"--lld",  "iscsi",  "--op",  "delete", "--force",
+                                               "--mode", "target", "--tid", "2",      NULL};
         static const char *const del_sys[] = {"--op", "delete", "--mode", "system", NULL};
         struct lab_target *t = &l->st.tgt;
         char ignored[256];
@@ -189,11 +252,12 @@ int target_stop(struct labdir *l, char *err, size_t errlen)
         if (proc_alive(t->pid, "tgtd")) {
                 tgtadm(l, offline, ignored, sizeof(ignored));
                 tgtadm(l, del, ignored, sizeof(ignored));
+                tgtadm(l, del_load, ignored, sizeof(ignored));
                 tgtadm(l, del_sys, ignored, sizeof(ignored));
                 if (proc_stop(t->pid, "tgtd", 0, TARGET_STOP_MS, err, errlen) < 0)
                         return -EBUSY;
         }
         t->pid = 0;
-        t->luns = 0;
+        t->luns = t->load_luns = 0;
         return 0;
 }

@@ -4,8 +4,12 @@
  * tgtd listens on the portal ADDR:PORT (--target-addr, default 127.0.0.1;
  * --target-port) and serves one
  * target, iqn.2026-11.io.hcisweep:LABNAME (tid 1, open to every
- * initiator), whose LUN N is the file LAB/vmN/lun.img of VM N. tgtd is
- * driven with tgtadm over control port PORT too: one tgtd per portal port
+ * initiator), whose LUN N is the file LAB/vmN/lun.img of VM N: VM N's
+ * disk. A second target, the same name plus ".load" (tid 2), serves LUN
+ * N from LAB/vmN/load.img for scale's --block-load, so that load never
+ * writes into a disk that a VM's filesystem is on. tgtd is
+ * driven with tgtadm over control port PORT too (PORT - 32767 above 32767,
+ * tgtd's limit): one tgtd per portal port
  * makes that number unique on the host. Its output, and tgtadm's, go to
  * LAB/tgtd.log.
  *
@@ -31,8 +35,9 @@
 int target_start(struct labdir *l, const char *addr, unsigned port, int in_cgroup, char *err,
                  size_t errlen);
 
-/* Serve LUNs 1..n; LUN i is LAB/vmi/lun.img, which must exist. LUNs
- * already served are kept. */
+/* Serve LUNs 1..n of both targets; LUN i is LAB/vmi/lun.img, which must
+ * exist, and LAB/vmi/load.img, made as big when missing. LUNs already
+ * served are kept. */
 int target_add_luns(struct labdir *l, unsigned n, char *err, size_t errlen);
 
 /* Stop tgtd (bounded wait); -EBUSY if it would not go. Its cgroup is the

@@ -668,7 +668,8 @@ static void step_state(struct scale *s, struct scale_step *st)
         }
 }
 
-/* Open VMs 1..n's LUNs for the block load, once for all the step's runs. */
+/* Open VMs 1..n's block-load LUNs (never the disks their filesystems are
+ * on) for the block load, once for all the step's runs. */
 static int open_load(struct scale *s, unsigned n, char *err, size_t errlen)
 {
         struct lab_endpoint *ep = calloc(n, sizeof(*ep));
@@ -681,12 +682,13 @@ static int open_load(struct scale *s, unsigned n, char *err, size_t errlen)
         }
         for (unsigned i = 1; !rc && i <= n; i++) {
                 rc = s->lab.ops->endpoint(s->lab.b, i, &ep[i - 1], err, errlen);
-                if (!rc && !ep[i - 1].lun_url[0]) {
-                        snprintf(err, errlen, "option --block-load: vm%u has no LUN (backend %s)",
-                                 i, s->lab.ops->name);
+                if (!rc && !ep[i - 1].load_lun_url[0]) {
+                        snprintf(err, errlen,
+                                 "option --block-load: vm%u has no block-load LUN (backend %s)", i,
+                                 s->lab.ops->name);
                         rc = -EINVAL;
                 }
-                urls[i - 1] = ep[i - 1].lun_url;
+                urls[i - 1] = ep[i - 1].load_lun_url;
         }
         if (!rc)
                 rc = scale_load_open(&s->watch.ld, &s->conf.load, urls, n, err, errlen);

@@ -27,6 +27,9 @@ PKGS=(
   prometheus curl
   # the .deb: CPack's dependency list (dpkg-shlibdeps, file), lintian, man -l
   dpkg-dev file lintian man-db
+  # local lab, datadirs on the LUNs: qemu-storage-daemon (libiscsi initiator, FUSE
+  # export), loop devices (losetup), ext4 and findmnt/debugfs in the tests
+  qemu-system-common mount e2fsprogs
   # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs
   debootstrap qemu-system-x86 e2fsprogs
   # Vagrantfile check (tests/cli/test_vagrant.sh: vagrant validate, no VM made)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the local lab: install what is needed, build, bring the
 # lab up (HCI: database "VMs" = mariadbd in cgroups, storage = a tgtd with one
-# file-backed LUN per VM, all on 127.0.0.0/8), run a queue-depth sweep on
-# VM 1's LUN (4k random read and write, QD 1..32, after a sequential
+# file-backed LUN per VM holding its datadir, all on 127.0.0.0/8), run a
+# queue-depth sweep on VM 1's block-load LUN, which no filesystem is on
+# (4k random read and write, QD 1..32, after a sequential
 # precondition), then a VM-count scale (1..4 VMs, sysbench oltp_read_write)
 # that finds the tipping point and the resource that limited it, print the
 # tables and where the results went, and take the lab down.
@@ -28,8 +29,8 @@ trap '"$bin" lab down "${lab[@]}" >/dev/null 2>&1 || true' EXIT
 echo "== lab up (HCI, 1 VM to start with)"
 up=$("$bin" lab up --vms 1 "${vm[@]}" "${lab[@]}")
 echo "$up"
-url=$(sed -n 's/^vm1 .* lun=\([^ ]*\).*/\1/p' <<<"$up")
-[ -n "$url" ] || { echo "main-job: the lab has no LUN for vm1" >&2; exit 3; }
+url=$(sed -n 's/^vm1 .* load_lun=\([^ ]*\).*/\1/p' <<<"$up")
+[ -n "$url" ] || { echo "main-job: the lab has no block-load LUN for vm1" >&2; exit 3; }
 
 echo "== queue-depth sweep on $url"
 "$bin" block --target "$url" --rw randread,randwrite --bs 4k --iodepth 1-32 \

@@ -1,6 +1,7 @@
-# test_lab.sh - `hcisweep lab up|down|status` with the local backend: two
-# real mariadbd "VMs" in cgroups plus a tgtd, on this test's own addresses
-# and ports. Checks logins, the cgroup limits as the kernel sees them,
+# test_lab.sh - `hcisweep lab up|down|status` with the local backend and
+# --datadir-on host (datadirs on this host's disk; test_lab_lun.sh has the
+# default, datadirs on the LUNs): two real mariadbd "VMs" in cgroups plus a
+# tgtd, on this test's own addresses and ports. Checks logins, the cgroup limits as the kernel sees them,
 # idempotent up, reuse of prepared datadirs, two-layer CPU split, and that
 # down leaves no process and no cgroup behind, even after a kill -9.
 . "$TESTLIB"
@@ -12,24 +13,11 @@ TPORT=$(test_port 1)
 LAB=$T/lab
 
 lab() { "$HCISWEEP" lab "$@" --lab-dir "$LAB" --addr-base "$BASE" --base-port "$PORT" \
-        --target-port "$TPORT"; }
-# Last resort if down itself fails: every PID the state file lists.
-kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
+        --target-port "$TPORT" --datadir-on host; }
+. "$SRC/tests/integration/lab.sh"
 on_exit kill_listed
 on_exit lab down
-
-sql() { MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.$1" -P "$PORT" -u root \
-        -N -B -e "$2"; }
-field() { sed -n "s/^$1 .*$2=\([^ ]*\).*/\1/p" <<<"$3"; }
 cg_dir() { sed -n "s/^[0-9]*:$2:\(.*\)/\/sys\/fs\/cgroup\/$2\1/p" "/proc/$1/cgroup"; }
-# Gone: no such process, another program under a reused PID, or a zombie
-# waiting for init to reap it.
-gone() {
-        local stat
-        stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-        [[ $stat == *"($2) "[!ZX]* ]] && return 1
-        return 0
-}
 
 # --- usage errors -----------------------------------------------------------
 expect_rc 2 "$HCISWEEP" lab sideways --lab-dir "$LAB"

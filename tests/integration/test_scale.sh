@@ -29,11 +29,11 @@ gone() {
 }
 
 # VM 1 is up before scale starts: scale must reuse it, and stop it at the end.
-expect_rc 0 "$HCISWEEP" lab up --vms 1 --vm-memory 256M --lun-size 16M "${common[@]}"
+expect_rc 0 "$HCISWEEP" lab up --vms 1 --vm-memory 256M --lun-size 256M "${common[@]}"
 P1=$(sed -n 's/^vm1 .*pid=\([0-9]*\).*/\1/p' <<<"$OUT")
 [ -n "$P1" ] || fail "no PID for vm1: $OUT"
 
-expect_rc 0 "$HCISWEEP" scale --vms 1-3:1 --vm-memory 256M --lun-size 16M "${common[@]}" \
+expect_rc 0 "$HCISWEEP" scale --vms 1-3:1 --vm-memory 256M --lun-size 256M "${common[@]}" \
         --tables 2 --table-size 500 --threads 2 --time 2 --warmup-time 0.5 \
         --percentile 50,99 --output-dir "$T/runs"
 RUN=$OUT
@@ -85,7 +85,7 @@ pass "nothing of the lab left running"
 # The mixed workload: block I/O on the VM's LUN while the database runs.
 expect_rc 2 "$HCISWEEP" scale --block-load rw=randrw,iodpth=4 "${common[@]}"
 grep -q "iodpth" <<<"$OUT" || fail "bad --block-load key not named: $OUT"
-expect_rc 0 "$HCISWEEP" scale --vms 1 --vm-memory 256M --lun-size 16M "${common[@]}" \
+expect_rc 0 "$HCISWEEP" scale --vms 1 --vm-memory 256M --lun-size 256M "${common[@]}" \
         --tables 2 --table-size 500 --threads 2 --time 2 --warmup-time 0.5 \
         --percentile 50,99 --output-dir "$T/runs" --block-load rw=randrw,bs=4k,iodepth=4
 grep -q "blk IOPS" <<<"$OUT" || fail "no block load column: $OUT"

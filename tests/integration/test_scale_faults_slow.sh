@@ -12,9 +12,9 @@ LAB=$T/lab
 SLAB=$T/servers
 export HCISWEEP_INDEX=$T/index.sqlite
 common=(--lab-dir "$LAB" --addr-base "$BASE" --base-port "$(test_port 0)"
-        --target-port "$(test_port 1)" --vm-memory 256M --lun-size 16M)
+        --target-port "$(test_port 1)" --vm-memory 256M --lun-size 16M --datadir-on host)
 scommon=(--lab-dir "$SLAB" --addr-base "${BASE%.*}.$((${BASE##*.} + 1))"
-        --base-port "$(test_port 2)" --target-port "$(test_port 3)")
+        --base-port "$(test_port 2)" --target-port "$(test_port 3)" --datadir-on host)
 small=(--tables 1 --table-size 300 --threads 2 --warmup-time 0.5 --output-dir "$T/runs")
 kill_listed() { sed -n 's/^pid = //p' "$1/state" 2>/dev/null | xargs -r kill -9; }
 on_exit kill_listed "$LAB"

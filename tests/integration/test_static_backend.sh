@@ -13,7 +13,7 @@ PORT=$(test_port 0)
 DEAD_PORT=$(test_port 1)
 LAB=$T/lab
 lab() { "$HCISWEEP" lab "$@" --lab-dir "$LAB" --addr-base "${ADDR%.*}" --base-port "$PORT" \
-        --target-port "$(test_port 2)"; }
+        --target-port "$(test_port 2)" --datadir-on host; }
 kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
 on_exit kill_listed
 on_exit lab down
