@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/resfile.h"
 #include "lab/proc.h"
 
 /* The directory's base name, cleaned, plus an FNV-1a hash of its path. */
@@ -135,11 +136,10 @@ int labdir_open(struct labdir *l, const char *lab_dir, const char *backend, char
 
 int labdir_create(struct labdir *l, char *err, size_t errlen)
 {
-        if (mkdir(l->dir, 0755) < 0 && errno != EEXIST) {
-                snprintf(err, errlen, "mkdir %s: %s", l->dir, strerror(errno));
-                return -errno;
-        }
-        return take_lock(l, err, errlen);
+        /* with its parents: scale --output-dir elsewhere has no runs/ for runs/lab */
+        int rc = res_mkdirs(l->dir, err, errlen);
+
+        return rc ? rc : take_lock(l, err, errlen);
 }
 
 int labdir_save(struct labdir *l, char *err, size_t errlen)

@@ -36,7 +36,8 @@ struct labdir {
 int labdir_open(struct labdir *l, const char *lab_dir, const char *backend, char *err,
                 size_t errlen);
 
-/* Create the directory if needed and take the lock (kept until close). */
+/* Create the directory (and its parents) if needed and take the lock
+ * (kept until close). */
 int labdir_create(struct labdir *l, char *err, size_t errlen);
 
 /* Write the state to LAB/state now. */
