@@ -14,7 +14,7 @@ kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -
 on_exit kill_listed
 on_exit "$HCISWEEP" lab down "${common[@]}"
 
-"$HCISWEEP" scale --vms 1,2 --vm-memory 256M --lun-size 16M "${common[@]}" --tables 1 \
+"$HCISWEEP" scale --vms 1,2 --vm-memory 256M --lun-size 256M "${common[@]}" --tables 1 \
         --table-size 500 --threads 2 --time 3 --output-dir "$T/runs" \
         --metrics-listen "$MADDR" >"$T/scale.out" 2>&1 &
 SPID=$!
