@@ -8,7 +8,9 @@
  * "note: ..." lines, printed on stdout too, are skipped). Within
  * one fio document, jobs of equal iodepth ran side by side (numjobs), so
  * their IOPS add up; across documents, equal iodepths are repeats and are
- * averaged by ramp_normalise().
+ * averaged by ramp_normalise(). The fio layout `hcisweep block` writes
+ * ("fio version": "hcisweep-...") is a sweep whose jobs ran one after
+ * another: one ramp per rw and bs, as for hcisweep's own block results.
  */
 #include <errno.h>
 #include <math.h>
@@ -255,6 +257,40 @@ static int hs_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *er
                         kind ? kind : "(none)");
 }
 
+/*
+ * fio's layout written by `hcisweep block --output-format fio-json`: its jobs
+ * ran one after another (one per sweep point), so each is a point of the
+ * ramp of its rw and bs, never summed with another job of the same iodepth.
+ */
+static int hs_fio_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *err,
+                      size_t errlen)
+{
+        const json_t *jobs = json_object_get(doc, "jobs"), *job;
+        unsigned first = s->n;
+        size_t i;
+
+        if (!json_is_array(jobs) || !json_array_size(jobs))
+                return ramp_err(err, errlen, "line %u: fio output without jobs[]", line);
+        json_array_foreach(jobs, i, job)
+        {
+                const json_t *o = json_object_get(job, "job options");
+                const char *rw = json_string_value(json_object_get(o, "rw"));
+                const char *bs = json_string_value(json_object_get(o, "bs"));
+                struct lat_acc a = {0, 0};
+                char name[96];
+                struct ramp *r;
+                double iops;
+
+                snprintf(name, sizeof(name), "%s %s", rw ? rw : "?", bs ? bs : "?");
+                if (!(r = group_of(s, first, name)))
+                        return -ENOMEM;
+                iops = fio_dir(job, "read", &a) + fio_dir(job, "write", &a);
+                if (ramp_add(r, fio_iodepth(doc, job), iops, lat_mean(&a)))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* ---- documents ------------------------------------------------------------ */
 
 static unsigned count_lines(const char *p, size_t n)
@@ -270,6 +306,12 @@ static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *e
 {
         if (!json_is_object(doc))
                 return ramp_err(err, errlen, "line %u: expected a JSON object", line);
+        const char *fio = json_string_value(json_object_get(doc, "fio version"));
+
+        if (fio && !strncmp(fio, "hcisweep-", 9) && !s->n) {
+                snprintf(s->format, sizeof(s->format), "fio");
+                return hs_fio_doc(doc, s, line, err, errlen);
+        }
         if (json_object_get(doc, "fio version") || json_object_get(doc, "jobs")) {
                 if (!s->n && !ramp_set_push(s, "", "iodepth", "iops", "mean"))
                         return -ENOMEM;

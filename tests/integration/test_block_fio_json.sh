@@ -49,6 +49,22 @@ tgt_start --size 64M
 check iscsi --target "${TGT_URLS[0]}" --rw randread --bs 4k
 pass "iSCSI: fio_jsonplus_clat2csv counts = hcisweep's I/Os; analyze IOPS match"
 
+# A sweep over two patterns: analyze makes one ramp per rw and bs, each point's
+# IOPS the result's own (hcisweep's fio jobs ran one after another, never summed).
+expect_rc 0 "$HCISWEEP" block --engine null --rw randread,randwrite --iodepth 1,2 --runtime 1 \
+        --output-format fio-json --output-dir "$T/two" --quiet
+run=$(dirname "$OUT")
+expect_rc 0 "$HCISWEEP" analyze "$run/fio.json" --json "$T/two.an.json"
+jq -e --slurpfile r "$run/result.json" '
+        [$r[0].points[] | {k: "\(.rw) 4k", qd: .iodepth, iops: (.read.iops + .write.iops)}] as $want
+        | [.ramps[] | .name as $n | .points[] | {k: $n, qd: .load, iops: .throughput}] as $got
+        | ($got | length) == 4 and ([.ramps[].name] == ["randread 4k", "randwrite 4k"])
+        and ([range(4) | $got[.].k == $want[.].k and $got[.].qd == $want[.].qd
+              and (($got[.].iops - $want[.].iops) | fabs) <= 0.01 * $want[.].iops] | all)' \
+        "$T/two.an.json" >/dev/null ||
+        fail "analyze of a two-pattern sweep: $(jq -c '[.ramps[] | {name, points}]' "$T/two.an.json")"
+pass "analyze: one ramp per rw and bs from hcisweep's fio layout, IOPS as in the result"
+
 # --json FILE with fio-json holds the fio layout alone (no bins), the default stays hcisweep's.
 expect_rc 0 "$HCISWEEP" block --engine null --runtime 1 --output-format fio-json --json "$T/f.json"
 jq -e '.jobs[0].read | has("clat_ns") and (.clat_ns | has("bins") | not) and .total_ios > 0' \
