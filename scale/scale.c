@@ -117,6 +117,10 @@ struct scale_lab {
         char pw[LAB_MAX_VMS][256];
         int has_tables[LAB_MAX_VMS + 1];
         int watched[LAB_MAX_VMS + 1]; /* PIDs the monitor follows; [0]: the target */
+        /* VM i's data disk as last seen: for the result's lab object */
+        struct lab_vm_stats disk[LAB_MAX_VMS + 1];
+        char lun[LAB_MAX_VMS + 1][LAB_PATH_MAX];
+        unsigned ndisk;
 };
 
 /* What watches the runs: the counters, the host monitor, the block load. */
@@ -355,32 +359,51 @@ static int prepare_missing(struct scale *s, unsigned n, char *err, size_t errlen
         return 0;
 }
 
+/* VM i's data disk and LUN, kept for the result's lab object. */
+static void note_disk(struct scale *s, unsigned i, const struct lab_vm_stats *vs)
+{
+        struct lab_endpoint ep;
+        char ignored[256];
+
+        s->lab.disk[i] = *vs;
+        if (s->lab.ops->endpoint(s->lab.b, i, &ep, ignored, sizeof(ignored)) == 0)
+                snprintf(s->lab.lun[i], sizeof(s->lab.lun[i]), "%s", ep.lun_url);
+        if (i > s->lab.ndisk)
+                s->lab.ndisk = i;
+}
+
 static void follow_pids(struct scale *s, unsigned n)
 {
         int *watched = s->lab.watched;
         struct lab_storage st = {0};
         struct lab_vm_stats vs;
-        int pids[LAB_MAX_VMS + 1] = {0};
+        struct scale_follow vm[LAB_MAX_VMS + 1];
         char label[32], ignored[256]; /* a VM not reported is not followed */
 
+        memset(vm, 0, sizeof(vm));
         if (s->lab.ops->storage)
                 s->lab.ops->storage(s->lab.b, &st, ignored, sizeof(ignored));
         for (unsigned i = 1; i <= n; i++) {
-                if (s->lab.ops->stats(s->lab.b, i, &vs, ignored, sizeof(ignored)) < 0 ||
-                    vs.pid <= 0)
+                if (s->lab.ops->stats(s->lab.b, i, &vs, ignored, sizeof(ignored)) < 0)
                         continue;
-                pids[i] = (int)vs.pid;
-                if (s->watch.mon && watched[i] != pids[i]) {
+                note_disk(s, i, &vs);
+                if (vs.pid <= 0)
+                        continue;
+                vm[i].pid = (int)vs.pid;
+                vm[i].initiator =
+                    vs.initiator_pid > 0 && vs.initiator_pid != vs.pid ? (int)vs.initiator_pid : 0;
+                snprintf(vm[i].disk, sizeof(vm[i].disk), "%s", vs.disk);
+                if (s->watch.mon && watched[i] != vm[i].pid) {
                         snprintf(label, sizeof(label), "vm%u", i);
-                        mon_watch_pid(s->watch.mon, pids[i], label);
-                        watched[i] = pids[i];
+                        mon_watch_pid(s->watch.mon, vm[i].pid, label);
+                        watched[i] = vm[i].pid;
                 }
         }
         if (s->watch.mon && st.alive && watched[0] != (int)st.pid) {
                 mon_watch_pid(s->watch.mon, (int)st.pid, "target");
                 watched[0] = (int)st.pid;
         }
-        scale_probe_set(s->watch.probe, st.alive ? (int)st.pid : 0, pids, n);
+        scale_probe_set(s->watch.probe, st.alive ? (int)st.pid : 0, vm, n);
 }
 
 /* Bring VMs 1..n up (keeping running ones) and ready for the workload. */
@@ -617,24 +640,47 @@ static void summarise(struct scale_step *st)
                 a->tgt_cpu_pct += w * p->rates.tgt_cpu_pct;
                 a->tgt_io_bytes_s += w * p->rates.tgt_io_bytes_s;
                 a->tgt_disk_bytes_s += w * p->rates.tgt_disk_bytes_s;
-                for (unsigned i = 1; i <= st->vms; i++)
+                a->tgt_user_pct += w * p->rates.tgt_user_pct;
+                a->tgt_sys_pct += w * p->rates.tgt_sys_pct;
+                a->tgt_host_pct += w * p->rates.tgt_host_pct;
+                a->host.iops += w * p->rates.host.iops;
+                a->host.bytes_s += w * p->rates.host.bytes_s;
+                a->host.lat_ms += w * p->rates.host.lat_ms;
+                a->host.util_pct += w * p->rates.host.util_pct;
+                a->vdisks = p->rates.vdisks;
+                for (unsigned i = 1; i <= st->vms; i++) {
                         a->vm_cpu_pct[i] += w * p->rates.vm_cpu_pct[i];
+                        a->ini_cpu_pct[i] += w * p->rates.ini_cpu_pct[i];
+                        a->vd[i].iops += w * p->rates.vd[i].iops;
+                        a->vd[i].bytes_s += w * p->rates.vd[i].bytes_s;
+                        a->vd[i].lat_ms += w * p->rates.vd[i].lat_ms;
+                        a->vd[i].util_pct += w * p->rates.vd[i].util_pct;
+                        memcpy(a->vd_dev[i], p->rates.vd_dev[i], sizeof(a->vd_dev[i]));
+                }
                 a->swap_pages += p->rates.swap_pages;
                 a->majflt += p->rates.majflt;
                 a->failcnt += p->rates.failcnt;
                 a->oom_kills += p->rates.oom_kills;
         }
         if (wsum > 0) {
-                double *f[] = {&st->cpu.user,    &st->cpu.nice,      &st->cpu.system,
-                               &st->cpu.iowait,  &st->cpu.irq,       &st->cpu.softirq,
-                               &st->cpu.steal,   &st->cpu.idle,      &a->disk_util_pct,
-                               &a->disk_bytes_s, &a->disk_iops,      &a->disk_lat_ms,
-                               &a->tgt_cpu_pct,  &a->tgt_io_bytes_s, &a->tgt_disk_bytes_s};
+                double *f[] = {
+                    &st->cpu.user,     &st->cpu.nice,      &st->cpu.system,      &st->cpu.iowait,
+                    &st->cpu.irq,      &st->cpu.softirq,   &st->cpu.steal,       &st->cpu.idle,
+                    &a->disk_util_pct, &a->disk_bytes_s,   &a->disk_iops,        &a->disk_lat_ms,
+                    &a->tgt_cpu_pct,   &a->tgt_io_bytes_s, &a->tgt_disk_bytes_s, &a->tgt_user_pct,
+                    &a->tgt_sys_pct,   &a->tgt_host_pct,   &a->host.iops,        &a->host.bytes_s,
+                    &a->host.lat_ms,   &a->host.util_pct};
 
                 for (unsigned k = 0; k < sizeof(f) / sizeof(f[0]); k++)
                         *f[k] /= wsum;
-                for (unsigned i = 1; i <= st->vms; i++)
+                for (unsigned i = 1; i <= st->vms; i++) {
                         a->vm_cpu_pct[i] /= wsum;
+                        a->ini_cpu_pct[i] /= wsum;
+                        a->vd[i].iops /= wsum;
+                        a->vd[i].bytes_s /= wsum;
+                        a->vd[i].lat_ms /= wsum;
+                        a->vd[i].util_pct /= wsum;
+                }
                 a->seconds = wsum;
         }
         if (!st->nrep)
@@ -900,6 +946,29 @@ static json_t *steps_json(struct scale *s)
         return a;
 }
 
+/* Where each VM's datadir lives and how its I/O reaches the storage. */
+static json_t *lab_json(const struct scale *s)
+{
+        json_t *vms = json_array(), *o;
+        const char *on = "unknown";
+
+        for (unsigned i = 1; vms && i <= s->lab.ndisk; i++) {
+                const struct lab_vm_stats *d = &s->lab.disk[i];
+
+                on = lab_datadir_name(d->datadir_on);
+                o = json_pack("{s:I,s:s,s:s?,s:s?,s:o,s:s?,s:s?}", "vm", (json_int_t)i,
+                              "datadir_on", on, "lun", s->lab.lun[i][0] ? s->lab.lun[i] : NULL,
+                              "initiator", d->initiator[0] ? d->initiator : NULL, "initiator_pid",
+                              d->initiator_pid > 0 ? json_integer(d->initiator_pid) : json_null(),
+                              "mount", d->mount[0] ? d->mount : NULL, "disk",
+                              d->disk[0] ? d->disk : NULL);
+                if (o)
+                        json_array_append_new(vms, o);
+        }
+        return json_pack("{s:s,s:s,s:o}", "backend", s->lab.ops->name, "datadir_on", on, "vms",
+                         vms ? vms : json_null());
+}
+
 static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const char *status)
 {
         json_t *cfg = opt_to_json(s->conf.g), *top = cfg ? res_new("scale", cfg) : NULL;
@@ -916,6 +985,7 @@ static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const c
                 bad |= json_object_set_new(top, "stop_reason", json_string(s->stop_reason));
         bad |=
             json_object_set_new(top, "storage_disk", json_string(scale_probe_disk(s->watch.probe)));
+        bad |= json_object_set_new(top, "lab", lab_json(s));
         if (s->watch.mon && s->watch.mon_stopped)
                 bad |= json_object_set_new(top, "monitor", mon_to_json(s->watch.mon));
         bad |= json_object_set(top, "steps", steps);

@@ -21,10 +21,19 @@
 #define SCALE_MAX_REPEAT 32
 
 /* Cumulative counters at one instant (scale_probe.c). -1 / 0 when unknown. */
+/* /proc/diskstats counters of one block device. */
+struct scale_dstat {
+        int have;
+        uint64_t ios, sectors, ticks_ms, busy_ms;
+};
+
 struct scale_snap {
         uint64_t t_ns;
         int have_disk;
         uint64_t disk_ios, disk_sectors, disk_ticks_ms, disk_busy_ms;
+        struct scale_dstat vd[LAB_MAX_VMS + 1]; /* VM i's disk (its loop device) */
+        int64_t tgt_user_ns, tgt_sys_ns;
+        int64_t ini_cpu_ns[LAB_MAX_VMS + 1]; /* VM i's initiator */
         int have_tgt;
         uint64_t tgt_rchar, tgt_wchar, tgt_read_bytes, tgt_write_bytes;
         int64_t tgt_cpu_ns;
@@ -34,11 +43,26 @@ struct scale_snap {
         uint64_t vm_oom[LAB_MAX_VMS + 1];
 };
 
-/* What happened between two snapshots, as rates. */
+/* One disk's rates; -1 when unknown. */
+struct scale_drate {
+        double iops, bytes_s, lat_ms, util_pct;
+};
+
+/* What happened between two snapshots, as rates. The disk_* figures are
+ * the storage path's: the VMs' disks (their loop devices: iops and bytes
+ * summed, latency over all their I/Os, utilisation of the busiest) when
+ * the backend names them, else the host disk holding the datadirs. */
 struct scale_rates {
         double seconds;
         double disk_util_pct, disk_bytes_s, disk_iops, disk_lat_ms; /* -1 when unknown */
         double tgt_cpu_pct, tgt_io_bytes_s, tgt_disk_bytes_s;       /* -1 when unknown */
+        double tgt_user_pct, tgt_sys_pct;       /* tgtd's CPU split, % of one CPU; -1 unknown */
+        double tgt_host_pct;                    /* tgtd's share of the whole host, %; -1 unknown */
+        int vdisks;                             /* VM disks measured (0: disk_* is the host disk) */
+        struct scale_drate vd[LAB_MAX_VMS + 1]; /* VM i's disk */
+        char vd_dev[LAB_MAX_VMS + 1][32];       /* its device ("loop3"), "" none */
+        struct scale_drate host;                /* the host disk holding the lab directory */
+        double ini_cpu_pct[LAB_MAX_VMS + 1];    /* VM i's initiator (in vm_cpu_pct too); -1 */
         uint64_t swap_pages;
         double vm_cpu_pct[LAB_MAX_VMS + 1];  /* -1 when unknown */
         uint64_t majflt, failcnt, oom_kills; /* all VMs */
@@ -49,8 +73,15 @@ struct scale_probe; /* which disk, which tgtd, which VMs */
 /* Probe the disk holding dir (the datadirs; looked up once it exists); NULL on ENOMEM. */
 struct scale_probe *scale_probe_new(const char *dir);
 void scale_probe_free(struct scale_probe *p);
-/* Follow the storage service's PID (0: none) and VMs 1..n's PIDs (pids[i], <=0: not local). */
-void scale_probe_set(struct scale_probe *p, int tgt_pid, const int *pids, unsigned n);
+/* What the probe follows of VM i: its server, its initiator (both <= 0:
+ * none or not local) and its disk's name in /proc/diskstats ("" none). A
+ * VM's CPU is its server's plus its initiator's: both are the VM. */
+struct scale_follow {
+        int pid, initiator;
+        char disk[32];
+};
+/* Follow the storage service's PID (0: none) and VMs 1..n (vm[i]). */
+void scale_probe_set(struct scale_probe *p, int tgt_pid, const struct scale_follow *vm, unsigned n);
 /* The disk's name ("" when the directory is on no block device). */
 const char *scale_probe_disk(const struct scale_probe *p);
 void scale_probe_take(const struct scale_probe *p, struct scale_snap *s);

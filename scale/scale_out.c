@@ -24,11 +24,17 @@ double scale_cpu_busy(const struct mon_cpu *c)
         return c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
 }
 
+/* The storage side's MB/s: with the VMs' disks on its LUNs everything goes
+ * through the storage service (what it served); else the datadirs' disk
+ * plus what the storage service served besides. */
 static double storage_mb_s(const struct scale_rates *r)
 {
         double b = r->disk_bytes_s > 0 ? r->disk_bytes_s : 0;
+        double t = r->tgt_io_bytes_s > 0 ? r->tgt_io_bytes_s : 0;
 
-        return (b + (r->tgt_io_bytes_s > 0 ? r->tgt_io_bytes_s : 0)) / 1e6;
+        if (r->vdisks)
+                return (t > 0 ? t : b) / 1e6;
+        return (b + t) / 1e6;
 }
 
 void scale_print_header(unsigned repeat, int load)
@@ -78,18 +84,46 @@ static json_t *cpu_json(const struct mon_cpu *c)
                          scale_cpu_busy(c));
 }
 
+static json_t *drate_json(const struct scale_drate *d)
+{
+        return json_pack("{s:o,s:o,s:o,s:o}", "iops", num_or_null(d->iops), "bytes_s",
+                         num_or_null(d->bytes_s), "lat_ms", num_or_null(d->lat_ms), "util_pct",
+                         num_or_null(d->util_pct));
+}
+
+/* Each VM's disk as the storage path sees it (its loop device). */
+static json_t *vm_disks_json(const struct scale_rates *r, unsigned vms)
+{
+        json_t *a = json_array(), *o;
+
+        for (unsigned i = 1; a && i <= vms; i++) {
+                if (!r->vd_dev[i][0] || !(o = drate_json(&r->vd[i])))
+                        continue;
+                json_object_set_new(o, "vm", json_integer(i));
+                json_object_set_new(o, "device", json_string(r->vd_dev[i]));
+                json_array_append_new(a, o);
+        }
+        return a;
+}
+
 /*
  * iops and bytes_s are the storage side as a whole, as the table's stor
- * MB/s: the datadirs' disk plus what the storage service served (the block
- * load's IOPS, when there is one); null when neither is known.
+ * MB/s: the storage path's disks plus what the storage service served
+ * besides (the block load's IOPS, when there is one); null when neither is
+ * known. disk_* (and util_pct, lat_ms) are the VMs' disks when the backend
+ * names them (source "vm_disks"), else the host disk holding the lab
+ * ("host_disk"); the host disk is also kept as host_disk. target_* are
+ * tgtd's: CPU in % of one CPU (split user/system) and its share of the
+ * whole host in %.
  */
-static json_t *storage_json(const struct scale_rates *r, double load_iops)
+static json_t *storage_json(const struct scale_rates *r, double load_iops, unsigned vms)
 {
         json_t *o = json_object();
         double iops = (r->disk_iops > 0 ? r->disk_iops : 0) + (load_iops > 0 ? load_iops : 0);
 
         if (!o)
                 return NULL;
+        json_object_set_new(o, "source", json_string(r->vdisks ? "vm_disks" : "host_disk"));
         json_object_set_new(o, "iops",
                             r->disk_iops < 0 && load_iops < 0 ? json_null() : json_real(iops));
         json_object_set_new(o, "bytes_s",
@@ -98,11 +132,18 @@ static json_t *storage_json(const struct scale_rates *r, double load_iops)
                                 : json_real(storage_mb_s(r) * 1e6));
         if (load_iops >= 0)
                 json_object_set_new(o, "block_load_iops", json_real(load_iops));
+        json_object_set_new(o, "util_pct", num_or_null(r->disk_util_pct));
+        json_object_set_new(o, "lat_ms", num_or_null(r->disk_lat_ms));
         json_object_set_new(o, "disk_util_pct", num_or_null(r->disk_util_pct));
         json_object_set_new(o, "disk_bytes_s", num_or_null(r->disk_bytes_s));
         json_object_set_new(o, "disk_iops", num_or_null(r->disk_iops));
         json_object_set_new(o, "disk_lat_ms", num_or_null(r->disk_lat_ms));
+        json_object_set_new(o, "vm_disks", vm_disks_json(r, vms));
+        json_object_set_new(o, "host_disk", drate_json(&r->host));
         json_object_set_new(o, "target_cpu_pct", num_or_null(r->tgt_cpu_pct));
+        json_object_set_new(o, "target_cpu_user_pct", num_or_null(r->tgt_user_pct));
+        json_object_set_new(o, "target_cpu_system_pct", num_or_null(r->tgt_sys_pct));
+        json_object_set_new(o, "target_host_share_pct", num_or_null(r->tgt_host_pct));
         json_object_set_new(o, "target_io_bytes_s", num_or_null(r->tgt_io_bytes_s));
         json_object_set_new(o, "target_disk_bytes_s", num_or_null(r->tgt_disk_bytes_s));
         return o;
@@ -126,12 +167,12 @@ static json_t *totals_json(const struct oltp_counts *c, double seconds, double t
                          "reconnects", (json_int_t)c->reconnects, "seconds", seconds);
 }
 
-static json_t *rep_json(const struct scale_rep *r)
+static json_t *rep_json(const struct scale_rep *r, unsigned vms)
 {
         json_t *o =
             json_pack("{s:f,s:f,s:I,s:o,s:o,s:o,s:b,s:b}", "seconds", r->seconds, "tps", r->tps,
                       "transactions", (json_int_t)r->total.txns, "host_cpu", cpu_json(&r->cpu),
-                      "storage", storage_json(&r->rates, r->load_iops), "memory",
+                      "storage", storage_json(&r->rates, r->load_iops, vms), "memory",
                       memory_json(&r->rates), "vm_lost", r->lost, "interrupted", r->interrupted);
 
         if (o && r->error[0])
@@ -145,12 +186,14 @@ static json_t *vm_json(const struct scale_step *s, unsigned i, const double *pct
 {
         const struct scale_vm *v = &s->vm[i];
 
+        /* cpu_pct is the whole VM: its server plus its initiator (initiator_cpu_pct) */
         return json_pack(
-            "{s:i,s:s,s:i,s:o,s:o,s:o,s:b}", "vm", (int)i, "host", v->host, "port", (int)v->port,
-            "totals",
+            "{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:b}", "vm", (int)i, "host", v->host, "port",
+            (int)v->port, "totals",
             totals_json(&v->c, v->seconds, v->seconds > 0 ? (double)v->c.txns / v->seconds : 0),
             "lat_ns", hist_lat_json(v->lat, pcts, npct), "cpu_pct",
-            num_or_null(s->rates.vm_cpu_pct[i]), "alive", v->alive);
+            num_or_null(s->rates.vm_cpu_pct[i]), "initiator_cpu_pct",
+            num_or_null(s->rates.ini_cpu_pct[i]), "alive", v->alive);
 }
 
 static int add_repeats_and_vms(json_t *o, const struct scale_step *s, const double *pcts,
@@ -160,7 +203,7 @@ static int add_repeats_and_vms(json_t *o, const struct scale_step *s, const doub
         int bad = !reps || !vms;
 
         for (unsigned r = 0; !bad && r < s->nrep; r++)
-                bad |= json_array_append_new(reps, rep_json(&s->rep[r]));
+                bad |= json_array_append_new(reps, rep_json(&s->rep[r], s->vms));
         for (unsigned i = 1; !bad && i <= s->vms; i++)
                 bad |= json_array_append_new(vms, vm_json(s, i, pcts, npct));
         bad |= json_object_set_new(o, "repeats", reps ? reps : json_null());
@@ -225,7 +268,7 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
             "tps_spread", "min", s->tps_min, "median", s->tps, "max", s->tps_max, "tps_per_vm",
             s->vms ? s->tps / s->vms : 0.0, "lat_ns", hist_lat_json(s->lat, pcts, npct), "hist",
             hist_to_json(s->lat), "host_cpu", cpu_json(&s->cpu), "storage",
-            storage_json(&s->rates, load_iops), "memory", memory_json(&s->rates));
+            storage_json(&s->rates, load_iops, s->vms), "memory", memory_json(&s->rates));
 
         if (!o)
                 return NULL;

@@ -1,9 +1,10 @@
 /*
  * scale_probe.c - the counters `hcisweep scale` reads at the start and end
- * of each measured window: the disk holding the datadirs (/proc/diskstats:
- * utilisation, bytes, mean latency), the storage service (tgtd's
- * /proc/PID/io and CPU time), the host's swapping (/proc/vmstat) and each
- * local VM's mariadbd (CPU time, major faults) and memory cgroup
+ * of each measured window: each VM's disk (its loop device when the
+ * datadir is on its LUN) and the host disk holding the lab directory
+ * (/proc/diskstats: utilisation, bytes, mean latency), the storage service
+ * (tgtd's /proc/PID/io and CPU time, user and system), the host's swapping (/proc/vmstat) and each
+ * local VM's mariadbd and initiator (CPU time, major faults) and memory cgroup
  * (memory.failcnt, the oom_kill count of memory.oom_control). Reading
  * counters at both ends of the window, rather than sampling, makes the
  * figures cover exactly the measured seconds.
@@ -23,7 +24,7 @@ struct scale_probe {
         char dir[512]; /* where the datadirs are (may not exist before the first step) */
         char disk[64];
         int tgt_pid;
-        int pid[LAB_MAX_VMS + 1];
+        struct scale_follow vm[LAB_MAX_VMS + 1];
         unsigned n;
 };
 
@@ -64,14 +65,14 @@ void scale_probe_free(struct scale_probe *p)
         free(p);
 }
 
-void scale_probe_set(struct scale_probe *p, int tgt_pid, const int *pids, unsigned n)
+void scale_probe_set(struct scale_probe *p, int tgt_pid, const struct scale_follow *vm, unsigned n)
 {
         if (!p->disk[0])
                 find_disk(p->dir, p->disk, sizeof(p->disk));
         p->tgt_pid = tgt_pid;
         p->n = n > LAB_MAX_VMS ? LAB_MAX_VMS : n;
         for (unsigned i = 1; i <= p->n; i++)
-                p->pid[i] = pids[i];
+                p->vm[i] = vm[i];
 }
 
 const char *scale_probe_disk(const struct scale_probe *p)
@@ -79,32 +80,49 @@ const char *scale_probe_disk(const struct scale_probe *p)
         return p->disk;
 }
 
+static void dstat_set(struct scale_dstat *d, unsigned long long rio, unsigned long long rsec,
+                      unsigned long long rticks, unsigned long long wio, unsigned long long wsec,
+                      unsigned long long wticks, unsigned long long busy)
+{
+        d->have = 1;
+        d->ios = rio + wio;
+        d->sectors = rsec + wsec;
+        d->ticks_ms = rticks + wticks;
+        d->busy_ms = busy;
+}
+
+/* One pass over /proc/diskstats for the host disk and every VM's disk. */
 static void read_disk(const struct scale_probe *p, struct scale_snap *s)
 {
         unsigned long long rio, rsec, rticks, wio, wsec, wticks, busy;
         char line[512], name[64];
-        FILE *f;
+        struct scale_dstat host = {0};
+        FILE *f = fopen("/proc/diskstats", "re");
 
-        if (!p->disk[0] || !(f = fopen("/proc/diskstats", "re")))
+        if (!f)
                 return;
         while (fgets(line, sizeof(line), f)) {
                 if (sscanf(line, "%*u %*u %63s %llu %*u %llu %llu %llu %*u %llu %llu %*u %llu",
-                           name, &rio, &rsec, &rticks, &wio, &wsec, &wticks, &busy) != 8 ||
-                    strcmp(name, p->disk))
+                           name, &rio, &rsec, &rticks, &wio, &wsec, &wticks, &busy) != 8)
                         continue;
-                s->have_disk = 1;
-                s->disk_ios = rio + wio;
-                s->disk_sectors = rsec + wsec;
-                s->disk_ticks_ms = rticks + wticks;
-                s->disk_busy_ms = busy;
+                if (p->disk[0] && !strcmp(name, p->disk))
+                        dstat_set(&host, rio, rsec, rticks, wio, wsec, wticks, busy);
+                for (unsigned i = 1; i <= p->n; i++)
+                        if (p->vm[i].disk[0] && !strcmp(name, p->vm[i].disk))
+                                dstat_set(&s->vd[i], rio, rsec, rticks, wio, wsec, wticks, busy);
         }
         fclose(f);
+        s->have_disk = host.have;
+        s->disk_ios = host.ios;
+        s->disk_sectors = host.sectors;
+        s->disk_ticks_ms = host.ticks_ms;
+        s->disk_busy_ms = host.busy_ms;
 }
 
-/* utime+stime in ns and majflt from /proc/PID/stat; -1 when gone. */
-static int64_t read_pid_stat(int pid, uint64_t *majflt)
+/* utime and stime in ns and majflt from /proc/PID/stat; -1 when gone. */
+static int read_pid_times(int pid, int64_t *user, int64_t *sys, uint64_t *majflt)
 {
-        unsigned long long maj, ut, st;
+        unsigned long long maj, ut, st, ns_per_tick;
         char path[64], buf[1024], *q;
         size_t n;
         FILE *f;
@@ -121,7 +139,18 @@ static int64_t read_pid_stat(int pid, uint64_t *majflt)
                 return -1;
         if (majflt)
                 *majflt = maj;
-        return (int64_t)((ut + st) * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
+        ns_per_tick = 1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK);
+        *user = (int64_t)(ut * ns_per_tick);
+        *sys = (int64_t)(st * ns_per_tick);
+        return 0;
+}
+
+/* utime+stime in ns and majflt; -1 when gone. */
+static int64_t read_pid_stat(int pid, uint64_t *majflt)
+{
+        int64_t u, sy;
+
+        return read_pid_times(pid, &u, &sy, majflt) < 0 ? -1 : u + sy;
 }
 
 static void read_tgt(const struct scale_probe *p, struct scale_snap *s)
@@ -130,7 +159,9 @@ static void read_tgt(const struct scale_probe *p, struct scale_snap *s)
         char path[64], key[32];
         FILE *f;
 
-        s->tgt_cpu_ns = read_pid_stat(p->tgt_pid, NULL);
+        s->tgt_cpu_ns = s->tgt_user_ns = s->tgt_sys_ns = -1;
+        if (read_pid_times(p->tgt_pid, &s->tgt_user_ns, &s->tgt_sys_ns, NULL) == 0)
+                s->tgt_cpu_ns = s->tgt_user_ns + s->tgt_sys_ns;
         snprintf(path, sizeof(path), "/proc/%d/io", p->tgt_pid);
         if (p->tgt_pid <= 0 || !(f = fopen(path, "re")))
                 return;
@@ -204,11 +235,13 @@ static uint64_t read_key(const char *path, const char *key)
         return v;
 }
 
-static void read_vm(int pid, unsigned i, struct scale_snap *s)
+static void read_vm(const struct scale_follow *v, unsigned i, struct scale_snap *s)
 {
         char dir[560], path[600];
+        int pid = v->pid;
 
         s->vm_cpu_ns[i] = read_pid_stat(pid, &s->vm_majflt[i]);
+        s->ini_cpu_ns[i] = v->initiator > 0 ? read_pid_stat(v->initiator, NULL) : -1;
         memcg_dir(pid, dir, sizeof(dir));
         if (!dir[0])
                 return;
@@ -226,7 +259,7 @@ void scale_probe_take(const struct scale_probe *p, struct scale_snap *s)
         read_tgt(p, s);
         s->swap_pages = vmstat_swap();
         for (unsigned i = 1; i <= p->n; i++)
-                read_vm(p->pid[i], i, s);
+                read_vm(&p->vm[i], i, s);
 }
 
 static uint64_t up(uint64_t b, uint64_t a)
@@ -234,29 +267,69 @@ static uint64_t up(uint64_t b, uint64_t a)
         return b > a ? b - a : 0;
 }
 
-static void disk_rates(const struct scale_snap *a, const struct scale_snap *b, double secs,
-                       struct scale_rates *r)
+static void drate(const struct scale_dstat *a, const struct scale_dstat *b, double secs,
+                  struct scale_drate *r)
 {
-        uint64_t ios = up(b->disk_ios, a->disk_ios);
+        uint64_t ios = up(b->ios, a->ios);
 
-        r->disk_util_pct = r->disk_bytes_s = r->disk_iops = r->disk_lat_ms = -1;
-        if (!a->have_disk || !b->have_disk)
+        *r = (struct scale_drate){-1, -1, -1, -1};
+        if (!a->have || !b->have)
                 return;
-        r->disk_util_pct = (double)up(b->disk_busy_ms, a->disk_busy_ms) / (secs * 10.0);
-        if (r->disk_util_pct > 100)
-                r->disk_util_pct = 100;
-        r->disk_bytes_s = (double)up(b->disk_sectors, a->disk_sectors) * 512.0 / secs;
-        r->disk_iops = (double)ios / secs;
-        if (ios)
-                r->disk_lat_ms = (double)up(b->disk_ticks_ms, a->disk_ticks_ms) / (double)ios;
+        r->util_pct = (double)up(b->busy_ms, a->busy_ms) / (secs * 10.0);
+        if (r->util_pct > 100)
+                r->util_pct = 100;
+        r->bytes_s = (double)up(b->sectors, a->sectors) * 512.0 / secs;
+        r->iops = (double)ios / secs;
+        r->lat_ms = ios ? (double)up(b->ticks_ms, a->ticks_ms) / (double)ios : 0;
+}
+
+/* The storage path's disk figures: the VMs' disks when there are any. */
+static void disk_rates(const struct scale_probe *p, const struct scale_snap *a,
+                       const struct scale_snap *b, double secs, struct scale_rates *r)
+{
+        struct scale_dstat ha = {a->have_disk, a->disk_ios, a->disk_sectors, a->disk_ticks_ms,
+                                 a->disk_busy_ms},
+                           hb = {b->have_disk, b->disk_ios, b->disk_sectors, b->disk_ticks_ms,
+                                 b->disk_busy_ms};
+        uint64_t ios = 0, ticks = 0;
+
+        drate(&ha, &hb, secs, &r->host);
+        r->disk_util_pct = r->host.util_pct;
+        r->disk_bytes_s = r->host.bytes_s;
+        r->disk_iops = r->host.iops;
+        r->disk_lat_ms = r->host.lat_ms;
+        r->vdisks = 0;
+        for (unsigned i = 1; i <= p->n; i++) {
+                drate(&a->vd[i], &b->vd[i], secs, &r->vd[i]);
+                snprintf(r->vd_dev[i], sizeof(r->vd_dev[i]), "%s", p->vm[i].disk);
+                if (r->vd[i].iops < 0)
+                        continue;
+                if (!r->vdisks++)
+                        r->disk_util_pct = r->disk_bytes_s = r->disk_iops = 0;
+                r->disk_iops += r->vd[i].iops;
+                r->disk_bytes_s += r->vd[i].bytes_s;
+                if (r->vd[i].util_pct > r->disk_util_pct)
+                        r->disk_util_pct = r->vd[i].util_pct;
+                ios += up(b->vd[i].ios, a->vd[i].ios);
+                ticks += up(b->vd[i].ticks_ms, a->vd[i].ticks_ms);
+        }
+        if (r->vdisks)
+                r->disk_lat_ms = ios ? (double)ticks / (double)ios : 0;
 }
 
 static void tgt_rates(const struct scale_snap *a, const struct scale_snap *b, double secs,
                       struct scale_rates *r)
 {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
         r->tgt_cpu_pct = r->tgt_io_bytes_s = r->tgt_disk_bytes_s = -1;
-        if (a->tgt_cpu_ns >= 0 && b->tgt_cpu_ns >= a->tgt_cpu_ns)
+        r->tgt_user_pct = r->tgt_sys_pct = r->tgt_host_pct = -1;
+        if (a->tgt_cpu_ns >= 0 && b->tgt_cpu_ns >= a->tgt_cpu_ns) {
                 r->tgt_cpu_pct = (double)(b->tgt_cpu_ns - a->tgt_cpu_ns) / (secs * 1e7);
+                r->tgt_user_pct = (double)(b->tgt_user_ns - a->tgt_user_ns) / (secs * 1e7);
+                r->tgt_sys_pct = (double)(b->tgt_sys_ns - a->tgt_sys_ns) / (secs * 1e7);
+                r->tgt_host_pct = r->tgt_cpu_pct / (double)(ncpu > 0 ? ncpu : 1);
+        }
         if (!a->have_tgt || !b->have_tgt)
                 return;
         /* Each payload byte passes tgtd twice (socket and LUN file): halve. */
@@ -276,16 +349,20 @@ void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
         if (secs <= 0)
                 secs = 1e-9;
         r->seconds = secs;
-        disk_rates(a, b, secs, r);
+        disk_rates(p, a, b, secs, r);
         tgt_rates(a, b, secs, r);
         r->swap_pages = up(b->swap_pages, a->swap_pages);
         for (unsigned i = 1; i <= LAB_MAX_VMS; i++) {
-                r->vm_cpu_pct[i] = -1;
+                r->vm_cpu_pct[i] = r->ini_cpu_pct[i] = -1;
                 if (i > p->n)
                         continue;
+                if (a->ini_cpu_ns[i] >= 0 && b->ini_cpu_ns[i] >= a->ini_cpu_ns[i])
+                        r->ini_cpu_pct[i] =
+                            (double)(b->ini_cpu_ns[i] - a->ini_cpu_ns[i]) / (secs * 1e7);
                 if (a->vm_cpu_ns[i] >= 0 && b->vm_cpu_ns[i] >= a->vm_cpu_ns[i])
                         r->vm_cpu_pct[i] =
-                            (double)(b->vm_cpu_ns[i] - a->vm_cpu_ns[i]) / (secs * 1e7);
+                            (double)(b->vm_cpu_ns[i] - a->vm_cpu_ns[i]) / (secs * 1e7) +
+                            (r->ini_cpu_pct[i] > 0 ? r->ini_cpu_pct[i] : 0);
                 r->majflt += up(b->vm_majflt[i], a->vm_majflt[i]);
                 r->failcnt += up(b->vm_failcnt[i], a->vm_failcnt[i]);
                 r->oom_kills += up(b->vm_oom[i], a->vm_oom[i]);

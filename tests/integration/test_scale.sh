@@ -73,6 +73,24 @@ jq -e '.config.threads == 2 and .config.topology == "hci" and (.config | has("my
         "$RES" >/dev/null || fail "config echo: $(jq -c .config "$RES")"
 pass "merged histograms: $(jq -c '[.steps[] | {vms, tps: (.totals.tps|floor), n: .hist.count}]' "$RES"); tipping $(jq -c .tipping_point.vms "$RES") ($(jq -r .tipping_point.limited_by "$RES"))"
 
+# The storage path: every datadir on its LUN, the step's storage from the VMs' loop devices and tgtd.
+jq -e '.lab.backend == "local" and .lab.datadir_on == "lun" and (.lab.vms | length) == 3 and
+        all(.lab.vms[]; .datadir_on == "lun" and (.lun | test("^iscsi://"))
+            and .initiator == "qemu-storage-daemon" and .initiator_pid > 0
+            and (.disk | test("^loop[0-9]+$")) and (.vm as $i | .mount | endswith("/vm\($i)/disk")))' "$RES" >/dev/null ||
+        fail "lab object: $(jq -c .lab "$RES")"
+jq -e 'all(.steps[]; .vms as $n | .storage | .source == "vm_disks" and (.vm_disks | length) == $n
+        and all(.vm_disks[]; (.device | test("^loop[0-9]+$")) and .iops > 0 and .bytes_s > 0
+                and .util_pct > 0 and .lat_ms >= 0)
+        and .disk_iops > 0 and .util_pct > 0 and .target_cpu_pct > 0
+        and .target_cpu_user_pct + .target_cpu_system_pct > 0 and .target_host_share_pct > 0
+        and .target_host_share_pct <= .target_cpu_pct)' "$RES" >/dev/null ||
+        fail "storage figures: $(jq -c '[.steps[].storage]' "$RES")"
+jq -e 'all(.steps[].hosts[]; .initiator_cpu_pct > 0 and .cpu_pct >= .initiator_cpu_pct)' "$RES" \
+        >/dev/null || fail "initiator CPU: $(jq -c '[.steps[].hosts[] | {vm, cpu_pct, initiator_cpu_pct}]' "$RES")"
+pass "storage per step from the VMs' loop devices and tgtd: $(jq -c '[.steps[] | {vms,
+        iops: (.storage.disk_iops|floor), tgtd_cpu: .storage.target_cpu_pct}]' "$RES")"
+
 expect_rc 0 "$HCISWEEP" results list
 grep -q "$RES" <<<"$OUT" || fail "not in the run index: $OUT"
 pass "registered in the run index"
