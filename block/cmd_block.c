@@ -28,6 +28,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
+#include "core/secret.h"
 #include "block/fio_json.h"
 #include "block/live.h"
 #include "results/rundir.h"
@@ -38,6 +39,7 @@
 
 struct blk_cfg {
         char *target, *filename, *json, *output_dir, *initiator, *metrics_listen;
+        char *chap_secret_file, *chap_target_secret_file;
         int engine;
         struct u64_list rw, bs, iodepth, percentile;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
@@ -55,6 +57,10 @@ static const char *const verify_names[] = {"none", "crc32c", NULL};
 static const struct opt_def block_opts[] = {
     {"target", OPT_STR, O(target), NULL, 0, 0,
      "iSCSI LUNs: iscsi://[user%pass@]host[:port]/IQN/LUN[,URL...]", NULL, OPT_F_LIST},
+    {"chap-secret-file", OPT_STR, O(chap_secret_file), NULL, 0, 0,
+     "CHAP secret of the URL's user (iscsi://USER@host/...): the first line of this file", NULL, 0},
+    {"chap-target-secret-file", OPT_STR, O(chap_target_secret_file), NULL, 0, 0,
+     "mutual CHAP: the secret of ?target_user=U, the first line of this file", NULL, 0},
     {"filename", OPT_STR, O(filename), NULL, 0, 0, "files or block devices: PATH[,PATH...]", NULL,
      OPT_F_LIST},
     {"engine", OPT_ENUM, O(engine), "auto", 0, 0,
@@ -152,9 +158,10 @@ struct block_cmd {
         struct blk_live *live;
         json_t *result, *points;
         double plan_s, done_s;
-        char why[512];  /* the first target failure, for partial_reason */
-        size_t saved;   /* points in the last result saved on disk */
-        char dir[4000]; /* run directory; "" with --json */
+        char chap[2][256]; /* CHAP secrets read from files: initiator, target (mutual) */
+        char why[512];     /* the first target failure, for partial_reason */
+        size_t saved;      /* points in the last result saved on disk */
+        char dir[4000];    /* run directory; "" with --json */
         char path[4096];
 };
 
@@ -177,38 +184,6 @@ static void url_label(const char *url, char *out, size_t len)
                 p = at + 1;
         snprintf(out, len, "%s", p);
         out[strcspn(out, "?")] = '\0';
-}
-
-/* One URL with its CHAP secrets replaced by "***" (user names stay: they say which account). */
-static void redact_url(const char *in, size_t n, char *out, size_t len)
-{
-        const char *at = memchr(in, '@', n), *pct = memchr(in, '%', n);
-        char *q;
-
-        if (pct && at && pct < at)
-                snprintf(out, len, "%.*s%%***%.*s", (int)(pct - in), in, (int)(in + n - at), at);
-        else
-                snprintf(out, len, "%.*s", (int)n, in);
-        q = strstr(out, "target_password=");
-        if (q && strlen(out) + 4 < len) {
-                q += strlen("target_password=");
-                size_t k = strcspn(q, "&");
-                memmove(q + 3, q + k, strlen(q + k) + 1);
-                memcpy(q, "***", 3);
-        }
-}
-
-/* The --target list as the result may echo it. New reference. */
-static json_t *redacted_targets(const char *list)
-{
-        char out[8192] = "", item[2048];
-
-        for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-                redact_url(p, strcspn(p, ","), item, sizeof(item));
-                snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", out[0] ? "," : "",
-                         item);
-        }
-        return json_string(out);
 }
 
 static int add_target(struct block_cmd *b, const char *item, const struct blk_engine_ops *ops,
@@ -397,6 +372,8 @@ static int open_run(struct block_cmd *b, char *err, size_t errlen)
             .initiator = c->initiator,
             .split_region = c->verify || any_sequential(c) || c->precondition,
             .io_timeout_ns = (uint64_t)c->io_timeout * 1000000000ull,
+            .chap_secret = b->chap[0][0] ? b->chap[0] : NULL,
+            .chap_target_secret = b->chap[1][0] ? b->chap[1] : NULL,
             .engine_flags = (c->fixedbufs ? BLK_OPEN_FIXEDBUFS : 0u) |
                             (c->hipri ? BLK_OPEN_HIPRI : 0u) |
                             (c->sqthread_poll ? BLK_OPEN_SQPOLL : 0u),
@@ -896,8 +873,6 @@ static int start_result(struct block_cmd *b)
         }
         json_t *config = opt_to_json(b->groups);
 
-        if (config && b->cfg.target)
-                json_object_set_new(config, "target", redacted_targets(b->cfg.target));
         b->result = res_new("block", config);
         json_decref(config);
         b->points = json_array();
@@ -939,6 +914,41 @@ static int check_usage(struct block_cmd *b, char *err, size_t errlen)
         return 0;
 }
 
+/*
+ * The CHAP secrets come from files (never the command line, where every
+ * user can read them); a secret given in a URL still works, with a warning.
+ */
+static int read_secrets(struct block_cmd *b, char *err, size_t errlen)
+{
+        char **files[2] = {&b->cfg.chap_secret_file, &b->cfg.chap_target_secret_file};
+        const char *names[2] = {"chap-secret-file", "chap-target-secret-file"};
+        char clean[8192], *abs;
+        int rc;
+
+        for (unsigned i = 0; i < 2; i++) {
+                if (!*files[i])
+                        continue;
+                if (!b->cfg.target) {
+                        snprintf(err, errlen, "option --%s: needs --target URLs", names[i]);
+                        return -EINVAL;
+                }
+                rc = secret_read_file(names[i], *files[i], b->chap[i], sizeof(b->chap[i]), err,
+                                      errlen);
+                if (rc < 0)
+                        return rc;
+                /* job.ini records the path, so make it one that works from anywhere */
+                if ((abs = realpath(*files[i], NULL))) {
+                        free(*files[i]);
+                        *files[i] = abs;
+                }
+        }
+        if (b->cfg.target && secret_redact(b->cfg.target, clean, sizeof(clean)))
+                log_warn("--target: a CHAP secret in the URL can be read by every user of this "
+                         "host, and is not written into job.ini; give it with "
+                         "--chap-secret-file F (mutual: --chap-target-secret-file F)");
+        return 0;
+}
+
 static int parse(struct block_cmd *b, int argc, char **argv)
 {
         char err[512] = "", *pos[4];
@@ -953,7 +963,8 @@ static int parse(struct block_cmd *b, int argc, char **argv)
         }
         if ((b->cfg.metrics_listen &&
              metrics_check_listen(b->cfg.metrics_listen, NULL, err, sizeof(err)) < 0) ||
-            build_targets(b, err, sizeof(err)) < 0 || check_usage(b, err, sizeof(err)) < 0) {
+            build_targets(b, err, sizeof(err)) < 0 || check_usage(b, err, sizeof(err)) < 0 ||
+            read_secrets(b, err, sizeof(err)) < 0) {
                 log_error("%s", err);
                 return HCI_EXIT_USAGE;
         }
@@ -963,6 +974,7 @@ static int parse(struct block_cmd *b, int argc, char **argv)
 
 static void cleanup(struct block_cmd *b)
 {
+        memset(b->chap, 0, sizeof(b->chap));
         running = NULL;
         blk_run_close(b->run);
         prog_end(b->prog);

@@ -79,7 +79,9 @@ struct blk_open_args {
         const char *initiator;  /* iSCSI initiator IQN (NULL = engine default) */
         unsigned session;       /* index of this session/job on the target (for naming) */
         unsigned io_timeout_ms; /* engines with their own command timeout use it; 0: default */
-        unsigned flags;         /* BLK_OPEN_* */
+        /* iSCSI: CHAP secrets of the URL's user and of its ?target_user= (NULL: from the URL) */
+        const char *chap_secret, *chap_target_secret;
+        unsigned flags; /* BLK_OPEN_* */
         /*
          * Every buffer an I/O of this instance will point into, owned by the
          * core loop and valid until close(): an engine may register them.

@@ -1,7 +1,8 @@
 /*
  * engine_libiscsi.c - the iSCSI engine: one libiscsi session per instance,
  * driven asynchronously from our own poll() loop. open() logs in (CHAP and
- * mutual CHAP come from the URL), reads the LUN geometry with READ
+ * mutual CHAP from the URL, libiscsi's LIBISCSI_CHAP_* environment, or the
+ * secrets of blk_open_args, which win), reads the LUN geometry with READ
  * CAPACITY(16) and preallocates one slot per queue-depth entry plus a ring of
  * completions, so the I/O path allocates nothing of its own. queue() issues
  * READ16/WRITE16 straight from the core loop's buffer; the completion callback
@@ -455,10 +456,46 @@ static void lis_free(struct lis_eng *e)
         free(e);
 }
 
+/*
+ * The URL libiscsi parses: the caller's, with the secrets of blk_open_args
+ * (read from files) spliced in as libiscsi expects them, USER%SECRET@ and
+ * &target_password=. 0, or -EINVAL with e->err set.
+ */
+static int lis_full_url(struct lis_eng *e, const struct blk_open_args *a, char *out, size_t len)
+{
+        const char *auth = strstr(a->path, "://"), *at = auth ? strchr(auth + 3, '@') : NULL;
+        size_t n;
+
+        if (a->chap_secret && !at) {
+                lis_seterr(e, "a CHAP secret file needs the user in the URL: iscsi://USER@host/...",
+                           0);
+                return -EINVAL;
+        }
+        if (a->chap_target_secret && !strstr(a->path, "target_user=")) {
+                lis_seterr(e, "a target (mutual) CHAP secret file needs ?target_user=U in the URL",
+                           0);
+                return -EINVAL;
+        }
+        if (a->chap_secret)
+                n = (size_t)snprintf(out, len, "%.*s%%%s%s",
+                                     (int)(auth + 3 + strcspn(auth + 3, ":%@") - a->path), a->path,
+                                     a->chap_secret, at);
+        else
+                n = (size_t)snprintf(out, len, "%s", a->path);
+        if (a->chap_target_secret && n < len)
+                n += (size_t)snprintf(out + n, len - n, "%ctarget_password=%s",
+                                      strchr(out, '?') ? '&' : '?', a->chap_target_secret);
+        if (n >= len) {
+                lis_seterr(e, "iSCSI URL too long", 0);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static int lis_setup_context(struct lis_eng *e, const struct blk_open_args *a,
                              struct iscsi_url **url)
 {
-        char name[256];
+        char name[256], full[2048];
 
         if (a->initiator && a->initiator[0])
                 snprintf(name, sizeof(name), "%s", a->initiator);
@@ -478,13 +515,15 @@ static int lis_setup_context(struct lis_eng *e, const struct blk_open_args *a,
         iscsi_set_reconnect_max_retries(e->ctx, LIS_RECONNECT_RETRIES);
         /* After a reconnect libiscsi eats the target's UNIT ATTENTION, not our I/O. */
         iscsi_set_no_ua_on_reconnect(e->ctx, 1);
-        *url = iscsi_parse_full_url(e->ctx, a->path);
+        if (lis_full_url(e, a, full, sizeof(full)) < 0)
+                return -EINVAL;
+        *url = iscsi_parse_full_url(e->ctx, full);
         if (*url == NULL) {
                 lis_seterr(e, "bad iSCSI URL, want iscsi://[user%pass@]host[:port]/IQN/LUN", 1);
-                lis_redact_url_secrets(e->err, a->path);
-                return -EINVAL;
+                lis_redact_url_secrets(e->err, full);
         }
-        return 0;
+        memset(full, 0, sizeof(full));
+        return *url ? 0 : -EINVAL;
 }
 
 static int lis_open(const struct blk_open_args *a, void **inst, struct blk_geom *geom, char *err,

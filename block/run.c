@@ -527,6 +527,8 @@ static int open_worker(struct blk_run *r, struct worker *w, const struct blk_tar
             .initiator = r->o.initiator,
             .session = session,
             .io_timeout_ms = (unsigned)(r->o.io_timeout_ns / 1000000ull),
+            .chap_secret = r->o.chap_secret,
+            .chap_target_secret = r->o.chap_target_secret,
             .flags = r->o.engine_flags,
         };
         char eerr[512] = "";

@@ -48,6 +48,8 @@ struct blk_run_opts {
          * session failed: -ETIMEDOUT from blk_run_point.
          */
         uint64_t io_timeout_ns;
+        /* CHAP secrets for iSCSI targets (NULL: from the URL or libiscsi's environment) */
+        const char *chap_secret, *chap_target_secret;
         unsigned engine_flags; /* BLK_OPEN_* for every instance */
 };
 

@@ -2,10 +2,12 @@
  * log.c - one-line messages for people on stderr. Each message is built in
  * a stack buffer and leaves in a single write(), so lines from concurrent
  * threads never interleave mid-line, and nothing is buffered by stdio that
- * a crash or _exit() could lose. errno is preserved so a caller can log
+ * a crash or _exit() could lose. CHAP secrets in quoted URLs are dropped
+ * (core/secret.h). errno is preserved so a caller can log
  * and then still report the error it was handling.
  */
 #include "core/log.h"
+#include "core/secret.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -40,7 +42,7 @@ static void write_all(const char *buf, size_t len)
 
 static void log_line(const char *prefix, const char *fmt, va_list ap)
 {
-        char line[LOG_LINE_MAX];
+        char line[LOG_LINE_MAX], clean[LOG_LINE_MAX];
         size_t plen = strlen(prefix), len;
         int saved = errno, n;
 
@@ -55,7 +57,12 @@ static void log_line(const char *prefix, const char *fmt, va_list ap)
                 memcpy(line + len - 3, "...", 3);
         }
         line[len++] = '\n';
-        write_all(line, len);
+        line[len] = '\0';
+        /* a message may quote a URL the user gave: never its CHAP secret */
+        if (secret_redact(line, clean, sizeof(clean)))
+                write_all(clean, strlen(clean));
+        else
+                write_all(line, len);
         errno = saved;
 }
 

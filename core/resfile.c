@@ -11,6 +11,7 @@
 #include "core/resfile.h"
 #include "core/clock.h"
 #include "core/monitor.h"
+#include "core/secret.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,23 @@ json_t *res_as_written(const json_t *j)
         return o;
 }
 
+/* Every string of the config echo without CHAP secrets (core/secret.h), in place. */
+static void redact_config(json_t *config)
+{
+        const char *key;
+        json_t *v;
+
+        json_object_foreach(config, key, v)
+        {
+                const char *s = json_string_value(v);
+                char *clean = s ? malloc(strlen(s) + 1) : NULL;
+
+                if (clean && secret_redact(s, clean, strlen(s) + 1))
+                        json_string_set(v, clean);
+                free(clean);
+        }
+}
+
 json_t *res_new(const char *kind, json_t *config)
 {
         char now[32];
@@ -48,6 +66,7 @@ json_t *res_new(const char *kind, json_t *config)
         bad |= json_object_set_new(o, "hcisweep_version", json_string(HCISWEEP_VERSION));
         bad |= json_object_set_new(o, "kind", json_string(kind ? kind : ""));
         bad |= json_object_set_new(o, "started_at", json_string(now));
+        redact_config(config);
         bad |= json_object_set(o, "config", config ? config : json_null());
         bad |= json_object_set_new(o, "host", host_info_json());
         if (bad) {

@@ -16,7 +16,8 @@
 
 /*
  * The common top level of CLI.md: schema_version, hcisweep_version, kind,
- * started_at (ISO-8601 UTC), config (a reference is taken), host.
+ * started_at (ISO-8601 UTC), config (a reference is taken; its strings lose
+ * any CHAP secret in place, core/secret.h), host.
  * New reference, or NULL on ENOMEM.
  */
 json_t *res_new(const char *kind, json_t *config);
