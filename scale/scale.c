@@ -47,23 +47,27 @@
 #include "scale/live.h"
 #include "scale/scale.h"
 #include "lab/sql.h"
+#include "scale/search.h"
 #include "scale/cmd_scale.h"
 
 #define MAX_PCT 16
 
 /* The options of scale alone; the lab is described by labopts.h. */
 struct scale_cfg {
-        char *output_dir, *block_load;
-        struct u64_list vms;
-        long long repeat;
+        char *output_dir, *block_load, *vms_spec;
+        long long repeat, resolution;
         double latency_slo, lost_timeout;
         int keep_lab, dry_run;
 };
 
 #define O(f) offsetof(struct scale_cfg, f)
 static const struct opt_def scale_opts[] = {
-    {"vms", OPT_LIST, O(vms), "1,2,4", 1, LAB_MAX_VMS,
-     "VM counts of the plan, ascending: 1,2,4 or 4-32:4", NULL, 0},
+    {"vms", OPT_STR, O(vms_spec), "1,2,4", 0, 0,
+     "VM counts of the plan, ascending: 1,2,4 or 4-32:4; or auto[:MAX], a searching plan that "
+     "doubles the count until the gain collapses, then bisects (MAX: 64)",
+     NULL, 0},
+    {"resolution", OPT_INT, O(resolution), "1", 1, LAB_MAX_VMS,
+     "--vms auto: bisect until the tipping step's neighbours are this many VMs away", NULL, 0},
     {"repeat", OPT_INT, O(repeat), "1", 1, SCALE_MAX_REPEAT, "measured runs per step", NULL, 0},
     {"latency-slo", OPT_DOUBLE, O(latency_slo), "0", 0, 1e7,
      "stop when a step's p99 exceeds MS milliseconds (0: no limit)", NULL, 0},
@@ -96,6 +100,17 @@ static const char usage_text[] =
     "  that limited it. Exit codes: 0 done (steps may be degraded), 2 bad usage, plan\n"
     "  or inventory, 3 VMs could not be started or prepared, 130 interrupted.";
 
+/* The plan of --vms: a list of counts, or a search (search.h). */
+struct scale_plan {
+        struct u64_list vms; /* a list's counts */
+        int search;          /* auto[:MAX] */
+        struct search_cfg cfg;
+        unsigned nslots;                /* the most steps it may take */
+        unsigned max;                   /* the most VMs it may ask for */
+        unsigned order[PARSE_LIST_MAX]; /* a search's counts, in the order measured */
+        unsigned norder;
+};
+
 /* What the user asked for: the options as parsed and checked. */
 struct scale_conf {
         struct scale_cfg cfg;
@@ -107,6 +122,7 @@ struct scale_conf {
         double pcts[MAX_PCT];
         unsigned npct;
         double plan_s; /* seconds of measured and warm-up runs in the plan */
+        struct scale_plan plan;
 };
 
 /* The lab as the run uses it: the backend and what is known of each VM. */
@@ -178,22 +194,55 @@ static int exit_of(int rc)
 
 /* ---- options ---------------------------------------------------------- */
 
-static int check_plan(struct scale *s, char *err, size_t errlen)
+/* --vms: a list of counts, or auto[:MAX]. */
+static int parse_plan(const char *spec, unsigned resolution, struct scale_plan *p, char *err,
+                      size_t errlen)
 {
-        const struct u64_list *v = &s->conf.cfg.vms;
+        const struct u64_list *v = &p->vms;
+        char why[256];
+        uint64_t max = LAB_MAX_VMS;
 
-        for (unsigned i = 1; i < v->n; i++)
-                if (v->v[i] <= v->v[i - 1]) {
+        memset(p, 0, sizeof(*p));
+        if (!strncmp(spec, "auto", 4) && (!spec[4] || spec[4] == ':')) {
+                if (spec[4] && (parse_u64(spec + 5, &max, why, sizeof(why)) < 0 || max < 1 ||
+                                max > LAB_MAX_VMS)) {
+                        snprintf(err, errlen, "option --vms: auto:MAX wants MAX in 1..%d, not '%s'",
+                                 LAB_MAX_VMS, spec + 5);
+                        return -EINVAL;
+                }
+                p->search = 1;
+                p->cfg = (struct search_cfg){.max = (unsigned)max, .resolution = resolution};
+                p->nslots = search_max_steps(&p->cfg);
+                p->max = p->cfg.max;
+                return 0;
+        }
+        if (parse_u64_list(spec, 0, &p->vms, why, sizeof(why)) < 0) {
+                snprintf(err, errlen, "option --vms: %s", why);
+                return -EINVAL;
+        }
+        for (unsigned i = 0; i < v->n; i++)
+                if (v->v[i] < 1 || v->v[i] > LAB_MAX_VMS || (i && v->v[i] <= v->v[i - 1])) {
                         snprintf(err, errlen,
-                                 "option --vms: the plan must ascend (%llu after %llu)",
-                                 (unsigned long long)v->v[i], (unsigned long long)v->v[i - 1]);
+                                 i && v->v[i] <= v->v[i - 1]
+                                     ? "option --vms: the plan must ascend (%llu after %llu)"
+                                     : "option --vms: %llu VMs is not in 1..64",
+                                 (unsigned long long)v->v[i],
+                                 (unsigned long long)(i ? v->v[i - 1] : 0));
                         return -EINVAL;
                 }
         if (!v->n) {
                 snprintf(err, errlen, "option --vms: empty plan");
                 return -EINVAL;
         }
+        p->nslots = v->n;
+        p->max = (unsigned)v->v[v->n - 1];
         return 0;
+}
+
+static int check_plan(struct scale *s, char *err, size_t errlen)
+{
+        return parse_plan(s->conf.cfg.vms_spec, (unsigned)s->conf.cfg.resolution, &s->conf.plan,
+                          err, errlen);
 }
 
 /* The lab's LUNs take the block load; a backend without storage has none. */
@@ -897,6 +946,18 @@ static void print_not_met(const struct scale *s)
                 printf(" VMs; those steps' TPS is less certain than asked for\n");
 }
 
+/* --vms auto: what was searched, and the order the counts were measured in. */
+static json_t *search_json(const struct scale_plan *p)
+{
+        json_t *order = json_array();
+
+        for (unsigned i = 0; order && i < p->norder; i++)
+                json_array_append_new(order, json_integer(p->order[i]));
+        return json_pack("{s:i,s:i,s:i,s:o}", "max", (int)p->max, "resolution",
+                         (int)p->cfg.resolution, "max_steps", (int)p->nslots, "order",
+                         order ? order : json_null());
+}
+
 static json_t *not_met_json(const struct scale *s)
 {
         json_t *a = json_array();
@@ -992,6 +1053,8 @@ static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const c
         bad |= json_object_set(top, "tipping_point", tip);
         if (s->nsteps && s->steps[0].have_steady)
                 bad |= json_object_set_new(top, "ci_not_met", not_met_json(s));
+        if (s->conf.plan.search)
+                bad |= json_object_set_new(top, "search", search_json(&s->conf.plan));
         if (bad) {
                 json_decref(top);
                 return NULL;
@@ -1050,30 +1113,38 @@ out:
 
 /* ---- the plan ------------------------------------------------------------------ */
 
+/* A step of vms VMs, its histograms allocated. */
+static int step_init(struct scale *s, struct scale_step *st, unsigned vms)
+{
+        st->vms = vms;
+        if (!(st->lat = hist_new()))
+                return -ENOMEM;
+        for (unsigned v = 1; v <= st->vms; v++)
+                if (!(st->vm[v].lat = hist_new()))
+                        return -ENOMEM;
+        for (unsigned d = 0; s->conf.load.on && d < 2; d++)
+                if (!(st->load.lat[d] = hist_new()))
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Room for every step the plan may take; a list's steps are set up now, a search's as it goes. */
 static int alloc_steps(struct scale *s)
 {
-        s->steps = calloc(s->conf.cfg.vms.n, sizeof(*s->steps));
+        const struct scale_plan *p = &s->conf.plan;
+
+        s->steps = calloc(p->nslots, sizeof(*s->steps));
         if (!s->steps)
                 return -ENOMEM;
-        for (unsigned i = 0; i < s->conf.cfg.vms.n; i++) {
-                struct scale_step *st = &s->steps[i];
-
-                st->vms = (unsigned)s->conf.cfg.vms.v[i];
-                if (!(st->lat = hist_new()))
+        for (unsigned i = 0; !p->search && i < p->vms.n; i++)
+                if (step_init(s, &s->steps[i], (unsigned)p->vms.v[i]) < 0)
                         return -ENOMEM;
-                for (unsigned v = 1; v <= st->vms; v++)
-                        if (!(st->vm[v].lat = hist_new()))
-                                return -ENOMEM;
-                for (unsigned d = 0; s->conf.load.on && d < 2; d++)
-                        if (!(st->load.lat[d] = hist_new()))
-                                return -ENOMEM;
-        }
         return 0;
 }
 
 static void free_steps(struct scale *s)
 {
-        for (unsigned i = 0; s->steps && i < s->conf.cfg.vms.n; i++) {
+        for (unsigned i = 0; s->steps && i < s->conf.plan.nslots; i++) {
                 hist_free(s->steps[i].lat);
                 for (unsigned v = 1; v <= LAB_MAX_VMS; v++)
                         hist_free(s->steps[i].vm[v].lat);
@@ -1086,35 +1157,122 @@ static void free_steps(struct scale *s)
 
 static int check_backend(struct scale *s, char *err, size_t errlen)
 {
-        unsigned want = (unsigned)s->conf.cfg.vms.v[s->conf.cfg.vms.n - 1], have;
+        struct scale_plan *p = &s->conf.plan;
+        unsigned have;
 
         if (s->lab.ops->can_start) /* it makes as many VMs as the plan asks */
                 return 0;
         have = s->lab.ops->count(s->lab.b);
-        if (have < want) {
+        if (p->search && !strcmp(s->conf.cfg.vms_spec, "auto") && have < p->max) {
+                /* plain auto searches what the inventory has */
+                p->cfg.max = p->max = have ? have : 1;
+                p->nslots = search_max_steps(&p->cfg);
+                s->max_runs = p->nslots * (unsigned)s->conf.cfg.repeat;
+        }
+        if (have < p->max) {
                 snprintf(err, errlen,
-                         "option --vms: the plan goes to %u VMs, the inventory lists %u", want,
+                         "option --vms: the plan goes to %u VMs, the inventory lists %u", p->max,
                          have);
                 return -EINVAL;
         }
         return 0;
 }
 
-static int run_plan(struct scale *s, char *err, size_t errlen)
+static void print_step_row(struct scale *s, const struct scale_step *st)
+{
+        prog_clear(s->prog);
+        scale_print_step(st, (unsigned)s->conf.cfg.repeat, &s->conf.load);
+}
+
+static int run_list(struct scale *s, char *err, size_t errlen)
 {
         int rc = 0;
 
-        scale_print_header((unsigned)s->conf.cfg.repeat, s->conf.load.on);
-        for (unsigned k = 0; k < s->conf.cfg.vms.n && !interrupted; k++) {
+        for (unsigned k = 0; k < s->conf.plan.vms.n && !interrupted; k++) {
                 rc = run_step(s, &s->steps[k], err, errlen);
                 s->nsteps = k + 1;
-                prog_clear(s->prog);
-                scale_print_step(&s->steps[k], (unsigned)s->conf.cfg.repeat, &s->conf.load);
+                print_step_row(s, &s->steps[k]);
                 save_progress(s);
                 if (rc < 0 || should_stop(s, k))
                         break;
         }
         return rc;
+}
+
+static int by_vms(const void *a, const void *b)
+{
+        unsigned x = ((const struct scale_step *)a)->vms, y = ((const struct scale_step *)b)->vms;
+
+        return x < y ? -1 : x > y;
+}
+
+/* The search's next count, from the valid steps as the tipping point reads
+ * them (tip_json.h); 0 when the search is over or would measure a count again. */
+static int next_count(struct scale *s, unsigned *vms, char *err, size_t errlen)
+{
+        struct res_tip_step *sv = NULL;
+        json_t *raw = steps_json(s), *steps = raw ? res_as_written(raw) : NULL;
+        struct res_tip t;
+        unsigned n = 0;
+        int rc = steps ? res_tip_of_steps(steps, &sv, &n, &t) : -ENOMEM;
+
+        json_decref(raw);
+        json_decref(steps);
+        *vms = 0;
+        if (rc < 0) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        *vms = search_next(&s->conf.plan.cfg, sv, n);
+        free(sv);
+        for (unsigned i = 0; *vms && i < s->nsteps; i++)
+                if (s->steps[i].vms == *vms) /* a degraded step is not measured again */
+                        *vms = 0;
+        return 0;
+}
+
+/* --vms auto: the next count from the search, until it is over; the steps kept in VM order. */
+static int run_search(struct scale *s, char *err, size_t errlen)
+{
+        struct scale_plan *p = &s->conf.plan;
+        unsigned vms;
+        int rc = 0;
+
+        while (!interrupted && s->nsteps < p->nslots) {
+                if ((rc = next_count(s, &vms, err, errlen)) < 0)
+                        return rc;
+                if (!vms)
+                        break;
+                struct scale_step *st = &s->steps[s->nsteps];
+
+                if (step_init(s, st, vms) < 0) {
+                        snprintf(err, errlen, "out of memory");
+                        return -ENOMEM;
+                }
+                p->order[p->norder++] = vms;
+                rc = run_step(s, st, err, errlen);
+                s->nsteps++;
+                print_step_row(s, st);
+                qsort(s->steps, s->nsteps, sizeof(*s->steps), by_vms);
+                save_progress(s);
+                if (rc < 0)
+                        break;
+        }
+        /* The table once more, in VM order, as any plan lists its steps. */
+        printf("steps in VM order (measured in the order %u", p->order[0]);
+        for (unsigned i = 1; i < p->norder; i++)
+                printf(", %u", p->order[i]);
+        printf("):\n");
+        scale_print_header((unsigned)s->conf.cfg.repeat, s->conf.load.on);
+        for (unsigned i = 0; i < s->nsteps; i++)
+                print_step_row(s, &s->steps[i]);
+        return rc;
+}
+
+static int run_plan(struct scale *s, char *err, size_t errlen)
+{
+        scale_print_header((unsigned)s->conf.cfg.repeat, s->conf.load.on);
+        return s->conf.plan.search ? run_search(s, err, errlen) : run_list(s, err, errlen);
 }
 
 static void teardown(struct scale *s)
@@ -1173,6 +1331,9 @@ static int run_all(struct scale *s)
         if (t.found)
                 printf("tipping point: %g VMs, limited by %s: %s\n", t.load,
                        res_tip_limit_name(t.limited_by), t.reason);
+        else if (s->conf.plan.search && !t.undecided)
+                printf("tipping point: none within %u VMs, limited by none: %s\n", s->conf.plan.max,
+                       t.reason);
         else
                 printf("tipping point: %s, limited by none: %s\n",
                        t.undecided ? "undecided" : "none", t.reason);
@@ -1202,13 +1363,21 @@ out:
 /* What the plan will do and how long it may take at worst (--dry-run, and before step one). */
 static void print_plan(const struct scale *s, const struct oltp_engine_cfg *ec)
 {
-        const struct u64_list *v = &s->conf.cfg.vms;
+        const struct scale_plan *p = &s->conf.plan;
         char one[32], all[32];
 
         printf("plan:");
-        for (unsigned i = 0; i < v->n; i++)
-                printf("%s%llu", i ? ", " : " ", (unsigned long long)v->v[i]);
-        printf(" VMs, %lld run(s) per step\n", s->conf.cfg.repeat);
+        for (unsigned i = 0; i < p->vms.n; i++)
+                printf("%s%llu", i ? ", " : " ", (unsigned long long)p->vms.v[i]);
+        if (p->search)
+                printf(
+                    " search up to %u VMs: doubling 1, 2, 4... until the tipping-point rule sees "
+                    "the gain collapse, then bisecting until the tipping step's neighbours are "
+                    "%u VM(s) away; at most %u steps,",
+                    p->max, p->cfg.resolution, p->nslots);
+        else
+                printf(" VMs,");
+        printf(" %lld run(s) per step\n", s->conf.cfg.repeat);
         if (ec->target_ci_pct > 0)
                 printf(
                     "each run: warm-up until throughput is steady (at most %g s), measured until "
@@ -1240,6 +1409,11 @@ int cmd_scale_check_option(const char *name, const char *val, char *err, size_t 
         rc = opt_defaults(g, err, errlen);
         if (!rc)
                 rc = opt_set(g, name, val, err, errlen);
+        if (!rc && !strcmp(name, "vms")) {
+                struct scale_plan p;
+
+                rc = parse_plan(cfg->vms_spec, 1, &p, err, errlen);
+        }
         if (!rc && cfg->block_load)
                 rc = scale_load_parse(cfg->block_load, &sp, err, errlen);
         opt_free(g);
@@ -1276,7 +1450,7 @@ int cmd_scale(int argc, char **argv)
         }
         oltp_cli_cfg(s->conf.oc, s->lab.dsn, 1, 1, &ec, &pc);
         s->run_max_s = oltp_engine_max_s(&ec);
-        s->max_runs = s->conf.cfg.vms.n * (unsigned)s->conf.cfg.repeat;
+        s->max_runs = s->conf.plan.nslots * (unsigned)s->conf.cfg.repeat;
         s->conf.plan_s = s->max_runs * s->run_max_s;
         print_plan(s, &ec);
         if (s->conf.cfg.dry_run) {
