@@ -48,6 +48,7 @@ struct blk_cfg {
         int fixedbufs, hipri, sqthread_poll;
         uint64_t size, offset;
         int direct, verify, precondition, force, quiet, output_format;
+        double target_ci;
 };
 
 static const char *const rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
@@ -86,6 +87,10 @@ static const struct opt_def block_opts[] = {
     {"numjobs", OPT_INT, O(numjobs), "1", 1, 256, "jobs (threads) per target", NULL, 0},
     {"sessions", OPT_INT, O(sessions), "1", 1, 64, "iSCSI sessions per LUN (per job)", NULL, 0},
     {"runtime", OPT_INT, O(runtime), "10", 1, 86400, "measured seconds per sweep point", NULL, 0},
+    {"target-ci", OPT_DOUBLE, O(target_ci), "0", 0, 100,
+     "end each point's ramp once IOPS is steady and the point once its mean's 95% CI is within "
+     "PCT percent (--ramp-time and --runtime are then the longest; 0: fixed lengths)",
+     NULL, 0},
     {"ramp-time", OPT_INT, O(ramp_time), "0", 0, 86400,
      "seconds run before measuring each point (never counted)", NULL, 0},
     {"size", OPT_SIZE, O(size), "0", 0, 0,
@@ -573,6 +578,8 @@ static json_t *point_json(struct block_cmd *b, const struct blk_point_spec *p,
         if (p->rw == BLK_RW_RANDRW)
                 json_object_set_new(j, "rwmixread", json_integer(p->rwmixread));
         json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
+        if (r->have_steady)
+                json_object_set_new(j, "steady", steady_to_json(&r->steady));
         for (unsigned i = 0; i < r->ntargets && r->ntargets > 1; i++) {
                 json_t *t = target_json(&b->cfg, &r->t[i], r->runtime_s, p->verify);
                 json_object_set_new(t, "target", json_string(b->t[i].label));
@@ -771,6 +778,12 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
                 print_row(b, p, "all", &r.all, r.runtime_s, cpu);
                 for (unsigned i = 0; i < r.ntargets && r.ntargets > 1; i++)
                         print_row(b, p, b->t[i].label, &r.t[i], r.runtime_s, -1);
+                if (r.have_steady && !b->cfg.quiet) {
+                        char st[256];
+
+                        steady_describe(&r.steady, st, sizeof(st));
+                        printf("steady: %s\n", st);
+                }
                 if (p->verify && !b->cfg.quiet)
                         printf("verify: %llu blocks checked, %llu mismatches\n",
                                (unsigned long long)r.all.vfy_checked,
@@ -789,8 +802,9 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
                 if (r.all.failed)
                         log_error("%s", b->why[0] ? b->why : r.all.error);
         }
+        b->done_s += r.have_steady ? r.steady.warmup_s + r.runtime_s
+                                   : (double)(p->ramp_ns + p->run_ns) / 1e9;
         blk_point_result_free(&r);
-        b->done_s += (p->ramp_ns + p->run_ns) / 1e9;
         return rc;
 }
 
@@ -822,6 +836,7 @@ static int sweep(struct block_cmd *b, int *mismatch, int *interrupted)
                                     .batch_submit = (unsigned)c->batch_submit,
                                     .batch_complete_min = (unsigned)c->batch_complete_min,
                                     .batch_complete_max = (unsigned)c->batch_complete_max,
+                                    .target_ci_pct = c->target_ci,
                                 };
                                 if ((rc = run_point(b, &p)) < 0)
                                         return rc;

@@ -20,7 +20,7 @@
 #include "core/clock.h"
 #include "core/counters.h"
 
-enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN };
+enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN, C_DONE /* every I/O of a point, ramp too */ };
 
 #define WPAT_WINDOWS       16
 #define DRAIN_GRACE_NS     5000000000ull /* past --io-timeout before in-flight I/Os count as lost */
@@ -234,6 +234,8 @@ static void complete(struct worker *w, struct blk_io *io, uint64_t now, uint64_t
             (w->mode == WM_POINT && w->p->verify &&
              (w->p->rw == BLK_RW_READ || w->p->rw == BLK_RW_RANDREAD) && d == BLK_READ))
                 check_read(w, io);
+        if (w->mode == WM_POINT)
+                ctr_add(&w->ctr, C_DONE, 1);
         if (w->mode != WM_POINT || now < from || now > until)
                 return;
         hist_record(w->hist[d], now - io->t_start);
@@ -857,9 +859,70 @@ static int ensure_bitmaps(struct blk_run *r)
         return 0;
 }
 
+/* --target-ci: the steady-state rule, fed one IOPS sample every STEADY_SAMPLE_S. */
+struct point_steady {
+        struct steady *st;
+        uint64_t next, prev, done;
+};
+
+static int steady_open(struct point_steady *b, const struct blk_point_spec *p, uint64_t t0)
+{
+        double run = (double)p->run_ns / 1e9, ramp = (double)p->ramp_ns / 1e9;
+        struct steady_cfg c = {.target_ci_pct = p->target_ci_pct,
+                               .sample_s = STEADY_SAMPLE_S,
+                               .warmup_max_s = ramp > 0 ? ramp : run / 2,
+                               .measure_max_s = run};
+
+        memset(b, 0, sizeof(*b));
+        if (p->target_ci_pct <= 0)
+                return 0;
+        b->prev = t0;
+        b->next = t0 + (uint64_t)(STEADY_SAMPLE_S * 1e9);
+        return (b->st = steady_new(&c)) ? 0 : -ENOMEM;
+}
+
+/* Wait for the next sample (or the end of the point) and hand it to the rule. */
+static enum steady_phase steady_sample(struct blk_run *r, struct point_steady *b)
+{
+        uint64_t now, done;
+
+        wait_until(r, b->next);
+        now = clk_now_ns();
+        done = sum_ctr(r, C_DONE);
+        steady_add(b->st, (double)(done - b->done) * 1e9 / (double)(now - b->prev));
+        b->done = done;
+        b->prev = now;
+        b->next = now + (uint64_t)(STEADY_SAMPLE_S * 1e9);
+        return steady_phase(b->st);
+}
+
+/* The ramp: fixed, or until the rule ends the warm-up. */
+static void ramp(struct blk_run *r, const struct blk_point_spec *p, struct point_steady *b,
+                 uint64_t t0)
+{
+        if (b->st) {
+                while (!should_end(r) && steady_sample(r, b) == STEADY_WARMUP)
+                        ;
+                atomic_store(&r->measure_from, clk_now_ns());
+        } else if (p->ramp_ns) {
+                wait_until(r, t0 + p->ramp_ns);
+                atomic_store(&r->measure_from, clk_now_ns());
+        }
+}
+
+/* Until t, taking the rule's samples on the way; the time the rule ended the point, or 0. */
+static uint64_t steady_until(struct blk_run *r, struct point_steady *b, uint64_t t)
+{
+        while (b->st && b->next < t && !should_end(r))
+                if (steady_sample(r, b) == STEADY_DONE)
+                        return b->prev;
+        return 0;
+}
+
 int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_point_result *res,
                   blk_progress_fn prog, void *user)
 {
+        struct point_steady sb;
         uint64_t last[5] = {0}, t0, next, end;
         double u0, s0;
         int rc, writes = p->rw != BLK_RW_READ && p->rw != BLK_RW_RANDREAD;
@@ -877,22 +940,27 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
                 }
         }
         t0 = clk_now_ns();
-        atomic_store(&r->measure_from, p->ramp_ns ? UINT64_MAX : t0);
-        atomic_store(&r->measure_until, UINT64_MAX);
-        if ((rc = start_workers(r)) < 0)
+        if ((rc = steady_open(&sb, p, t0)) < 0)
                 return rc;
-        if (p->ramp_ns) {
-                wait_until(r, t0 + p->ramp_ns);
-                atomic_store(&r->measure_from, clk_now_ns());
+        atomic_store(&r->measure_from, p->ramp_ns || sb.st ? UINT64_MAX : t0);
+        atomic_store(&r->measure_until, UINT64_MAX);
+        if ((rc = start_workers(r)) < 0) {
+                steady_free(sb.st);
+                return rc;
         }
+        ramp(r, p, &sb, t0);
         res->t_start_ns = atomic_load(&r->measure_from);
         u0 = cpu_seconds(1);
         s0 = cpu_seconds(0);
         end = res->t_start_ns + p->run_ns;
         for (next = res->t_start_ns; !should_end(r) && next < end;) {
+                uint64_t met;
+
                 next += (uint64_t)p->interval_ms * 1000000ull;
                 if (next > end)
                         next = end;
+                if ((met = steady_until(r, &sb, next)) != 0)
+                        end = next = met; /* the last interval ends with the point */
                 wait_until(r, next);
                 take_interval(r, res, last, clk_now_ns());
                 if (prog)
@@ -906,6 +974,11 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
         join_workers(r);
         res->runtime_s = (res->t_end_ns - res->t_start_ns) / 1e9;
         res->interrupted = atomic_load(&r->interrupted);
+        if (sb.st) {
+                steady_result(sb.st, &res->steady);
+                res->have_steady = 1;
+                steady_free(sb.st);
+        }
         return collect(r, res);
 }
 

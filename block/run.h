@@ -17,6 +17,7 @@
 #include "block/engine.h"
 #include "block/verify.h"
 #include "core/hist.h"
+#include "core/steady.h"
 
 enum blk_rw { BLK_RW_RANDREAD, BLK_RW_RANDWRITE, BLK_RW_RANDRW, BLK_RW_READ, BLK_RW_WRITE };
 
@@ -70,6 +71,12 @@ struct blk_point_spec {
          * completions at a time (0: 1 / iodepth).
          */
         unsigned batch_submit, batch_complete_min, batch_complete_max;
+        /*
+         * > 0: the point's ramp and measured time by core/steady.h's rule on
+         * IOPS sampled from the start; ramp_ns and run_ns are then the
+         * longest each may take (ramp_ns 0: half of run_ns).
+         */
+        double target_ci_pct;
 };
 
 /* Counts for one direction. */
@@ -116,6 +123,8 @@ struct blk_point_result {
         double cpu_user_s, cpu_sys_s;  /* this process during the measured part */
         uint64_t t_start_ns, t_end_ns; /* measured window (clk_now_ns) */
         int interrupted;
+        int have_steady; /* target_ci_pct was set */
+        struct steady_res steady;
 };
 
 struct blk_run;
