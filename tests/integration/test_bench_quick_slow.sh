@@ -47,4 +47,11 @@ grep -Eq "^summary: cpu_per_txn_ratio=$NUM tps_ratio=$NUM\$" <<<"$OUT" ||
 [ "$(grep -c '^| float | oltp_[a-z_]* | 8 | 1 | \(sysbench\|hcisweep\) |' <<<"$OUT")" -eq 4 ] ||
         fail "expected 4 float runs (2 workloads x 2 clients)"
 no_leftovers "bind-address=$(test_addr 1) " oltp_vs_sysbench
+ADDR3=$(test_addr 2)
+expect_rc 0 "$SRC/bench/scale_time_to_answer" --quick --hcisweep "$HCISWEEP" \
+        --addr-base "${ADDR3%.*}" --base-port "$(test_port 2)" --target-port "$(test_port 5)"
+grep -Eq "^summary: time_ratio=$NUM same_answer=$NUM\$" <<<"$OUT" ||
+        fail "scale_time_to_answer printed no numeric summary: $(tail -5 <<<"$OUT")"
+grep -Eq '^\| 1 \| (fixed|search) \| [0-9.]+ \| [0-9]+ \| ' <<<"$OUT" || fail "no run rows: $OUT"
+no_leftovers "hcisweep-scale_time_to_answer" scale_time_to_answer
 pass "quick peer benchmarks print their summaries and stop their servers"
