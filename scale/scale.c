@@ -225,7 +225,8 @@ static int parse_plan(const char *spec, unsigned resolution, struct scale_plan *
                         snprintf(err, errlen,
                                  i && v->v[i] <= v->v[i - 1]
                                      ? "option --vms: the plan must ascend (%llu after %llu)"
-                                     : "option --vms: %llu VMs is not in 1..64",
+                                 : v->v[i] < 1 ? "option --vms: %llu is below the minimum 1"
+                                               : "option --vms: %llu is above the maximum 64",
                                  (unsigned long long)v->v[i],
                                  (unsigned long long)(i ? v->v[i - 1] : 0));
                         return -EINVAL;
