@@ -106,7 +106,7 @@ unsigned search_next(const struct search_cfg *c, const struct res_tip_step *s, u
 /* TPS that grows by 100 per VM up to stop VMs, then stays flat. */
 static unsigned steps_against(const struct search_cfg *c, unsigned stop)
 {
-        struct res_tip_step s[SEARCH_MAX_STEPS];
+        struct res_tip_step s[SEARCH_MAX_STEPS] = {{0}};
         unsigned n = 0, vms;
 
         while (n < SEARCH_MAX_STEPS && (vms = search_next(c, s, n)) != 0) {
