@@ -17,7 +17,7 @@ kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -
 on_exit kill_listed
 on_exit "$HCISWEEP" lab down "${common[@]}"
 
-expect_rc 0 "$HCISWEEP" scale --vms auto:4 --target-ci 5 --vm-memory 256M --lun-size 16M \
+expect_rc 0 "$HCISWEEP" scale --vms auto:4 --target-ci 5 --vm-memory 256M --lun-size 256M \
         "${common[@]}" --tables 2 --table-size 500 --threads 2 --warmup-time 10 --time 11 \
         --output-dir "$T/runs"
 RUN=$OUT
