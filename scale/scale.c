@@ -688,6 +688,7 @@ static void summarise(struct scale_step *st)
                 a->disk_iops += w * p->rates.disk_iops;
                 a->disk_lat_ms += w * p->rates.disk_lat_ms;
                 a->tgt_cpu_pct += w * p->rates.tgt_cpu_pct;
+                a->self_cpu_pct += w * p->rates.self_cpu_pct;
                 a->tgt_io_bytes_s += w * p->rates.tgt_io_bytes_s;
                 a->tgt_disk_bytes_s += w * p->rates.tgt_disk_bytes_s;
                 a->tgt_user_pct += w * p->rates.tgt_user_pct;
@@ -719,7 +720,7 @@ static void summarise(struct scale_step *st)
                     &a->disk_util_pct, &a->disk_bytes_s,   &a->disk_iops,        &a->disk_lat_ms,
                     &a->tgt_cpu_pct,   &a->tgt_io_bytes_s, &a->tgt_disk_bytes_s, &a->tgt_user_pct,
                     &a->tgt_sys_pct,   &a->tgt_host_pct,   &a->host.iops,        &a->host.bytes_s,
-                    &a->host.lat_ms,   &a->host.util_pct};
+                    &a->host.lat_ms,   &a->host.util_pct,  &a->self_cpu_pct};
 
                 for (unsigned k = 0; k < sizeof(f) / sizeof(f[0]); k++)
                         *f[k] /= wsum;
@@ -1118,6 +1119,7 @@ out:
 static int step_init(struct scale *s, struct scale_step *st, unsigned vms)
 {
         st->vms = vms;
+        st->vm_cpus = s->conf.spec.vm_cpus;
         if (!(st->lat = hist_new()))
                 return -ENOMEM;
         for (unsigned v = 1; v <= st->vms; v++)

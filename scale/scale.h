@@ -37,6 +37,7 @@ struct scale_snap {
         int have_tgt;
         uint64_t tgt_rchar, tgt_wchar, tgt_read_bytes, tgt_write_bytes;
         int64_t tgt_cpu_ns;
+        int64_t self_cpu_ns; /* hcisweep itself: the load generator */
         uint64_t swap_pages;
         int64_t vm_cpu_ns[LAB_MAX_VMS + 1];
         uint64_t vm_majflt[LAB_MAX_VMS + 1], vm_failcnt[LAB_MAX_VMS + 1];
@@ -63,6 +64,7 @@ struct scale_rates {
         char vd_dev[LAB_MAX_VMS + 1][32];       /* its device ("loop3"), "" none */
         struct scale_drate host;                /* the host disk holding the lab directory */
         double ini_cpu_pct[LAB_MAX_VMS + 1];    /* VM i's initiator (in vm_cpu_pct too); -1 */
+        double self_cpu_pct; /* the load generator, % of one CPU; -1 when unknown */
         uint64_t swap_pages;
         double vm_cpu_pct[LAB_MAX_VMS + 1];  /* -1 when unknown */
         uint64_t majflt, failcnt, oom_kills; /* all VMs */
@@ -115,6 +117,7 @@ struct scale_vm {
 /* One VM count of the plan, all its repeats. */
 struct scale_step {
         unsigned vms;
+        double vm_cpus; /* each VM's CPU quota in CPUs (0: none) */
         unsigned nrep;
         struct scale_rep rep[SCALE_MAX_REPEAT];
         struct scale_vm vm[LAB_MAX_VMS + 1]; /* 1-based, summed over repeats */
@@ -136,6 +139,13 @@ struct scale_step {
 enum scale_state { SCALE_OK, SCALE_DEGRADED, SCALE_PARTIAL, SCALE_FAILED };
 
 const char *scale_state_name(int state);
+/*
+ * Host CPU by owner in % of the host (all CPUs): own[0] the VMs, [1] the
+ * storage service, [2] the load generator (hcisweep), [3] the rest of the
+ * busy time; -1 when not measured. *quota_pct: the VMs' mean CPU in % of
+ * their quota (-1 without a quota).
+ */
+void scale_cpu_owners(const struct scale_step *s, double own[4], double *quota_pct);
 double scale_cpu_busy(const struct mon_cpu *c);
 
 /* scale_out.c */

@@ -8,6 +8,7 @@
  * the storage side's iops: the storage served them next to the databases.
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "scale/scale.h"
 
@@ -22,6 +23,28 @@ const char *scale_state_name(int state)
 double scale_cpu_busy(const struct mon_cpu *c)
 {
         return c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
+}
+
+void scale_cpu_owners(const struct scale_step *s, double own[4], double *quota_pct)
+{
+        double ncpu = (double)sysconf(_SC_NPROCESSORS_ONLN), vms = 0,
+               busy = scale_cpu_busy(&s->cpu);
+        unsigned known = 0;
+
+        if (ncpu < 1)
+                ncpu = 1;
+        for (unsigned i = 1; i <= s->vms; i++)
+                if (s->rates.vm_cpu_pct[i] >= 0)
+                        vms += s->rates.vm_cpu_pct[i], known++;
+        own[0] = known ? vms / ncpu : -1;
+        own[1] = s->rates.tgt_cpu_pct >= 0 ? s->rates.tgt_cpu_pct / ncpu : -1;
+        own[2] = s->rates.self_cpu_pct >= 0 ? s->rates.self_cpu_pct / ncpu : -1;
+        own[3] = busy;
+        for (unsigned k = 0; k < 3; k++)
+                own[3] -= own[k] > 0 ? own[k] : 0;
+        if (own[3] < 0)
+                own[3] = 0;
+        *quota_pct = known && s->vm_cpus > 0 ? vms / known / s->vm_cpus : -1;
 }
 
 /* The storage side's MB/s: with the VMs' disks on its LUNs everything goes
@@ -39,8 +62,8 @@ static double storage_mb_s(const struct scale_rates *r)
 
 void scale_print_header(unsigned repeat, int load)
 {
-        printf("%5s %10s %9s %8s %8s %9s %7s %10s", "vms", "TPS", "TPS/VM", "mean ms", "p99 ms",
-               "host CPU%", "steal%", "stor MB/s");
+        printf("%5s %10s %9s %8s %8s %9s %7s %10s %22s", "vms", "TPS", "TPS/VM", "mean ms",
+               "p99 ms", "host CPU%", "steal%", "stor MB/s", "CPU% vms/stor/drv/oth");
         if (load)
                 printf(" %10s", "blk IOPS");
         printf("  %s%s\n", "state", repeat > 1 ? "  TPS min..max" : "");
@@ -54,6 +77,14 @@ void scale_print_step(const struct scale_step *s, unsigned repeat,
                s->vms ? s->tps / s->vms : 0, hist_mean(s->lat) / 1e6,
                (double)hist_percentile(s->lat, 99) / 1e6, scale_cpu_busy(&s->cpu), s->cpu.steal,
                storage_mb_s(&s->rates));
+        {
+                double own[4], q;
+                char b[64];
+
+                scale_cpu_owners(s, own, &q);
+                snprintf(b, sizeof(b), "%.0f/%.0f/%.0f/%.0f", own[0], own[1], own[2], own[3]);
+                printf(" %22s", b);
+        }
         if (load->on)
                 printf(" %10.1f", scale_load_iops(&s->load));
         printf("  %-8s", scale_state_name(s->state));
@@ -269,9 +300,18 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
             s->vms ? s->tps / s->vms : 0.0, "lat_ns", hist_lat_json(s->lat, pcts, npct), "hist",
             hist_to_json(s->lat), "host_cpu", cpu_json(&s->cpu), "storage",
             storage_json(&s->rates, load_iops, s->vms), "memory", memory_json(&s->rates));
+        double own[4], quota;
 
         if (!o)
                 return NULL;
+        scale_cpu_owners(s, own, &quota);
+        json_object_set_new(o, "cpu_by_owner",
+                            json_pack("{s:o,s:o,s:o,s:f}", "vms", num_or_null(own[0]), "storage",
+                                      num_or_null(own[1]), "driver", num_or_null(own[2]), "other",
+                                      own[3]));
+        json_object_set_new(
+            o, "vm_quota",
+            json_pack("{s:f,s:o}", "cpus", s->vm_cpus, "used_pct", num_or_null(quota)));
         if (s->error[0])
                 json_object_set_new(o, "error", json_string(s->error));
         if (s->consoles)

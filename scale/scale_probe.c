@@ -257,6 +257,7 @@ void scale_probe_take(const struct scale_probe *p, struct scale_snap *s)
         s->t_ns = clk_now_ns();
         read_disk(p, s);
         read_tgt(p, s);
+        s->self_cpu_ns = read_pid_stat(getpid(), NULL);
         s->swap_pages = vmstat_swap();
         for (unsigned i = 1; i <= p->n; i++)
                 read_vm(&p->vm[i], i, s);
@@ -351,6 +352,9 @@ void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
         r->seconds = secs;
         disk_rates(p, a, b, secs, r);
         tgt_rates(a, b, secs, r);
+        r->self_cpu_pct = -1;
+        if (a->self_cpu_ns >= 0 && b->self_cpu_ns >= a->self_cpu_ns)
+                r->self_cpu_pct = (double)(b->self_cpu_ns - a->self_cpu_ns) / (secs * 1e7);
         r->swap_pages = up(b->swap_pages, a->swap_pages);
         for (unsigned i = 1; i <= LAB_MAX_VMS; i++) {
                 r->vm_cpu_pct[i] = r->ini_cpu_pct[i] = -1;

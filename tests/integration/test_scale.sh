@@ -62,6 +62,10 @@ jq -e '.tipping_point | has("vms") and (.limited_by | IN("cpu","storage","vm-cpu
         and (.reason | length > 20) and (.usl | has("lambda") and has("sigma") and has("kappa")
         and has("peak_load") and has("rmse"))' "$RES" >/dev/null ||
         fail "tipping_point: $(jq -c .tipping_point "$RES")"
+jq -e 'all(.steps[]; (.cpu_by_owner | .vms > 0 and .driver > 0 and .storage >= 0
+        and .other >= 0 and (.vms + .storage + .driver) <= 100.5) and .vm_quota.cpus == 1
+        and .vm_quota.used_pct > 0)' "$RES" >/dev/null ||
+        fail "cpu_by_owner: $(jq -c '[.steps[] | {vms, cpu_by_owner, vm_quota}]' "$RES")"
 # analyze reads the run's steps as scale did: the same tipping point, word for word
 expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
 jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and

@@ -1,0 +1,35 @@
+#!/bin/bash
+# test_scale_tipping_slow.sh - a real `hcisweep scale` on the local lab whose
+# plan runs past the host's CPU: VMs of a quarter CPU each, 1..8 of them on
+# this 2-core host (quotas of 0.25..2 CPUs, plus the storage service and the
+# load generator). TPS scales while each VM's quota is the limit and stops
+# once the host is full, so the tipping point must not be the first step and
+# must name a resource; `analyze` on the result agrees with it, and the steps
+# carry cpu_by_owner.
+. "$TESTLIB"
+
+ADDR=$(test_addr 0)
+LAB=$T/lab
+export HCISWEEP_INDEX=$T/index.sqlite
+common=(--lab-dir "$LAB" --addr-base "${ADDR%.*}" --base-port "$(test_port 0)"
+        --target-port "$(test_port 1)")
+kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
+on_exit kill_listed
+on_exit "$HCISWEEP" lab down "${common[@]}"
+
+expect_rc 0 "$HCISWEEP" scale --vms 1,2,4,6,8 --vm-cpus 0.25 --vm-memory 256M --lun-size 16M \
+        "${common[@]}" --tables 1 --table-size 2000 --threads 2 --time 6 --warmup-time 1 \
+        --output-dir "$T/runs"
+echo "$OUT"
+RES=$(sed -n 's/^result: //p' <<<"$OUT")
+[ -f "$RES" ] || fail "no result: $OUT"
+jq -e '.tipping_point.vms != null and .tipping_point.vms > .steps[0].vms
+        and .tipping_point.limited_by != "none"' "$RES" >/dev/null ||
+        fail "tipping point: $(jq -c '.tipping_point | {vms, limited_by, reason}' "$RES")"
+jq -e 'all(.steps[]; .cpu_by_owner.vms > 0 and .vm_quota.cpus == 0.25)' "$RES" >/dev/null ||
+        fail "cpu_by_owner: $(jq -c '[.steps[] | .cpu_by_owner]' "$RES")"
+expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
+jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
+        .tipping_point.reason == $r[0].tipping_point.reason' "$T/an.json" >/dev/null ||
+        fail "analyze disagrees: $(jq -c .tipping_point "$T/an.json")"
+pass "tipped at $(jq .tipping_point.vms "$RES") VMs, limited by $(jq -r .tipping_point.limited_by "$RES"): $(jq -c '[.steps[] | [.vms, (.totals.tps|floor), (.host_cpu.busy|floor)]]' "$RES")"
