@@ -56,6 +56,7 @@ static int vm_quota_sat(const struct res_tip_res *r)
 static int storage_starved(const struct res_tip_res *t, const struct res_tip_res *a)
 {
         return known(t->storage_cpu_pct) && known(a->storage_cpu_pct) &&
+               t->storage_cpu_pct >= RES_TIP_STORAGE_CPU_MIN &&
                a->storage_cpu_pct <= t->storage_cpu_pct * RES_TIP_FLAT + 0.5 &&
                known(t->storage_lat_ms) && known(a->storage_lat_ms) && t->storage_lat_ms > 0 &&
                a->storage_lat_ms >= t->storage_lat_ms * RES_TIP_LAT_RISE;

@@ -44,6 +44,13 @@ static void band(const json_t *st, struct res_tip_step *s)
                 s->hi = first_known(num(sp, "max"), hi);
                 return;
         }
+        if (num(json_object_get(st, "steady"), "ci_pct") >= 0) { /* --target-ci's 95% CI */
+                double h = s->tput * num(json_object_get(st, "steady"), "ci_pct") / 100;
+
+                s->lo = fmax(s->tput - h, 0);
+                s->hi = s->tput + h;
+                return;
+        }
         json_array_foreach(iv, i, x) if (n < 512 && !isnan(num(x, "tps"))) v[n++] = num(x, "tps");
         if (n < 2)
                 return;

@@ -5,9 +5,9 @@
  *
  * A step is read by the names of CLI.md: vms, totals{tps,seconds},
  * tps_spread{min,median,max} and repeats[].tps (the band with --repeat),
- * intervals[].tps (the band without), host_cpu{busy,steal,idle,iowait},
- * cpu_by_owner{vms,storage,driver,other}, storage{util_pct|disk_util_pct,
- * lat_ms|disk_lat_ms, iops, target_cpu_pct}, vm_quota{used_pct,
+ * steady.ci_pct (--target-ci) or intervals[].tps (the band without),
+ * host_cpu{busy,steal,idle,iowait}, cpu_by_owner{vms,storage,driver,other},
+ * storage{util_pct|disk_util_pct, lat_ms|disk_lat_ms, iops, target_cpu_pct}, vm_quota{used_pct,
  * throttled_pct}, memory{swap_pages,major_faults,oom_kills}. A step whose
  * state is not "ok" (degraded, partial, failed) is left out. No global
  * state; any thread.

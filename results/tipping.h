@@ -24,8 +24,9 @@
  *
  * Noise: each step carries a band [lo, hi] within which its true throughput
  * lies (with --repeat: the repeats' min..max around their median; without:
- * mean +- 1.96 standard errors of the per-interval throughput; lo = hi =
- * throughput when unknown). A step's efficiency is decided only beyond the
+ * its 95% confidence interval, from --target-ci's batch means when the step
+ * has them, else mean +- 1.96 standard errors of its per-interval
+ * throughput; lo = hi = throughput when unknown). A step's efficiency is decided only beyond the
  * noise: its half-widths in ln X (of both steps, added in quadrature) give
  * a band on e; the step "scaled" when the whole band is >= RES_TIP_SHARE,
  * "tipped" when it is wholly below, and otherwise it cannot be decided and
@@ -35,8 +36,9 @@
  * scaling broke, and names the resource that saturated in between:
  *   memory    OOM kills, swapping or > RES_TIP_MAJFLT_PER_S major faults/s;
  *   cpu       host CPU >= RES_TIP_SAT_PCT busy (steal included); "compute
- *             limiting storage" when the storage service's CPU share stayed
- *             flat or fell while its latency rose;
+ *             limiting storage" when the storage service, in the I/O path
+ *             (>= RES_TIP_STORAGE_CPU_MIN % of the host), kept its CPU share
+ *             flat or lost some while its latency rose;
  *   storage   storage utilisation >= RES_TIP_SAT_PCT, or its latency up more
  *             than RES_TIP_LAT_FACTOR times, with host CPU to spare;
  *   vm-cpu    the VMs' own CPU quotas >= RES_TIP_SAT_PCT used (or throttled
@@ -64,14 +66,15 @@
 
 #include <stddef.h>
 
-#define RES_TIP_SHARE        0.20 /* the knee: efficiency below a fifth of linear */
-#define RES_TIP_SAT_PCT      90.0 /* a resource at or above this is saturated */
-#define RES_TIP_THROTTLE_PCT 50.0 /* VMs throttled in this share of CFS periods */
-#define RES_TIP_LAT_FACTOR   2.0  /* storage latency up this many times: storage-bound */
-#define RES_TIP_LAT_RISE     1.2  /* ... up this much: "latency rose" */
-#define RES_TIP_FLAT         1.1  /* a share at most this times the last one is flat */
-#define RES_TIP_MAJFLT_PER_S 50.0
-#define RES_TIP_Z            1.96 /* standard errors of a per-interval mean's band */
+#define RES_TIP_SHARE           0.20 /* the knee: efficiency below a fifth of linear */
+#define RES_TIP_SAT_PCT         90.0 /* a resource at or above this is saturated */
+#define RES_TIP_THROTTLE_PCT    50.0 /* VMs throttled in this share of CFS periods */
+#define RES_TIP_LAT_FACTOR      2.0  /* storage latency up this many times: storage-bound */
+#define RES_TIP_LAT_RISE        1.2  /* ... up this much: "latency rose" */
+#define RES_TIP_FLAT            1.1  /* a share at most this times the last one is flat */
+#define RES_TIP_STORAGE_CPU_MIN 1.0  /* storage service CPU (% of host): it is in the I/O path */
+#define RES_TIP_MAJFLT_PER_S    50.0
+#define RES_TIP_Z               1.96 /* standard errors of a per-interval mean's band */
 
 /* A step's resource figures; NAN when not measured. Percentages are of the
  * whole host (all CPUs) unless said otherwise. */

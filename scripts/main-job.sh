@@ -3,10 +3,11 @@
 # lab up (HCI: database "VMs" = mariadbd in cgroups, storage = a tgtd with one
 # file-backed LUN per VM holding its datadir, all on 127.0.0.0/8), run a
 # queue-depth sweep on VM 1's block-load LUN, which no filesystem is on
-# (4k random read and write, QD 1..32, after a sequential
-# precondition), then a VM-count scale (1..4 VMs, sysbench oltp_read_write)
-# that finds the tipping point and the resource that limited it, print the
-# tables and where the results went, and take the lab down.
+# (4k random read and write, QD 1,4,16, after a sequential precondition),
+# then a VM-count scale (1..6 VMs of half a CPU, sysbench oltp_read_write)
+# in the HCI topology and the same in two-layer, each with its tipping point
+# and the resource that limited it, then compare the two: both tipping
+# points with their reasons, the crossover, and the report paths.
 # Usage: scripts/main-job.sh [extra hcisweep scale options...]
 # Env: HCISWEEP_LAB_DIR (runs/lab), HCISWEEP_TARGET_PORT (3260),
 #      HCISWEEP_BASE_PORT (13306), HCISWEEP_ADDR_BASE (127.0.1).
@@ -33,19 +34,37 @@ url=$(sed -n 's/^vm1 .* load_lun=\([^ ]*\).*/\1/p' <<<"$up")
 [ -n "$url" ] || { echo "main-job: the lab has no block-load LUN for vm1" >&2; exit 3; }
 
 echo "== queue-depth sweep on $url"
-"$bin" block --target "$url" --rw randread,randwrite --bs 4k --iodepth 1-32 \
-        --runtime 4 --ramp-time 1 --size 256m --precondition --output-dir "$root/runs"
+"$bin" block --target "$url" --rw randread,randwrite --bs 4k --iodepth 1,4,16 \
+        --runtime 2 --ramp-time 1 --size 64m --precondition --output-dir "$root/runs"
+"$bin" lab down "${lab[@]}" >/dev/null
 
-echo "== VM-count scale, 1..4 VMs"
-out=$(mktemp)
-"$bin" scale --vms 1,2,3,4 "${vm[@]}" "${lab[@]}" --workload oltp_read_write \
-        --tables 4 --table-size 10000 --threads 8 --warmup-time 3 --time 10 \
-        --percentile 95,99 --output-dir "$root/runs" "$@" | tee "$out"
-result=$(sed -n 's/^result: \([^ ]*\).*/\1/p' "$out" | tail -1)
-rm -f "$out"
+# One scale per topology. VMs of half a CPU each make the curve visible on a
+# 2-core host: it rises while the CPUs have room, tapers and flattens once
+# the VMs, the storage service and the load generator share them all.
+ramp=(--vms 1,2,3,4,5,6 --vm-cpus 0.5 --vm-memory 512M --lun-size 256M
+      --workload oltp_read_write --tables 2 --table-size 5000 --threads 4
+      --warmup-time 2 --time 12 --target-ci 5 --percentile 95,99 --output-dir "$root/runs")
+declare -A res
+for topo in hci two-layer; do
+        echo "== VM-count scale, $topo, 1..6 VMs of 0.5 CPU"
+        out=$(mktemp)
+        "$bin" scale "${ramp[@]}" --topology "$topo" "${lab[@]}" "$@" | tee "$out"
+        res[$topo]=$(sed -n 's/^result: \([^ ]*\).*/\1/p' "$out" | tail -1)
+        rm -f "$out"
+        [ -n "${res[$topo]}" ] || { echo "main-job: no $topo result" >&2; exit 1; }
+        "$bin" report "${res[$topo]}"
+done
 
-echo "== report"
-[ -n "$result" ] && "$bin" report "$result"
+echo "== HCI versus two-layer"
+cmp_dir="$root/runs/compare-$(date -u +%Y%m%dT%H%M%SZ)"
+"$bin" compare "${res[hci]}" "${res[two-layer]}" --output-dir "$cmp_dir" \
+        --json "$cmp_dir/compare.json" | tee "$cmp_dir.txt"
+
+echo "== the answer"
+grep -E '^(crossover|tipping point \()' "$cmp_dir.txt"
+echo "reports: $(dirname "${res[hci]}")/report.html $(dirname "${res[two-layer]}")/report.html"
+echo "comparison: $cmp_dir/compare.html $cmp_dir/compare.json"
+rm -f "$cmp_dir.txt"
 
 echo "== results"
 "$bin" results list | sed -n 1,8p # sed reads on: no SIGPIPE for a long index

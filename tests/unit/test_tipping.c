@@ -323,6 +323,10 @@ static void test_attribution(void **state)
         attr(&t, &a,
              "Headroom at 16 VMs: host CPU 14% idle, storage 40% utilised, storage IOPS "
              "143000");
+        /* a storage service out of the I/O path (no CPU at all) is not starved: plain cpu */
+        t.storage_cpu_pct = 0, a.storage_cpu_pct = 0;
+        assert_int_equal(attr(&t, &a, "cpu: the host CPU saturated"), RES_LIM_CPU);
+        t.storage_cpu_pct = 12;
         /* host saturated but storage's share grew: plain cpu */
         a.storage_cpu_pct = 20;
         assert_int_equal(attr(&t, &a, "cpu: the host CPU saturated"), RES_LIM_CPU);
