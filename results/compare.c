@@ -301,7 +301,7 @@ static int group_plots(const struct cmp *c, const struct run_series *const *s, d
         const struct run_view *v = &c->v[0];
         double *cols[3 * MAX_RUNS] = {0};
         struct svg_plot tp, lp;
-        char title[2][160], names[MAX_RUNS][128], tl[MAX_RUNS][96];
+        char title[2][160], names[MAX_RUNS][128], tl[MAX_RUNS][256];
         int rc = 0;
 
         snprintf(title[0], sizeof(title[0]), "%s%s%s against %s", s[0]->name,
