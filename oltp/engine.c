@@ -632,6 +632,11 @@ static void arrivals(struct worker *w, uint64_t now)
                 if (c->st != CS_IDLE)
                         continue;
                 advance(c, next_txn(c));
+                /* Back on the idle stack: the run is stopping or out of events (both can
+                 * turn true while this loop runs), so no queued arrival can start now;
+                 * popping it again would spin here for ever. */
+                if (c->in_idle)
+                        break;
         }
         atomic_store_explicit(&w->qlen, w->qn, memory_order_relaxed);
 }

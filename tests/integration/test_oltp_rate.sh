@@ -39,4 +39,15 @@ assert lat["max"] >= qw["max"], (lat["max"], qw["max"])
 assert j["intervals"][-1]["queue_length"] > 0, j["intervals"][-1]
 assert j["totals"]["tps"] < 20000 * 0.5
 PY
-pass "open loop: rate held, queue wait inside latency"
+# --events with --rate: once the last event has started, queued arrivals must
+# not keep an idle connection cycling (it once spun for ever, deaf to SIGTERM).
+rc=0
+timeout -s KILL 120 "$HCISWEEP" oltp run "${C[@]}" --workload oltp_point_select --threads 4 \
+        --rate 500 --events 200 --time 30 --json "$T/ev.json" >"$T/ev.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || fail "--rate with --events: exit $rc (137: it hung): $(tail -3 "$T/ev.out")"
+python3 - "$T/ev.json" <<'PY' || fail "--rate with --events: not 200 transactions"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["totals"]["transactions"] == 200, j["totals"]
+PY
+pass "open loop: rate held, queue wait inside latency, --events ends the run"
