@@ -227,6 +227,15 @@ static void warnings(struct doc *d, const json_t *r, const struct run_view *v)
                           ? json_string_value(json_object_get(sum, "reason"))
                           : "CPU steal",
                       num(sum, "steal_max"));
+        if (!strcmp(
+                json_string_value(json_object_get(json_object_get(r, "lab"), "datadir_on"))
+                    ? json_string_value(json_object_get(json_object_get(r, "lab"), "datadir_on"))
+                    : "",
+                "host"))
+                doc_p(d, "warn",
+                      "Warning: storage not in the data path: the VMs' datadirs are on the host "
+                      "disk (--datadir-on host), so the storage service carried none of the "
+                      "databases' I/O and the storage figures describe the host disk.");
         for (unsigned i = 0; i < v->nseries; i++)
                 for (unsigned k = 0; k < v->s[i].n; k++) {
                         const struct run_point *p = &v->s[i].p[k];

@@ -39,7 +39,16 @@ grep -q 'tipping point: 20 VMs, limited by cpu: host CPU busy 96%' s/report.md |
         fail "tipping point reason missing"
 grep -q '^| 20 | 4600.0 | 4.24 | 16.0 | 92000.0 | 163.84 |' s/report.md ||
         fail "scale load point 20 (mean 4.24 = 1.06 x 4 ms, p99 16 ms from the histogram): $(grep '^| 20 ' s/report.md)"
-pass "scale: 5 plots, tipping point, merged-histogram mean and p99"
+grep -q 'storage not in the data path' s/report.md && fail "a lab on LUNs flagged as off the data path"
+mkdir h && python3 - s/result.json h/result.json <<'PY' || fail "host-datadir variant"
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["lab"] = {"backend": "local", "datadir_on": "host"}
+json.dump(j, open(sys.argv[2], "w"))
+PY
+expect_rc 0 "$HCISWEEP" report h/result.json
+grep -q 'Warning: storage not in the data path' h/report.md || fail "--datadir-on host not flagged in the report"
+pass "scale: 5 plots, tipping point, merged-histogram mean and p99, datadir on host flagged"
 
 # 3. Overall response time on a ramp computed by hand (see mkscale.py): 3.75 ms;
 #    throughput that varied between intervals is flagged.
