@@ -39,8 +39,9 @@ direct_check_device() { # DEV
 
 # The file lives on the disk under the checkout, never on a tmpfs /tmp.
 direct_prepare() {
-        local fs i f size
-        DIRECT_DIR=$(mktemp -d "${DIRECT_DIR_BASE:-$BENCH_ROOT/runs}/bench-direct.XXXXXX") ||
+        local fs i f size base=${DIRECT_DIR_BASE:-$BENCH_ROOT/runs}
+        mkdir -p "$base" || bench_die "cannot make $base"
+        DIRECT_DIR=$(mktemp -d "$base/bench-direct.XXXXXX") ||
                 bench_die "cannot make a directory for the direct-I/O file"
         bench_on_exit "rm -rf '$DIRECT_DIR'"
         fs=$(stat -f -c %T "$DIRECT_DIR")
