@@ -17,7 +17,7 @@ kill_listed() { sed -n 's/^pid = //p' "$LAB/state" 2>/dev/null | xargs -r kill -
 on_exit kill_listed
 on_exit "$HCISWEEP" lab down "${common[@]}"
 
-expect_rc 0 "$HCISWEEP" scale --vms 1,2,4,6,8 --vm-cpus 0.25 --vm-memory 256M --lun-size 16M \
+expect_rc 0 "$HCISWEEP" scale --vms 1,2,4,6,8 --vm-cpus 0.25 --vm-memory 256M --lun-size 256M \
         "${common[@]}" --tables 1 --table-size 2000 --threads 2 --time 6 --warmup-time 1 \
         --output-dir "$T/runs"
 echo "$OUT"
