@@ -51,7 +51,6 @@ struct blk_cfg {
         double target_ci;
 };
 
-static const char *const rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
 static const char *const verify_names[] = {"none", "crc32c", NULL};
 
 #define O(f) offsetof(struct blk_cfg, f)
@@ -66,7 +65,8 @@ static const struct opt_def block_opts[] = {
      OPT_F_LIST},
     {"engine", OPT_ENUM, O(engine), "auto", 0, 0,
      "I/O engine (auto: libiscsi for URLs, io_uring for paths)", blk_engine_choices, 0},
-    {"rw", OPT_ENUMLIST, O(rw), "randread", 0, 0, "access pattern(s), a list sweeps", rw_names, 0},
+    {"rw", OPT_ENUMLIST, O(rw), "randread", 0, 0, "access pattern(s), a list sweeps", blk_rw_names,
+     0},
     {"rwmixread", OPT_INT, O(rwmixread), "50", 0, 100, "percent of reads in randrw", NULL, 0},
     {"bs", OPT_SIZELIST, O(bs), "4k", 512, 64 << 20, "block size(s), a list sweeps", NULL, 0},
     {"iodepth", OPT_LIST, O(iodepth), "1", 1, 4096,
@@ -489,7 +489,7 @@ static void print_row(const struct block_cmd *b, const struct blk_point_spec *p,
         fmt_size(p->bs, bs, sizeof(bs));
         uint64_t ios = t->dir[0].ios + t->dir[1].ios, bytes = t->dir[0].bytes + t->dir[1].bytes;
         printf("%-9s %6s %5u %7.2f %-18.18s %11.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7llu ",
-               rw_names[p->rw], bs, p->iodepth,
+               blk_rw_names[p->rw], bs, p->iodepth,
                secs > 0 && t->njobs ? t->inflight_ns / 1e9 / secs / t->njobs : 0, label,
                secs > 0 ? ios / secs : 0, secs > 0 ? bytes / secs / 1e6 : 0, hist_mean(h) / 1e3,
                hist_percentile(h, 50) / 1e3, hist_percentile(h, 99) / 1e3,
@@ -572,7 +572,7 @@ static json_t *point_json(struct block_cmd *b, const struct blk_point_spec *p,
         json_t *targets = json_array(), *iv = json_array();
         struct mon_cpu cpu;
 
-        json_object_set_new(j, "rw", json_string(rw_names[p->rw]));
+        json_object_set_new(j, "rw", json_string(blk_rw_names[p->rw]));
         json_object_set_new(j, "bs", json_integer(p->bs));
         json_object_set_new(j, "iodepth", json_integer(p->iodepth));
         if (p->rw == BLK_RW_RANDRW)
@@ -765,7 +765,7 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
         struct blk_point_result r;
         int rc;
 
-        blk_live_point(b->live, (unsigned)json_array_size(b->points), rw_names[p->rw], p);
+        blk_live_point(b->live, (unsigned)json_array_size(b->points), blk_rw_names[p->rw], p);
         rc = blk_run_point(b->run, p, &r, on_progress, b);
         int writes = p->rw != BLK_RW_READ && p->rw != BLK_RW_RANDREAD;
 

@@ -20,6 +20,8 @@
 #include "core/clock.h"
 #include "core/counters.h"
 
+const char *const blk_rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
+
 enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN, C_DONE /* every I/O of a point, ramp too */ };
 
 #define WPAT_WINDOWS       16

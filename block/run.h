@@ -21,6 +21,9 @@
 
 enum blk_rw { BLK_RW_RANDREAD, BLK_RW_RANDWRITE, BLK_RW_RANDRW, BLK_RW_READ, BLK_RW_WRITE };
 
+/* Their names, as --rw spells them, indexed by enum blk_rw; NULL-terminated. */
+extern const char *const blk_rw_names[];
+
 #define BLK_MAX_BAD               16             /* mismatches described per target and point */
 #define BLK_IO_TIMEOUT_DEFAULT_NS 30000000000ull /* when blk_run_opts.io_timeout_ns is 0 */
 #define BLK_MAX_INTERVALS         4096

@@ -717,6 +717,30 @@ void mon_stop(struct mon *m)
         }
 }
 
+void mon_cpu_add(struct mon_cpu *acc, const struct mon_cpu *c, double w)
+{
+        acc->user += w * c->user;
+        acc->nice += w * c->nice;
+        acc->system += w * c->system;
+        acc->iowait += w * c->iowait;
+        acc->irq += w * c->irq;
+        acc->softirq += w * c->softirq;
+        acc->steal += w * c->steal;
+        acc->idle += w * c->idle;
+}
+
+void mon_cpu_div(struct mon_cpu *c, double d)
+{
+        c->user /= d;
+        c->nice /= d;
+        c->system /= d;
+        c->iowait /= d;
+        c->irq /= d;
+        c->softirq /= d;
+        c->steal /= d;
+        c->idle /= d;
+}
+
 void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out)
 {
         int all = t0 == 0 && t1 == 0;
@@ -732,25 +756,10 @@ void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_c
                 /* weight by length: the last sample of a run is often short */
                 w = (double)(s->t1_ns - s->t0_ns);
                 wsum += w;
-                out->user += w * s->cpu.user;
-                out->nice += w * s->cpu.nice;
-                out->system += w * s->cpu.system;
-                out->iowait += w * s->cpu.iowait;
-                out->irq += w * s->cpu.irq;
-                out->softirq += w * s->cpu.softirq;
-                out->steal += w * s->cpu.steal;
-                out->idle += w * s->cpu.idle;
+                mon_cpu_add(out, &s->cpu, w);
         }
-        if (wsum <= 0)
-                return;
-        out->user /= wsum;
-        out->nice /= wsum;
-        out->system /= wsum;
-        out->iowait /= wsum;
-        out->irq /= wsum;
-        out->softirq /= wsum;
-        out->steal /= wsum;
-        out->idle /= wsum;
+        if (wsum > 0)
+                mon_cpu_div(out, wsum);
 }
 
 static json_t *cpu_json(const struct mon_cpu *c)

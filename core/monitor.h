@@ -39,6 +39,10 @@ void mon_watch_pid(struct mon *m, int pid, const char *label);
  */
 void mon_stop(struct mon *m);
 
+/* acc += w * c, field by field; then mon_cpu_div(acc, sum of w) gives the weighted mean. */
+void mon_cpu_add(struct mon_cpu *acc, const struct mon_cpu *c, double w);
+void mon_cpu_div(struct mon_cpu *c, double d);
+
 /* Mean host CPU split over the samples whose start lies in [t0, t1] ns (clk_now_ns); whole run when
  * t0 == t1 == 0. */
 void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out);

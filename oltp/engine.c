@@ -794,7 +794,7 @@ static void worker_free(struct engine *e, struct worker *w)
         pthread_mutex_destroy(&w->mu);
 }
 
-static void add_counts(struct oltp_counts *d, const struct oltp_counts *s)
+void oltp_counts_add(struct oltp_counts *d, const struct oltp_counts *s)
 {
         d->txns += s->txns;
         d->reads += s->reads;
@@ -814,7 +814,7 @@ static void report_interval(struct engine *e, struct hist *scratch, uint64_t t_p
                 struct worker *w = &e->w[i];
 
                 pthread_mutex_lock(&w->mu);
-                add_counts(&iv.c, &w->iv);
+                oltp_counts_add(&iv.c, &w->iv);
                 memset(&w->iv, 0, sizeof(w->iv));
                 hist_merge(scratch, w->ivlat);
                 hist_reset(w->ivlat);
@@ -916,14 +916,14 @@ static void merge_hosts(struct engine *e, struct oltp_result *res)
 
                 pthread_mutex_lock(&w->mu);
                 for (unsigned h = 0; h < cfg->nhosts; h++) {
-                        add_counts(&res->hosts[h].c, &w->hs[h].c);
+                        oltp_counts_add(&res->hosts[h].c, &w->hs[h].c);
                         hist_merge(res->hosts[h].lat, w->hs[h].lat);
                 }
                 hist_merge(res->qwait, w->qwait);
                 pthread_mutex_unlock(&w->mu);
         }
         for (unsigned h = 0; h < cfg->nhosts; h++) {
-                add_counts(&res->total, &res->hosts[h].c);
+                oltp_counts_add(&res->total, &res->hosts[h].c);
                 hist_merge(res->lat, res->hosts[h].lat);
         }
 }

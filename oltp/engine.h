@@ -48,6 +48,9 @@ struct oltp_counts {
         uint64_t failed_connects; /* reconnect attempts of a lost connection that failed */
 };
 
+/* d += s, field by field. */
+void oltp_counts_add(struct oltp_counts *d, const struct oltp_counts *s);
+
 struct oltp_interval {
         double t_s;   /* seconds since measurement start, at the interval's end */
         double len_s; /* its length */

@@ -8,7 +8,6 @@
  * moment leaves complete files. The job file leaves out the result path
  * (a rerun must not overwrite the run it came from) and unset options.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,16 +62,6 @@ int res_load(const char *path, json_t **out, char *err, size_t errlen)
         return -EINVAL;
 }
 
-static int all_digits(const char *s)
-{
-        if (!*s)
-                return 0;
-        for (; *s; s++)
-                if (!isdigit((unsigned char)*s))
-                        return 0;
-        return 1;
-}
-
 static int from_index(const char *id, char *path, size_t len, char *err, size_t errlen)
 {
         struct res_index *ix = NULL;
@@ -104,7 +93,7 @@ int res_resolve_run(const char *run, char *path, size_t len, char *err, size_t e
                 snprintf(path, len, "%s", run);
                 return 0;
         }
-        if (all_digits(run))
+        if (res_index_is_id(run))
                 return from_index(run, path, len, err, errlen);
         snprintf(err, errlen, "%s: no such run directory, result file or run id", run);
         return -ENOENT;

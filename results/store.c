@@ -233,7 +233,7 @@ int res_index_list(struct res_index *ix, const char *kind, const char *topology,
         return rc;
 }
 
-static int all_digits(const char *s)
+int res_index_is_id(const char *s)
 {
         if (!*s)
                 return 0;
@@ -273,7 +273,7 @@ int res_index_find(struct res_index *ix, const char *id_or_path, struct res_run 
         char abs[PATH_MAX];
         int rc = 0;
 
-        if (all_digits(id_or_path))
+        if (res_index_is_id(id_or_path))
                 rc = find_by(ix, "id", id_or_path, out, err, errlen);
         if (rc == 0)
                 rc = find_by(ix, "path", realpath(id_or_path, abs) ? abs : id_or_path, out, err,

@@ -55,6 +55,9 @@ int res_index_add(struct res_index *ix, const char *result_json_path, struct res
 int res_index_list(struct res_index *ix, const char *kind, const char *topology,
                    struct res_run **runs, unsigned *n, char *err, size_t errlen);
 
+/* 1 when s names a run by its index id (all digits), 0 when it is a path. */
+int res_index_is_id(const char *s);
+
 /* One run by id (all digits) or by path of its result.json. -ENOENT when not indexed. */
 int res_index_find(struct res_index *ix, const char *id_or_path, struct res_run *out, char *err,
                    size_t errlen);

@@ -540,26 +540,16 @@ static void name_lost(struct scale *s, struct scale_rep *r, unsigned n, const ch
         snprintf(r->error + len, sizeof(r->error) - len, "%s", why);
 }
 
-static void add_counts(struct oltp_counts *a, const struct oltp_counts *b)
-{
-        a->txns += b->txns;
-        a->reads += b->reads;
-        a->writes += b->writes;
-        a->other += b->other;
-        a->errors += b->errors;
-        a->reconnects += b->reconnects;
-}
-
 static void keep_result(struct scale_step *st, struct scale_rep *r, const struct oltp_result *res)
 {
         r->seconds = res->seconds;
         r->total = res->total;
         r->tps = res->seconds > 0 ? (double)res->total.txns / res->seconds : 0;
-        add_counts(&st->total, &res->total);
+        oltp_counts_add(&st->total, &res->total);
         st->seconds += res->seconds;
         hist_merge(st->lat, res->lat);
         for (unsigned h = 0; h < res->nhosts && h < st->vms; h++) {
-                add_counts(&st->vm[h + 1].c, &res->hosts[h].c);
+                oltp_counts_add(&st->vm[h + 1].c, &res->hosts[h].c);
                 hist_merge(st->vm[h + 1].lat, res->hosts[h].lat);
                 st->vm[h + 1].seconds += res->seconds;
         }
@@ -675,14 +665,7 @@ static void summarise(struct scale_step *st)
                 tps[r] = p->tps;
                 w = p->rates.seconds;
                 wsum += w;
-                st->cpu.user += w * p->cpu.user;
-                st->cpu.nice += w * p->cpu.nice;
-                st->cpu.system += w * p->cpu.system;
-                st->cpu.iowait += w * p->cpu.iowait;
-                st->cpu.irq += w * p->cpu.irq;
-                st->cpu.softirq += w * p->cpu.softirq;
-                st->cpu.steal += w * p->cpu.steal;
-                st->cpu.idle += w * p->cpu.idle;
+                mon_cpu_add(&st->cpu, &p->cpu, w);
                 a->disk_util_pct += w * p->rates.disk_util_pct;
                 a->disk_bytes_s += w * p->rates.disk_bytes_s;
                 a->disk_iops += w * p->rates.disk_iops;
@@ -714,13 +697,13 @@ static void summarise(struct scale_step *st)
                 a->oom_kills += p->rates.oom_kills;
         }
         if (wsum > 0) {
-                double *f[] = {
-                    &st->cpu.user,     &st->cpu.nice,      &st->cpu.system,      &st->cpu.iowait,
-                    &st->cpu.irq,      &st->cpu.softirq,   &st->cpu.steal,       &st->cpu.idle,
-                    &a->disk_util_pct, &a->disk_bytes_s,   &a->disk_iops,        &a->disk_lat_ms,
-                    &a->tgt_cpu_pct,   &a->tgt_io_bytes_s, &a->tgt_disk_bytes_s, &a->tgt_user_pct,
-                    &a->tgt_sys_pct,   &a->tgt_host_pct,   &a->host.iops,        &a->host.bytes_s,
-                    &a->host.lat_ms,   &a->host.util_pct,  &a->self_cpu_pct};
+                double *f[] = {&a->disk_util_pct,    &a->disk_bytes_s,  &a->disk_iops,
+                               &a->disk_lat_ms,      &a->tgt_cpu_pct,   &a->tgt_io_bytes_s,
+                               &a->tgt_disk_bytes_s, &a->tgt_user_pct,  &a->tgt_sys_pct,
+                               &a->tgt_host_pct,     &a->host.iops,     &a->host.bytes_s,
+                               &a->host.lat_ms,      &a->host.util_pct, &a->self_cpu_pct};
+
+                mon_cpu_div(&st->cpu, wsum);
 
                 for (unsigned k = 0; k < sizeof(f) / sizeof(f[0]); k++)
                         *f[k] /= wsum;

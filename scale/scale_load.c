@@ -19,8 +19,6 @@
 /* Stopping a point that has less than this left would only cut its last interval. */
 #define LOAD_GRACE_NS 250000000ull
 
-static const char *const rw_names[] = {"randread", "randwrite", "randrw", "read", "write", NULL};
-
 struct scale_load {
         struct scale_load_spec sp;
         struct blk_target_spec *t;
@@ -38,7 +36,7 @@ struct scale_load {
 
 const char *scale_load_rw_name(enum blk_rw rw)
 {
-        return rw_names[rw];
+        return blk_rw_names[rw];
 }
 
 static int load_num(const char *key, const char *val, int size, uint64_t min, uint64_t max,
@@ -62,8 +60,8 @@ static int load_num(const char *key, const char *val, int size, uint64_t min, ui
 
 static int load_rw(const char *val, struct scale_load_spec *sp, char *err, size_t errlen)
 {
-        for (unsigned i = 0; rw_names[i]; i++)
-                if (!strcmp(val, rw_names[i])) {
+        for (unsigned i = 0; blk_rw_names[i]; i++)
+                if (!strcmp(val, blk_rw_names[i])) {
                         sp->rw = (enum blk_rw)i;
                         return 0;
                 }
@@ -150,7 +148,7 @@ static int load_open_run(struct scale_load *l, char *err, size_t errlen)
                 snprintf(err, errlen, "out of memory");
                 goto out;
         }
-        rc = blk_run_open(&l->run, l->t, l->n, &o, geom, err, (unsigned)errlen);
+        rc = blk_run_open(&l->run, l->t, l->n, &o, geom, err, errlen);
         for (unsigned i = 0; !rc && i < l->n; i++)
                 if (sp->bs % geom[i].block_size) {
                         snprintf(err, errlen,
