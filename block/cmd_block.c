@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "block/block.h"
@@ -389,7 +388,7 @@ static int open_run(struct block_cmd *b, char *err, size_t errlen)
         b->split = o.split_region;
         for (unsigned i = 0; i < b->nt; i++)
                 specs[i] = b->t[i].spec;
-        return blk_run_open(&b->run, specs, b->nt, &o, b->geom, err, (unsigned)errlen);
+        return blk_run_open(&b->run, specs, b->nt, &o, b->geom, err, errlen);
 }
 
 /* Every block size must be a whole number of each target's blocks. */
@@ -440,7 +439,7 @@ static int check_safety(struct block_cmd *b, char *err, size_t errlen)
                 if (b->t[i].created || !strcmp(b->t[i].spec.ops->name, "null"))
                         continue;
                 memset(buf, 0, BLK_SAFETY_HEAD);
-                int n = blk_run_read_head(b->run, i, buf, BLK_SAFETY_HEAD, err, (unsigned)errlen);
+                int n = blk_run_read_head(b->run, i, buf, BLK_SAFETY_HEAD, err, errlen);
                 if (n < 0) {
                         rc = -EIO;
                         break;
@@ -661,19 +660,15 @@ static json_t *knees(struct block_cmd *b, int print)
 /* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
 static int result_path(struct block_cmd *b, char *err, size_t errlen)
 {
-        char stamp[32];
-        time_t now = time(NULL);
-        struct tm tm;
+        int rc;
 
         if (b->cfg.json) {
                 snprintf(b->path, sizeof(b->path), "%s", b->cfg.json);
                 return 0;
         }
-        gmtime_r(&now, &tm);
-        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-        snprintf(b->dir, sizeof(b->dir), "%s/block-%s-%d", b->cfg.output_dir, stamp, (int)getpid());
+        rc = res_rundir_create(b->cfg.output_dir, "block", b->dir, sizeof(b->dir), err, errlen);
         snprintf(b->path, sizeof(b->path), "%s/result.json", b->dir);
-        return res_mkdirs(b->dir, err, (unsigned)errlen);
+        return rc;
 }
 
 static int save(struct block_cmd *b, char *err, size_t errlen)
@@ -756,7 +751,7 @@ static int run_precondition(struct block_cmd *b, uint64_t generation, char *err,
         return blk_run_precondition(b->run, bs < 131072 ? (uint32_t)bs : 131072,
                                     (unsigned)list_max(&b->cfg.iodepth),
                                     (uint64_t)b->cfg.precondition_time * 1000000000ull, generation,
-                                    on_progress, b, err, (unsigned)errlen);
+                                    on_progress, b, err, errlen);
 }
 
 /* One point: run, verify, print, add to the JSON. Returns 0, or -errno when a session was lost. */

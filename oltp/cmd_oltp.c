@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/exitcode.h"
@@ -80,19 +79,13 @@ static void on_signal(int sig)
 /* --json FILE: that file alone; otherwise a run directory --output-dir/oltp-TIME-PID. */
 static void result_path(struct ctx *x)
 {
-        char stamp[32];
-        time_t now = time(NULL);
-        struct tm tm;
-
         x->dir[0] = '\0';
         if (x->o->json) {
                 snprintf(x->path, sizeof(x->path), "%s", x->o->json);
                 return;
         }
-        gmtime_r(&now, &tm);
-        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-        snprintf(x->dir, sizeof(x->dir), "%s/oltp-%s-%d",
-                 x->o->output_dir ? x->o->output_dir : "runs", stamp, (int)getpid());
+        res_rundir_name(x->o->output_dir ? x->o->output_dir : "runs", "oltp", x->dir,
+                        sizeof(x->dir));
         snprintf(x->path, sizeof(x->path), "%s/result.json", x->dir);
 }
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/resfile.h"
 #include "results/rundir.h"
@@ -328,4 +330,22 @@ int res_rundir_write(const char *dir, const json_t *result, char *err, size_t er
         if (!rc)
                 rc = write_text(dir, "job.ini", res_job_ini(result), err, errlen);
         return rc;
+}
+
+void res_rundir_name(const char *output_dir, const char *kind, char *dir, size_t len)
+{
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, len, "%s/%s-%s-%d", output_dir, kind, stamp, (int)getpid());
+}
+
+int res_rundir_create(const char *output_dir, const char *kind, char *dir, size_t len, char *err,
+                      size_t errlen)
+{
+        res_rundir_name(output_dir, kind, dir, len);
+        return res_mkdirs(dir, err, errlen);
 }

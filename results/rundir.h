@@ -2,7 +2,7 @@
  * rundir.h - a run on disk, and the figures a report or a comparison reads
  * off it.
  *
- * A run directory holds:
+ * A run directory (res_rundir_create) holds:
  *   result.json    the result (CLI.md), written last-complete-wins;
  *   intervals.csv  one row per interval (block: per point per interval,
  *                  oltp: per interval, scale: per step);
@@ -40,6 +40,16 @@ int res_resolve_run(const char *run, char *path, size_t len, char *err, size_t e
 
 /* Mark a result partial (an interrupted run), with the reason. 0 or -ENOMEM. */
 int res_mark_partial(json_t *result, const char *why);
+
+/*
+ * Name a new run directory OUTPUT_DIR/KIND-YYYYmmdd-HHMMSS-PID (UTC, as in
+ * runs/scale-20261130-041500-1234) into dir and create it with its parents.
+ * One format for every command, so runs sort by time whatever their kind.
+ */
+int res_rundir_create(const char *output_dir, const char *kind, char *dir, size_t len, char *err,
+                      size_t errlen);
+/* The same name without creating it (res_rundir_write creates it later). */
+void res_rundir_name(const char *output_dir, const char *kind, char *dir, size_t len);
 
 /* Write result.json, intervals.csv and job.ini into dir (created when missing). */
 int res_rundir_write(const char *dir, const json_t *result, char *err, size_t errlen);

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -957,26 +956,19 @@ static json_t *not_met_json(const struct scale *s)
 static int result_path(struct scale *s, char *err, size_t errlen)
 {
         const char *json = oltp_cli_json(s->conf.oc);
-        char stamp[32], why[512];
-        time_t now = time(NULL);
-        struct tm tm;
-        int rc = 0;
+        char why[512];
 
         if (json) {
                 snprintf(s->path, sizeof(s->path), "%s", json);
                 return 0;
         }
-        gmtime_r(&now, &tm);
-        strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-        snprintf(s->dir, sizeof(s->dir), "%s/scale-%s-%d", s->conf.cfg.output_dir, stamp,
-                 (int)getpid());
-        snprintf(s->path, sizeof(s->path), "%s/result.json", s->dir);
-        rc = res_mkdirs(s->dir, why, sizeof(why));
-        if (rc < 0) {
+        if (res_rundir_create(s->conf.cfg.output_dir, "scale", s->dir, sizeof(s->dir), why,
+                              sizeof(why)) < 0) {
                 snprintf(err, errlen, "option --output-dir: %s", why);
-                rc = -EINVAL;
+                return -EINVAL;
         }
-        return rc;
+        snprintf(s->path, sizeof(s->path), "%s/result.json", s->dir);
+        return 0;
 }
 
 static json_t *steps_json(struct scale *s)
@@ -1050,8 +1042,8 @@ static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const c
 static int save(struct scale *s, const json_t *top, char *err, size_t errlen)
 {
         if (s->dir[0])
-                return res_rundir_write(s->dir, top, err, (unsigned)errlen);
-        return res_write_json(s->path, top, err, (unsigned)errlen);
+                return res_rundir_write(s->dir, top, err, errlen);
+        return res_write_json(s->path, top, err, errlen);
 }
 
 /* The steps so far, marked partial, so a killed run keeps them. */

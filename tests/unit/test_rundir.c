@@ -3,7 +3,8 @@
  * res_load reads back (and a newer schema it refuses), intervals.csv rows
  * per point per interval, job.ini with [global], the command and one key
  * per set option (lists joined, unset and result-path options left out),
- * and a partial run still written whole.
+ * a partial run still written whole, and the one name every run directory
+ * gets.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +13,12 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "results/rundir.h"
 
@@ -95,11 +99,33 @@ static void test_load_refuses(void **state)
         json_decref(r);
 }
 
+/* Every kind of run is named the same way: KIND-YYYYmmdd-HHMMSS-PID below --output-dir. */
+static void test_create(void **state)
+{
+        char out[256], runs[256], err[256], want[128];
+        struct stat st;
+        regex_t re;
+
+        (void)state;
+        snprintf(runs, sizeof(runs), "%s/runs/deeper", dir);
+        assert_int_equal(res_rundir_create(runs, "scale", out, sizeof(out), err, sizeof(err)), 0);
+        assert_int_equal(stat(out, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        snprintf(want, sizeof(want), "/runs/deeper/scale-[0-9]{8}-[0-9]{6}-%d$", (int)getpid());
+        assert_int_equal(regcomp(&re, want, REG_EXTENDED | REG_NOSUB), 0);
+        assert_int_equal(regexec(&re, out, 0, NULL, 0), 0);
+        regfree(&re);
+        snprintf(runs, sizeof(runs), "%s/result.json/x", dir);
+        assert_int_equal(res_rundir_create(runs, "oltp", out, sizeof(out), err, sizeof(err)),
+                         -ENOTDIR);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_write_and_load),
             cmocka_unit_test(test_load_refuses),
+            cmocka_unit_test(test_create),
         };
         char cmd[128];
         int rc;
