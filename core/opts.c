@@ -831,6 +831,17 @@ static void opt_ini_value(FILE *f, const struct opt_ref *r)
         }
 }
 
+/*
+ * The blank after "=": none before a string that starts with ';', which inih
+ * would read as an inline comment after a blank, and so as an empty value.
+ */
+static const char *opt_ini_gap(const struct opt_ref *r)
+{
+        const char *const *s = opt_field(r);
+
+        return r->d->type == OPT_STR && *s && (*s)[0] == ';' ? "" : " ";
+}
+
 void opt_to_ini(FILE *f, const struct opt_group *g)
 {
         struct opt_ref r;
@@ -839,7 +850,7 @@ void opt_to_ini(FILE *f, const struct opt_group *g)
                 for (r.d = r.g->defs; r.d->name; r.d++) {
                         if (!opt_echoed(g, r.g, r.d))
                                 continue;
-                        fprintf(f, "%s = ", r.d->name);
+                        fprintf(f, "%s =%s", r.d->name, opt_ini_gap(&r));
                         opt_ini_value(f, &r);
                         fputc('\n', f);
                 }

@@ -21,7 +21,7 @@ PKGS=(
   util-linux procps iproute2 xxd jq python3
   # tests see which io_uring calls a run makes
   strace
-  # quality gates; clang and its libFuzzer runtime for tests/fuzz (tests/fuzz/run_fuzz_opts.sh)
+  # quality gates; clang and its libFuzzer runtime for tests/fuzz (test_fuzz_opts_slow)
   clang-format cppcheck clang libclang-rt-14-dev
   # live metrics: a real Prometheus scrapes --metrics-listen (tests), curl reads it
   prometheus curl

@@ -634,6 +634,7 @@ static void test_ini_file_round_trip(void **state)
         assert_int_equal(set(f, "iodepth", "100-163:1"), 0); /* longer than inih holds */
         assert_int_equal(set(f, "percentile", "50,99.999"), 0);
         assert_int_equal(set(f, "json", "x.json"), 0);
+        assert_int_equal(set(f, "mysql-user", ";u"), 0); /* not an inline comment */
         text = ini_text(f);
         path = write_temp(text);
         assert_int_equal(setup((void **)&g), 0);
