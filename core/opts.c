@@ -350,9 +350,12 @@ static int opt_parse_scalar(const struct opt_def *d, const char *val, void *out,
         }
 }
 
+/* Blank the way the list readers skip blanks (isspace: also \v and \f). */
 static int opt_blank(const char *s)
 {
-        return !s[strspn(s, " \t\r\n")];
+        while (isspace((unsigned char)*s))
+                s++;
+        return !*s;
 }
 
 /*

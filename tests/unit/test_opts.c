@@ -333,6 +333,8 @@ static void test_empty_values(void **state)
         assert_string_equal(f->conn.output_dir, "results");
         assert_int_equal(set(f, "percentile", ""), -EINVAL);
         assert_int_equal(f->blk.percentile.n, 3);
+        assert_int_equal(set(f, "percentile", "\n\v\f "), -EINVAL); /* blank, not an empty list */
+        assert_int_equal(f->blk.percentile.n, 3);
         assert_int_equal(set(f, "iodepth", " "), -EINVAL);
         assert_int_equal(set(f, "rw", ""), -EINVAL);
         assert_int_equal(set(f, "bs", ""), -EINVAL);
