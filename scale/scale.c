@@ -851,19 +851,32 @@ static int run_step(struct scale *s, struct scale_step *st, char *err, size_t er
         return rc;
 }
 
-/* Stop early: TPS more than 10% below the peak two steps running, or p99 over the SLO. */
+/* Stop: the step's p99 is over --latency-slo (any plan: more VMs only add latency). */
+static int over_slo(struct scale *s, const struct scale_step *st)
+{
+        double p99 = (double)hist_percentile(st->lat, 99) / 1e6;
+
+        if (!(s->conf.cfg.latency_slo > 0 && st->state == SCALE_OK &&
+              p99 > s->conf.cfg.latency_slo))
+                return 0;
+        snprintf(s->stop_reason, sizeof(s->stop_reason),
+                 "p99 %.2f ms at %u VMs exceeds --latency-slo %.2f ms", p99, st->vms,
+                 s->conf.cfg.latency_slo);
+        return 1;
+}
+
+/*
+ * Stop a list plan early: p99 over the SLO, or TPS more than 10% below the
+ * peak two steps running. A search has its own end (search.h): measured out
+ * of order, "two steps running" would mean nothing there.
+ */
 static int should_stop(struct scale *s, unsigned k)
 {
-        const struct scale_step *st = &s->steps[k];
-        double peak = 0, p99 = (double)hist_percentile(st->lat, 99) / 1e6;
+        double peak = 0;
         unsigned below = 0, peak_vms = 0;
 
-        if (s->conf.cfg.latency_slo > 0 && st->state == SCALE_OK && p99 > s->conf.cfg.latency_slo) {
-                snprintf(s->stop_reason, sizeof(s->stop_reason),
-                         "p99 %.2f ms at %u VMs exceeds --latency-slo %.2f ms", p99, st->vms,
-                         s->conf.cfg.latency_slo);
+        if (over_slo(s, &s->steps[k]))
                 return 1;
-        }
         for (unsigned i = 0; i <= k; i++) {
                 if (s->steps[i].state != SCALE_OK)
                         continue;
@@ -1231,9 +1244,11 @@ static int run_search(struct scale *s, char *err, size_t errlen)
                 rc = run_step(s, st, err, errlen);
                 s->nsteps++;
                 print_step_row(s, st);
+                if (rc >= 0 && over_slo(s, st))
+                        rc = 1; /* st moves in the sort: read it first */
                 qsort(s->steps, s->nsteps, sizeof(*s->steps), by_vms);
                 save_progress(s);
-                if (rc < 0)
+                if (rc != 0)
                         break;
         }
         /* The table once more, in VM order, as any plan lists its steps. */
@@ -1244,7 +1259,7 @@ static int run_search(struct scale *s, char *err, size_t errlen)
         scale_print_header((unsigned)s->conf.cfg.repeat, s->conf.load.on);
         for (unsigned i = 0; i < s->nsteps; i++)
                 print_step_row(s, &s->steps[i]);
-        return rc;
+        return rc < 0 ? rc : 0;
 }
 
 static int run_plan(struct scale *s, char *err, size_t errlen)

@@ -3,7 +3,8 @@
 # with a tipping point, "none within 4 VMs" or "undecided" (noise), measures each count once,
 # no more steps than it announced, lists the steps in VM order, and records
 # each step's steady state (the CI it reached, whether it met 5%); a step
-# that missed it is flagged in the table and in ci_not_met. Nothing of the
+# that missed it is flagged in the table and in ci_not_met. A search with a
+# --latency-slo every step misses ends after its first step. Nothing of the
 # lab is left running.
 . "$TESTLIB"
 
@@ -54,6 +55,17 @@ for n in $(jq -r '.ci_not_met[]' "$RES"); do
         grep -q "FLAGGED" <<<"$RUN" || fail "$n VMs missed its CI but is not flagged: $RUN"
 done
 pass "$(jq -c '{order: .search.order, tip: .tipping_point.vms, ci: [.steps[] | {vms, ci: (.steady.ci_pct*10|round/10), met: .steady.met}]}' "$RES")"
+
+# --latency-slo ends a search at the first step over it: 1 VM, no second count.
+expect_rc 0 "$HCISWEEP" scale --vms auto:4 --latency-slo 0.001 --vm-memory 256M --lun-size 256M \
+        "${common[@]}" --tables 1 --table-size 200 --threads 2 --warmup-time 1 --time 2 \
+        --output-dir "$T/runs-slo"
+RES=$(sed -n 's/^result: //p' <<<"$OUT")
+jq -e '[.steps[].vms] == [1] and (.stop_reason | test("exceeds --latency-slo 0.00 ms"))' "$RES" \
+        >/dev/null || fail "search past the SLO: $(jq -c '{vms: [.steps[].vms], stop_reason}' "$RES")"
+grep -q "^stopped early: p99 .* at 1 VMs exceeds --latency-slo" <<<"$OUT" ||
+        fail "no stop line: $OUT"
+pass "--latency-slo ends a search: $(jq -r .stop_reason "$RES")"
 
 [ -z "$(pgrep -f -- "$LAB/" || true)" ] || fail "left running: $(pgrep -af -- "$LAB/")"
 pass "nothing of the lab left running"
