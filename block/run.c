@@ -57,9 +57,11 @@ struct worker {
         unsigned depth;
         unsigned batch_submit, batch_min, batch_max; /* fio's iodepth_batch_* */
         uint64_t cursor, seq, rng, generation;
-        int exhausted;
-        uint64_t qd_t;    /* clock reading of the last change of the in-flight count */
-        uint64_t qd_area; /* in-flight I/Os x ns inside the measured window */
+        /* Read by the controlling thread while the worker runs (run_phase). */
+        _Atomic int exhausted;   /* the one-pass slice is done */
+        _Atomic uint64_t issued; /* seq, published for the progress line */
+        uint64_t qd_t;           /* clock reading of the last change of the in-flight count */
+        uint64_t qd_area;        /* in-flight I/Os x ns inside the measured window */
 
         /* accounting, owned by the worker while it runs */
         struct ctr_block ctr;
@@ -72,7 +74,7 @@ struct worker {
         uint64_t *written; /* bitmap of written verify units of the slice */
         uint64_t reconn_base;
 
-        int failed;
+        _Atomic int failed; /* -errno; also read by the controlling thread while running */
         unsigned abandoned; /* I/Os still in flight when an interrupt cut the drain short */
         char error[256];
         pthread_t th;
@@ -176,6 +178,7 @@ static int next_io(struct worker *w, struct blk_io *io)
                 io->buf_index = w->nios;
         }
         w->seq++;
+        atomic_store_explicit(&w->issued, w->seq, memory_order_relaxed);
         return 1;
 }
 
@@ -327,6 +330,7 @@ static unsigned fill_queue(struct worker *w, unsigned inflight, uint64_t now, in
                 } else {
                         w->freel[w->nfree++] = io;
                         w->seq--;
+                        atomic_store_explicit(&w->issued, w->seq, memory_order_relaxed);
                         if (w->cursor >= w->bs && io->offset == w->reg_off + w->cursor - w->bs)
                                 w->cursor -= w->bs; /* retry the same sequential block */
                         break;
@@ -1003,7 +1007,8 @@ static int run_phase(struct blk_run *r, uint64_t duration_ns, blk_progress_fn pr
                                 break;
                         clk_sleep_ns(20000000ull);
                         if (prog)
-                                prog(user, (clk_now_ns() - t0) / 1e9, r->w[0].seq);
+                                prog(user, (clk_now_ns() - t0) / 1e9,
+                                     atomic_load_explicit(&r->w[0].issued, memory_order_relaxed));
                 }
         }
         join_workers(r);

@@ -7,8 +7,9 @@
  * sample is exactly what iostat/mpstat/sar print for one interval. The
  * thread waits on a condition variable with a deadline on CLOCK_MONOTONIC
  * (the clock of clk_now_ns) so mon_stop() wakes it at once and ticks do not
- * drift. One mutex guards everything the thread touches; the accessors
- * only run after mon_stop() has joined it.
+ * drift. One mutex guards everything the thread touches; mon_cpu_between()
+ * takes it (scale and block read windows while sampling runs), the other
+ * accessors only run after mon_stop() has joined the thread.
  */
 #include "core/monitor.h"
 #include "core/clock.h"
@@ -741,7 +742,7 @@ void mon_cpu_div(struct mon_cpu *c, double d)
         c->idle /= d;
 }
 
-void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out)
+static void cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out)
 {
         int all = t0 == 0 && t1 == 0;
         double w, wsum = 0;
@@ -749,7 +750,7 @@ void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_c
         size_t i;
 
         memset(out, 0, sizeof(*out));
-        for (i = 0; m && i < m->nsamples; i++) {
+        for (i = 0; i < m->nsamples; i++) {
                 s = &m->samples[i];
                 if (!all && (s->t0_ns < t0 || s->t0_ns > t1))
                         continue;
@@ -760,6 +761,19 @@ void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_c
         }
         if (wsum > 0)
                 mon_cpu_div(out, wsum);
+}
+
+void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out)
+{
+        /* The sampling thread may be appending (and reallocating) samples. */
+        pthread_mutex_t *lock = m ? (pthread_mutex_t *)&m->lock : NULL;
+
+        memset(out, 0, sizeof(*out));
+        if (!m)
+                return;
+        pthread_mutex_lock(lock);
+        cpu_between(m, t0, t1, out);
+        pthread_mutex_unlock(lock);
 }
 
 static json_t *cpu_json(const struct mon_cpu *c)
@@ -879,7 +893,7 @@ static json_t *summary_json(const struct mon *m)
 
         if (bad)
                 return NULL;
-        mon_cpu_between(m, 0, 0, &mean);
+        cpu_between(m, 0, 0, &mean);
         for (i = 0; i < m->nsamples; i++)
                 if (m->samples[i].cpu.steal > steal_max)
                         steal_max = m->samples[i].cpu.steal;

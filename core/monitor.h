@@ -44,7 +44,7 @@ void mon_cpu_add(struct mon_cpu *acc, const struct mon_cpu *c, double w);
 void mon_cpu_div(struct mon_cpu *c, double d);
 
 /* Mean host CPU split over the samples whose start lies in [t0, t1] ns (clk_now_ns); whole run when
- * t0 == t1 == 0. */
+ * t0 == t1 == 0. Any thread, while sampling runs too. */
 void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out);
 
 /*

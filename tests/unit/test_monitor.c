@@ -174,6 +174,33 @@ static void test_window_selects_samples(void **state)
         mon_free(m);
 }
 
+/* Another thread reads the window while the monitor thread appends samples (scale and block
+ * do this every step): under ThreadSanitizer an unguarded read is a reported race. */
+static void test_window_while_sampling(void **state)
+{
+        char err[256];
+        struct mon_cpu c;
+        struct mon *m;
+        uint64_t t0;
+        unsigned reads = 0;
+
+        (void)state;
+        m = mon_start(100, err, sizeof(err));
+        assert_non_null(m);
+        t0 = clk_now_ns();
+        while (clk_now_ns() - t0 < 450000000ull) {
+                mon_cpu_between(m, 0, 0, &c);
+                mon_cpu_between(m, t0, clk_now_ns(), &c);
+                reads++;
+        }
+        mon_stop(m);
+        assert_true(reads > 0);
+        mon_cpu_between(m, 0, 0, &c);
+        assert_true(c.user + c.nice + c.system + c.iowait + c.irq + c.softirq + c.steal + c.idle >
+                    99.0);
+        mon_free(m);
+}
+
 static void test_short_run_has_one_sample(void **state)
 {
         char err[256];
@@ -241,6 +268,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_samples_while_burning),
             cmocka_unit_test(test_window_selects_samples),
+            cmocka_unit_test(test_window_while_sampling),
             cmocka_unit_test(test_short_run_has_one_sample),
             cmocka_unit_test(test_bad_interval),
             cmocka_unit_test(test_free_without_stop),
