@@ -55,6 +55,26 @@ struct oltp_dconn {
         my_bool res_null[RES_COLS], res_trunc[RES_COLS];
 };
 
+/*
+ * Connector/C's MYSQL_WAIT_* bits and the engine's OLTP_WAIT_* bits have the
+ * same values today, but nothing ties them: the ops translate both ways.
+ */
+static int wait_of(int st)
+{
+        return (st & MYSQL_WAIT_READ ? OLTP_WAIT_READ : 0) |
+               (st & MYSQL_WAIT_WRITE ? OLTP_WAIT_WRITE : 0) |
+               (st & MYSQL_WAIT_EXCEPT ? OLTP_WAIT_EXCEPT : 0) |
+               (st & MYSQL_WAIT_TIMEOUT ? OLTP_WAIT_TIMEOUT : 0);
+}
+
+static int mysql_ready(int ready)
+{
+        return (ready & OLTP_WAIT_READ ? MYSQL_WAIT_READ : 0) |
+               (ready & OLTP_WAIT_WRITE ? MYSQL_WAIT_WRITE : 0) |
+               (ready & OLTP_WAIT_EXCEPT ? MYSQL_WAIT_EXCEPT : 0) |
+               (ready & OLTP_WAIT_TIMEOUT ? MYSQL_WAIT_TIMEOUT : 0);
+}
+
 static int mdb_lib_init(void)
 {
         return mysql_library_init(0, NULL, NULL) ? -EIO : 0;
@@ -204,7 +224,7 @@ static int mdb_connect_start(struct oltp_dconn *c, const struct oltp_dsn *dsn)
         c->ph = PH_CONNECT;
         st = mysql_real_connect_start(&c->mret, c->m, dsn->host, dsn->user, dsn->password, dsn->db,
                                       dsn->port, NULL, 0);
-        return st ? st : connect_done(c);
+        return wait_of(st ? st : connect_done(c));
 }
 
 /*
@@ -273,7 +293,7 @@ static int mdb_prepare_start(struct oltp_dconn *c, unsigned slot, const char *sq
         fill_binds(c, binds, nbinds);
         c->ph = PH_PREPARE;
         st = mysql_stmt_prepare_start(&c->iret, c->stmts[slot], sql, strlen(sql));
-        return st ? st : prepare_done(c);
+        return wait_of(st ? st : prepare_done(c));
 }
 
 /* Fetch until the end of the rows; 0 when done (outcome in c->err), else a wait mask. */
@@ -324,7 +344,7 @@ static int mdb_execute_start(struct oltp_dconn *c, unsigned slot)
         c->slot = slot;
         c->ph = PH_EXECUTE;
         st = mysql_stmt_execute_start(&c->iret, c->stmts[slot]);
-        return st ? st : execute_done(c);
+        return wait_of(st ? st : execute_done(c));
 }
 
 static int query_done(struct oltp_dconn *c)
@@ -343,10 +363,11 @@ static int mdb_query_start(struct oltp_dconn *c, const char *sql)
 
         c->ph = PH_QUERY;
         st = mysql_real_query_start(&c->iret, c->m, sql, strlen(sql));
-        return st ? st : query_done(c);
+        return wait_of(st ? st : query_done(c));
 }
 
-static int mdb_cont(struct oltp_dconn *c, int ready)
+/* Resume the pending phase with MYSQL_WAIT_* bits; MYSQL_WAIT_* bits or 0 back. */
+static int cont_phase(struct oltp_dconn *c, int ready)
 {
         int st;
 
@@ -369,6 +390,11 @@ static int mdb_cont(struct oltp_dconn *c, int ready)
         default:
                 return 0;
         }
+}
+
+static int mdb_cont(struct oltp_dconn *c, int ready)
+{
+        return wait_of(cont_phase(c, mysql_ready(ready)));
 }
 
 static unsigned mdb_error(const struct oltp_dconn *c)
