@@ -741,20 +741,23 @@ static struct conn *conn_new(struct engine *e, unsigned idx)
         return c;
 }
 
+/* 0, -ENOMEM, or -errno of epoll_create1 (too many open files). */
 static int worker_init(struct engine *e, struct worker *w, unsigned id)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
 
-        w->e = e;
-        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        w->e = e; /* from here on worker_free has a mutex and an epoll fd (or -1) to release */
         pthread_mutex_init(&w->mu, NULL);
+        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        if (w->epfd < 0)
+                return -errno;
         w->hs = calloc(cfg->nhosts, sizeof(*w->hs));
         w->conns = calloc(cfg->nconns / e->nw + 1, sizeof(*w->conns));
         w->idle = calloc(cfg->nconns / e->nw + 1, sizeof(*w->idle));
         w->queue = cfg->rate > 0 ? calloc(QUEUE_CAP, sizeof(*w->queue)) : NULL;
         w->qwait = hist_new();
         w->ivlat = hist_new();
-        if (w->epfd < 0 || !w->hs || !w->conns || !w->idle || !w->qwait || !w->ivlat ||
+        if (!w->hs || !w->conns || !w->idle || !w->qwait || !w->ivlat ||
             (cfg->rate > 0 && !w->queue))
                 return -ENOMEM;
         for (unsigned h = 0; h < cfg->nhosts; h++)
@@ -774,9 +777,12 @@ static int worker_init(struct engine *e, struct worker *w, unsigned id)
         return 0;
 }
 
+/* A worker worker_init never reached (w->e NULL) holds nothing. */
 static void worker_free(struct engine *e, struct worker *w)
 {
-        if (w->epfd > 0)
+        if (!w->e)
+                return;
+        if (w->epfd >= 0)
                 close(w->epfd);
         for (unsigned i = 0; w->conns && i < w->nconns; i++) {
                 if (w->conns[i]->d)
@@ -1086,9 +1092,14 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
                                                      .warmup_max_s = oltp_engine_warmup_max(cfg),
                                                      .measure_max_s = cfg->time_s})))
                 goto out_nomem;
-        for (unsigned i = 0; i < e.nw; i++)
-                if (worker_init(&e, &e.w[i], i))
+        for (unsigned i = 0; i < e.nw; i++) {
+                if ((rc = worker_init(&e, &e.w[i], i)) == -ENOMEM)
                         goto out_nomem;
+                if (rc < 0) {
+                        snprintf(err, errlen, "cannot create an epoll instance: %s", strerror(-rc));
+                        goto out;
+                }
+        }
         rc = start_workers(&e, err, errlen);
         if (rc)
                 goto out;
