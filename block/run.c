@@ -1072,6 +1072,15 @@ void blk_run_interrupt(struct blk_run *r)
         atomic_store(&r->interrupted, 1);
 }
 
+int blk_run_resume(struct blk_run *r)
+{
+        for (unsigned i = 0; i < r->nworkers; i++)
+                if (r->w[i].abandoned)
+                        return -EBUSY;
+        atomic_store(&r->interrupted, 0);
+        return 0;
+}
+
 void blk_point_result_free(struct blk_point_result *res)
 {
         if (res->t)

@@ -177,8 +177,19 @@ int blk_run_precondition(struct blk_run *r, uint32_t bs, unsigned depth, uint64_
 int blk_run_verify_readback(struct blk_run *r, const struct blk_point_spec *p,
                             struct blk_point_result *res);
 
-/* Ask a running point to stop early (signal-safe: sets a flag). */
+/*
+ * Ask a running point to stop early (signal-safe: sets a flag). The flag
+ * stays set, so a point started after it ends at once too, until
+ * blk_run_resume() (a Ctrl-C between two points still stops the sweep).
+ */
 void blk_run_interrupt(struct blk_run *r);
+
+/*
+ * Clear an interrupt so the run can take further points on the sessions it
+ * has. 0, or -EBUSY when the interrupt cut a drain short and an engine still
+ * owns I/Os of the stopped point: that run can only be closed.
+ */
+int blk_run_resume(struct blk_run *r);
 
 void blk_point_result_free(struct blk_point_result *res);
 void blk_run_close(struct blk_run *r);

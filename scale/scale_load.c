@@ -25,7 +25,7 @@ struct scale_load {
         char **urls;
         unsigned n;
         struct blk_run *run;
-        int reopen; /* an interrupted or failed point leaves the run unusable */
+        int reopen; /* a failed point, or an interrupt that abandoned I/Os, ends the run */
         pthread_t th;
         int running;
         uint64_t end_ns; /* when the point in flight ends by itself */
@@ -280,7 +280,8 @@ int scale_load_finish(struct scale_load *l, struct scale_load_res *acc, double *
         }
         if (rc < 0 && !acc->error[0])
                 snprintf(acc->error, sizeof(acc->error), "block load: %s", strerror(-rc));
-        l->reopen = r->interrupted || rc < 0;
+        /* an interrupt ends this point only: the next step keeps the sessions */
+        l->reopen = rc < 0 || (r->interrupted && blk_run_resume(l->run) < 0);
         blk_point_result_free(&l->res);
         return rc;
 }
