@@ -10,14 +10,17 @@
  * goes away. A driver call that completes at once is followed immediately,
  * so a fast server costs no epoll round trip per statement.
  *
- * Accounting: each thread keeps its histograms and counters per host (owner
- * only, merged after the run) plus one interval block under a mutex that the
- * reporting thread swaps out every --report-interval. Nothing is allocated
- * per statement: steps and parameter buffers live in the connection.
+ * Accounting: each thread counts into one of its two tallies (counts,
+ * histograms and down time per host) and the reporting thread, at every
+ * --report-interval and checkpoint, switches the thread to the other and
+ * drains the first into its own totals (see drain_worker): no lock on the
+ * path of a transaction. Nothing is allocated per statement: steps and
+ * parameter buffers live in the connection.
  */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -68,6 +71,13 @@ struct hstat {
         uint64_t down_ns; /* connection-nanoseconds disconnected while measuring */
 };
 
+/* What a worker counted in the measured window since the last drain. */
+struct tally {
+        struct hstat *hs;   /* per host */
+        struct hist *lat;   /* every host: the interval's latency */
+        struct hist *qwait; /* --rate: queue wait */
+};
+
 struct engine;
 
 struct worker {
@@ -76,11 +86,9 @@ struct worker {
         int epfd, kicked;
         struct conn **conns;
         unsigned nconns, npending, ntimed;
-        struct hstat *hs; /* per host; written by the owner under mu, read by checkpoints */
-        struct hist *qwait;
-        pthread_mutex_t mu; /* guards hs, qwait, iv and ivlat (shared with the reporter) */
-        struct oltp_counts iv;
-        struct hist *ivlat;
+        struct tally tl[2]; /* the worker writes tl[tl_cur], the reporter drains the other */
+        _Atomic unsigned tl_cur;
+        _Atomic int tl_busy; /* the worker is writing into tl[tl_cur] */
         _Atomic unsigned busy;
         _Atomic uint64_t qlen;
         uint64_t *queue, next_arrival, last_done, qoverflow;
@@ -106,6 +114,11 @@ struct engine {
         pthread_mutex_t fmu;
         int fatal;
         char fatal_msg[512];
+        /* the reporting thread's: everything drained so far, and the interval in progress */
+        struct hstat *acc;
+        struct hist *acc_qwait;
+        struct oltp_counts iv;
+        struct hist *ivlat;
 };
 
 static _Atomic int stop_requested;
@@ -298,11 +311,29 @@ static int next_txn(struct conn *c)
         return begin_txn(c, t);
 }
 
+/*
+ * The worker's side of the tallies: every write is bracketed by tally_open
+ * and tally_close. tl_busy and tl_cur are sequentially consistent, so either
+ * the reporter's switch comes first and tally_open returns the new tally, or
+ * the reporter sees tl_busy set and waits for tally_close (drain_worker).
+ */
+static struct tally *tally_open(struct worker *w)
+{
+        atomic_store(&w->tl_busy, 1);
+        return &w->tl[atomic_load(&w->tl_cur)];
+}
+
+static void tally_close(struct worker *w)
+{
+        atomic_store_explicit(&w->tl_busy, 0, memory_order_release);
+}
+
 static void count_txn(struct conn *c, uint64_t now)
 {
         struct worker *w = c->w;
-        struct hstat *h = &w->hs[c->host];
         uint64_t lat = now - c->t_sched;
+        struct tally *t;
+        struct hstat *h;
 
         atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
         if (!in_window(w->e, now))
@@ -310,21 +341,18 @@ static void count_txn(struct conn *c, uint64_t now)
         c->txns++;
         c->busy_ns += lat;
         w->last_done = now;
-        pthread_mutex_lock(&w->mu);
+        t = tally_open(w);
+        h = &t->hs[c->host];
         /* Queue wait is kept for the same transactions as latency, so wait <= latency holds. */
         if (w->e->cfg->rate > 0)
-                hist_record(w->qwait, c->t_started - c->t_sched);
+                hist_record(t->qwait, c->t_started - c->t_sched);
         h->c.txns++;
         h->c.reads += c->q[OLTP_Q_READ];
         h->c.writes += c->q[OLTP_Q_WRITE];
         h->c.other += c->q[OLTP_Q_OTHER];
         hist_record(h->lat, lat);
-        w->iv.txns++;
-        w->iv.reads += c->q[OLTP_Q_READ];
-        w->iv.writes += c->q[OLTP_Q_WRITE];
-        w->iv.other += c->q[OLTP_Q_OTHER];
-        hist_record(w->ivlat, lat);
-        pthread_mutex_unlock(&w->mu);
+        hist_record(t->lat, lat);
+        tally_close(w);
 }
 
 enum cevent { EV_ERROR, EV_RECONNECT, EV_FAILED_CONNECT };
@@ -342,10 +370,8 @@ static void count_event(struct conn *c, enum cevent ev)
 
         if (!in_window(w->e, clk_now_ns()))
                 return;
-        pthread_mutex_lock(&w->mu);
-        (*event_counter(&w->hs[c->host].c, ev))++;
-        (*event_counter(&w->iv, ev))++;
-        pthread_mutex_unlock(&w->mu);
+        (*event_counter(&tally_open(w)->hs[c->host].c, ev))++;
+        tally_close(w);
 }
 
 /* The part of [c->down_since, now] inside the measured window goes to the host's down time. */
@@ -357,9 +383,8 @@ static void count_down(struct conn *c, uint64_t now)
 
         if (!c->down_since || !atomic_load(&e->go) || to <= from)
                 return;
-        pthread_mutex_lock(&c->w->mu);
-        c->w->hs[c->host].down_ns += to - from;
-        pthread_mutex_unlock(&c->w->mu);
+        tally_open(c->w)->hs[c->host].down_ns += to - from;
+        tally_close(c->w);
 }
 
 /* ---- errors ---- */
@@ -741,28 +766,56 @@ static struct conn *conn_new(struct engine *e, unsigned idx)
         return c;
 }
 
+static void hstats_free(struct hstat *hs, unsigned n)
+{
+        for (unsigned h = 0; hs && h < n; h++)
+                hist_free(hs[h].lat);
+        free(hs);
+}
+
+/* Per-host counts with a latency histogram each; NULL on ENOMEM. */
+static struct hstat *hstats_new(unsigned n)
+{
+        struct hstat *hs = calloc(n, sizeof(*hs));
+
+        for (unsigned h = 0; hs && h < n; h++)
+                if (!(hs[h].lat = hist_new())) {
+                        hstats_free(hs, n);
+                        return NULL;
+                }
+        return hs;
+}
+
+static int tally_init(struct tally *t, unsigned nhosts)
+{
+        t->hs = hstats_new(nhosts);
+        t->lat = hist_new();
+        t->qwait = hist_new();
+        return t->hs && t->lat && t->qwait ? 0 : -ENOMEM;
+}
+
+static void tally_fini(struct tally *t, unsigned nhosts)
+{
+        hstats_free(t->hs, nhosts);
+        hist_free(t->lat);
+        hist_free(t->qwait);
+}
+
 /* 0, -ENOMEM, or -errno of epoll_create1 (too many open files). */
 static int worker_init(struct engine *e, struct worker *w, unsigned id)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
 
-        w->e = e; /* from here on worker_free has a mutex and an epoll fd (or -1) to release */
-        pthread_mutex_init(&w->mu, NULL);
+        w->e = e; /* from here on worker_free has an epoll fd (or -1) and memory to release */
         w->epfd = epoll_create1(EPOLL_CLOEXEC);
         if (w->epfd < 0)
                 return -errno;
-        w->hs = calloc(cfg->nhosts, sizeof(*w->hs));
         w->conns = calloc(cfg->nconns / e->nw + 1, sizeof(*w->conns));
         w->idle = calloc(cfg->nconns / e->nw + 1, sizeof(*w->idle));
         w->queue = cfg->rate > 0 ? calloc(QUEUE_CAP, sizeof(*w->queue)) : NULL;
-        w->qwait = hist_new();
-        w->ivlat = hist_new();
-        if (!w->hs || !w->conns || !w->idle || !w->qwait || !w->ivlat ||
-            (cfg->rate > 0 && !w->queue))
+        if (tally_init(&w->tl[0], cfg->nhosts) || tally_init(&w->tl[1], cfg->nhosts) || !w->conns ||
+            !w->idle || (cfg->rate > 0 && !w->queue))
                 return -ENOMEM;
-        for (unsigned h = 0; h < cfg->nhosts; h++)
-                if (!(w->hs[h].lat = hist_new()))
-                        return -ENOMEM;
         if (cfg->rate > 0)
                 w->mean_gap_ns = 1e9 * e->nw / cfg->rate;
         oltp_rng_seed(&w->rng, cfg->seed * 31 + id + 7);
@@ -789,15 +842,11 @@ static void worker_free(struct engine *e, struct worker *w)
                         e->ops->conn_free(w->conns[i]->d);
                 free(w->conns[i]);
         }
-        for (unsigned h = 0; w->hs && h < e->cfg->nhosts; h++)
-                hist_free(w->hs[h].lat);
-        free(w->hs);
+        tally_fini(&w->tl[0], e->cfg->nhosts);
+        tally_fini(&w->tl[1], e->cfg->nhosts);
         free(w->conns);
         free(w->idle);
         free(w->queue);
-        hist_free(w->qwait);
-        hist_free(w->ivlat);
-        pthread_mutex_destroy(&w->mu);
 }
 
 void oltp_counts_add(struct oltp_counts *d, const struct oltp_counts *s)
@@ -811,28 +860,70 @@ void oltp_counts_add(struct oltp_counts *d, const struct oltp_counts *s)
         d->failed_connects += s->failed_connects;
 }
 
-static void report_interval(struct engine *e, struct hist *scratch, uint64_t t_prev, uint64_t now)
+/* src into dst, and src emptied (an empty one costs nothing). */
+static void hist_move(struct hist *dst, struct hist *src)
+{
+        if (!hist_count(src))
+                return;
+        hist_merge(dst, src);
+        hist_reset(src);
+}
+
+/*
+ * Take what worker w counted since the last drain into the engine's totals
+ * and the interval in progress. The worker is switched to its other tally
+ * first; a write it began on this one before it saw the switch ends before
+ * tl_busy reads 0 (tally_open), and from then on this one is the reporter's
+ * alone until the next switch. The reporting thread only (or any thread
+ * after the workers are joined).
+ */
+static void drain_worker(struct engine *e, struct worker *w)
+{
+        unsigned old = atomic_load(&w->tl_cur);
+        struct tally *t = &w->tl[old];
+
+        atomic_store(&w->tl_cur, !old);
+        while (atomic_load(&w->tl_busy))
+                sched_yield();
+        for (unsigned h = 0; h < e->cfg->nhosts; h++) {
+                struct hstat *s = &t->hs[h];
+
+                oltp_counts_add(&e->acc[h].c, &s->c);
+                oltp_counts_add(&e->iv, &s->c);
+                e->acc[h].down_ns += s->down_ns;
+                hist_move(e->acc[h].lat, s->lat);
+                memset(&s->c, 0, sizeof(s->c));
+                s->down_ns = 0;
+        }
+        hist_move(e->ivlat, t->lat);
+        hist_move(e->acc_qwait, t->qwait);
+}
+
+static void drain_all(struct engine *e)
+{
+        for (unsigned i = 0; i < e->nw; i++)
+                drain_worker(e, &e->w[i]);
+}
+
+static void report_interval(struct engine *e, uint64_t t_prev, uint64_t now)
 {
         struct oltp_interval iv = {0};
 
-        hist_reset(scratch);
+        drain_all(e);
+        iv.c = e->iv;
+        memset(&e->iv, 0, sizeof(e->iv));
         for (unsigned i = 0; i < e->nw; i++) {
                 struct worker *w = &e->w[i];
 
-                pthread_mutex_lock(&w->mu);
-                oltp_counts_add(&iv.c, &w->iv);
-                memset(&w->iv, 0, sizeof(w->iv));
-                hist_merge(scratch, w->ivlat);
-                hist_reset(w->ivlat);
-                pthread_mutex_unlock(&w->mu);
                 iv.queue_len += atomic_load(&w->qlen);
                 iv.busy += atomic_load(&w->busy);
         }
         iv.t_s = (double)(now - e->t_warm) / 1e9;
         iv.len_s = (double)(now - t_prev) / 1e9;
-        iv.lat = scratch;
+        iv.lat = e->ivlat;
         iv.threads = e->cfg->nconns;
         e->cfg->on_interval(e->cfg->user, &iv);
+        hist_reset(e->ivlat);
 }
 
 static int all_ready_or_fatal(struct engine *e)
@@ -912,22 +1003,16 @@ static int result_alloc(const struct engine *e, struct oltp_result *res)
         return 0;
 }
 
-/* Per-host counts and histograms of every worker, then the totals. */
+/* Per-host counts and histograms drained so far (drain_all first), then the totals. */
 static void merge_hosts(struct engine *e, struct oltp_result *res)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
 
-        for (unsigned i = 0; i < e->nw; i++) {
-                struct worker *w = &e->w[i];
-
-                pthread_mutex_lock(&w->mu);
-                for (unsigned h = 0; h < cfg->nhosts; h++) {
-                        oltp_counts_add(&res->hosts[h].c, &w->hs[h].c);
-                        hist_merge(res->hosts[h].lat, w->hs[h].lat);
-                }
-                hist_merge(res->qwait, w->qwait);
-                pthread_mutex_unlock(&w->mu);
+        for (unsigned h = 0; h < cfg->nhosts; h++) {
+                oltp_counts_add(&res->hosts[h].c, &e->acc[h].c);
+                hist_merge(res->hosts[h].lat, e->acc[h].lat);
         }
+        hist_merge(res->qwait, e->acc_qwait);
         for (unsigned h = 0; h < cfg->nhosts; h++) {
                 oltp_counts_add(&res->total, &res->hosts[h].c);
                 hist_merge(res->lat, res->hosts[h].lat);
@@ -940,6 +1025,7 @@ static void checkpoint(struct engine *e, uint64_t now)
         struct oltp_result res = {0};
 
         if (now > e->t_warm && result_alloc(e, &res) == 0) {
+                drain_all(e);
                 merge_hosts(e, &res);
                 res.seconds = (double)(now - e->t_warm) / 1e9;
                 e->cfg->on_checkpoint(e->cfg->user, &res);
@@ -948,7 +1034,7 @@ static void checkpoint(struct engine *e, uint64_t now)
 }
 
 /* The reporting thread: intervals until the end, then the stop flag. */
-static void supervise(struct engine *e, struct hist *scratch)
+static void supervise(struct engine *e)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
         uint64_t step = (uint64_t)(cfg->report_s * 1e9), next = 0, prev = e->t_warm, next_tick = 0;
@@ -967,7 +1053,7 @@ static void supervise(struct engine *e, struct hist *scratch)
                         next = prev + step;
                 }
                 if (next && now >= next && (!e->t_end || next <= e->t_end)) {
-                        report_interval(e, scratch, prev, next);
+                        report_interval(e, prev, next);
                         prev = next;
                         next += step;
                         continue;
@@ -1009,9 +1095,9 @@ static void down_times(struct engine *e, struct oltp_result *res)
                                 res->hosts[c->host].down_at_end = 1;
                         count_down(c, now);
                 }
-        for (unsigned i = 0; down && conns && i < e->nw; i++)
-                for (unsigned h = 0; h < cfg->nhosts; h++)
-                        down[h] += e->w[i].hs[h].down_ns;
+        drain_all(e);
+        for (unsigned h = 0; down && h < cfg->nhosts; h++)
+                down[h] = e->acc[h].down_ns;
         for (unsigned i = 0; conns && i < cfg->nconns; i++)
                 conns[i % cfg->nhosts]++;
         for (unsigned h = 0; down && conns && h < cfg->nhosts; h++)
@@ -1077,14 +1163,16 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
                     size_t errlen)
 {
         struct engine e = {.cfg = cfg, .ops = cfg->ops};
-        struct hist *scratch = hist_new();
         int rc = -ENOMEM;
 
         memset(res, 0, sizeof(*res));
         pthread_mutex_init(&e.fmu, NULL);
         e.nw = pick_threads(cfg);
         e.w = calloc(e.nw, sizeof(*e.w));
-        if (!e.w || !scratch)
+        e.acc = hstats_new(cfg->nhosts);
+        e.acc_qwait = hist_new();
+        e.ivlat = hist_new();
+        if (!e.w || !e.acc || !e.acc_qwait || !e.ivlat)
                 goto out_nomem;
         if (cfg->target_ci_pct > 0 &&
             !(e.st = steady_new(&(struct steady_cfg){.target_ci_pct = cfg->target_ci_pct,
@@ -1110,7 +1198,7 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
                 e.st_prev = e.st_next = e.t_go;
                 e.st_next += (uint64_t)(STEADY_SAMPLE_S * 1e9);
                 atomic_store(&e.go, 1);
-                supervise(&e, scratch);
+                supervise(&e);
         }
         atomic_store(&e.stop, 1);
         for (unsigned i = 0; i < e.nw; i++)
@@ -1131,7 +1219,9 @@ out:
                 worker_free(&e, &e.w[i]);
         free(e.w);
         steady_free(e.st);
-        hist_free(scratch);
+        hstats_free(e.acc, cfg->nhosts);
+        hist_free(e.acc_qwait);
+        hist_free(e.ivlat);
         pthread_mutex_destroy(&e.fmu);
         return rc;
 }
