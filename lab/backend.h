@@ -108,6 +108,13 @@ struct lab_vm_stats {
         int64_t cpu_usage_ns;     /* CPU time used so far, -1 unknown */
         char cpuset[64];          /* CPUs it may run on ("0", "0-3"), "" = every CPU */
         char where[LAB_PATH_MAX]; /* where it lives: cgroup path or inventory section */
+        /* Its own CPU cgroup on this host, everything the VM runs (server and
+         * initiator) inside it; "" when it has none. cpu_cgroup holds
+         * cpu.stat (the quota's nr_periods, nr_throttled and throttled time;
+         * in cgroup v2 also usage_usec), cpuacct_cgroup cgroup v1's
+         * cpuacct.usage ("" in v2, where cpu.stat has the usage). */
+        char cpu_cgroup[LAB_PATH_MAX];
+        char cpuacct_cgroup[LAB_PATH_MAX];
         /* Its data disk, as the storage path sees it. */
         enum lab_datadir datadir_on;
         char disk[32];            /* host block device under the datadir, as named in

@@ -536,6 +536,8 @@ static void fill_cg_stats(const struct cg_group *g, struct lab_vm_stats *st)
         cg_read_str(g, CG_CPUSET, "cpuset.cpus", st->cpuset, sizeof(st->cpuset));
         for (int c = 0; c < CG_NCTRL && !st->where[0]; c++)
                 snprintf(st->where, sizeof(st->where), "%s", g->path[c]);
+        snprintf(st->cpu_cgroup, sizeof(st->cpu_cgroup), "%s", g->path[CG_CPU]);
+        snprintf(st->cpuacct_cgroup, sizeof(st->cpuacct_cgroup), "%s", g->path[CG_CPUACCT]);
 }
 
 static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,

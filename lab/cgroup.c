@@ -19,7 +19,7 @@
 
 #define CG_MOUNT "/sys/fs/cgroup"
 
-static const char *const ctrl_names[CG_NCTRL] = {"cpu", "memory", "cpuset"};
+static const char *const ctrl_names[CG_NCTRL] = {"cpu", "memory", "cpuset", "cpuacct"};
 static int warned[CG_NCTRL];
 
 const char *cg_ctrl_name(enum cg_ctrl c)

@@ -2,7 +2,9 @@
  * cgroup.h - the cgroup v1 groups that make a local "VM" a VM: a CPU quota
  * (cpu controller, CFS quota = CPUs x period), a memory limit (memory
  * controller) and, in the two-layer topology, a CPU set (cpuset
- * controller). Groups are made below this process's own group of each
+ * controller) and a CPU usage account (cpuacct controller: v1 counts a
+ * group's CPU time there, and cpu.stat only says how often the quota
+ * throttled it). Groups are made below this process's own group of each
  * controller, as hcisweep/LAB/LEAF, so they nest inside whatever limits the
  * caller already runs under; the absolute paths are kept in the lab's state
  * file so any later process can find and remove them.
@@ -21,7 +23,7 @@
 
 #include "lab/backend.h"
 
-enum cg_ctrl { CG_CPU, CG_MEMORY, CG_CPUSET, CG_NCTRL };
+enum cg_ctrl { CG_CPU, CG_MEMORY, CG_CPUSET, CG_CPUACCT, CG_NCTRL };
 
 /* The controller's name as in /proc/self/cgroup and under /sys/fs/cgroup. */
 const char *cg_ctrl_name(enum cg_ctrl c);

@@ -257,27 +257,40 @@ static void tip_figures(struct doc *d, const json_t *tip, const struct run_serie
         }
 }
 
-/* Host CPU by owner at every step, in % of the host, when the result has it. */
+/* "12.3", or "-" when not measured. */
+static void cell_pct(char *c, size_t len, double v)
+{
+        if (isnan(v))
+                snprintf(c, len, "-");
+        else
+                snprintf(c, len, "%.1f", v);
+}
+
+/* Host CPU by owner at every step, in % of the host, when the result has
+ * it, and the VMs' own quota use beside it (vm_quota). */
 static void owner_table(struct doc *d, const struct run_series *s)
 {
-        static const char *const head[] = {"VMs",       "host CPU busy %", "VMs %",
-                                           "storage %", "driver %",        "other %"};
-        char c[6][32];
-        const char *cells[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+        static const char *const head[] = {
+            "VMs",      "host CPU busy %", "VMs %",           "storage %",
+            "driver %", "other %",         "VM quota used %", "VMs throttled % of time"};
+        char c[8][32];
+        const char *cells[8] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
         unsigned have = 0;
 
         for (unsigned i = 0; i < s->n; i++)
                 have += !isnan(s->p[i].own[0]);
         if (!have)
                 return;
-        doc_h(d, 2, "Where the CPU went (cpu_by_owner, %% of the host)");
-        doc_table(d, head, 6);
+        doc_h(d, 2, "Where the CPU went (cpu_by_owner, %% of the host; vm_quota)");
+        doc_table(d, head, 8);
         for (unsigned i = 0; i < s->n; i++) {
                 snprintf(c[0], sizeof(c[0]), "%g", s->p[i].load);
                 snprintf(c[1], sizeof(c[1]), "%.1f", s->p[i].cpu_busy);
                 for (unsigned k = 0; k < 4; k++)
                         snprintf(c[2 + k], sizeof(c[0]), "%.1f", s->p[i].own[k]);
-                doc_row(d, cells, 6);
+                cell_pct(c[6], sizeof(c[6]), s->p[i].quota_pct);
+                cell_pct(c[7], sizeof(c[7]), s->p[i].throttled_pct);
+                doc_row(d, cells, 8);
         }
         doc_table_end(d);
 }

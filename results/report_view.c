@@ -94,7 +94,8 @@ static struct run_point *push(struct run_series *s)
         s->p = p;
         p = &s->p[s->n++];
         *p = (struct run_point){
-            NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, {NAN, NAN, NAN, NAN}, NAN, NAN};
+            NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, {NAN, NAN, NAN, NAN},
+            NAN, NAN, NAN, NAN};
         return p;
 }
 
@@ -182,6 +183,8 @@ static void scale_resources(const json_t *st, struct run_point *p)
 
         for (unsigned k = 0; k < 4; k++)
                 p->own[k] = num(json_object_get(st, "cpu_by_owner"), owners[k]);
+        p->quota_pct = num(json_object_get(st, "vm_quota"), "used_pct");
+        p->throttled_pct = num(json_object_get(st, "vm_quota"), "throttled_time_pct");
         if (res_tip_step_from_json(st, &ts) >= 0) {
                 p->lo = ts.lo;
                 p->hi = ts.hi;

@@ -72,6 +72,9 @@ struct run_point {
         double stor_iops;           /* storage-side IOPS, scale steps only (else NaN) */
         double own[4]; /* scale: cpu_by_owner vms, storage, driver, other (% of host), else NaN */
         double lo, hi; /* the throughput's noise band (tipping.h); lo = hi = tput when unknown */
+        /* scale: vm_quota used_pct (the VMs' CPU in % of their quota) and
+         * throttled_time_pct (the step's time per VM spent throttled), else NaN */
+        double quota_pct, throttled_pct;
 };
 
 struct run_series {

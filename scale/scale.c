@@ -442,6 +442,8 @@ static void follow_pids(struct scale *s, unsigned n)
                 vm[i].initiator =
                     vs.initiator_pid > 0 && vs.initiator_pid != vs.pid ? (int)vs.initiator_pid : 0;
                 snprintf(vm[i].disk, sizeof(vm[i].disk), "%s", vs.disk);
+                snprintf(vm[i].cg_cpu, sizeof(vm[i].cg_cpu), "%s", vs.cpu_cgroup);
+                snprintf(vm[i].cg_acct, sizeof(vm[i].cg_acct), "%s", vs.cpuacct_cgroup);
                 if (s->watch.mon && watched[i] != vm[i].pid) {
                         snprintf(label, sizeof(label), "vm%u", i);
                         mon_watch_pid(s->watch.mon, vm[i].pid, label);
@@ -650,6 +652,20 @@ static void step_steady(struct scale_step *st)
         }
 }
 
+/* The repeats' cgroup counts, summed (unknown in one: unknown); usage from the cgroup in all. */
+static void add_throttling(struct scale_rates *a, const struct scale_rates *b, unsigned vms,
+                           int first)
+{
+        for (unsigned i = 1; i <= vms; i++) {
+                double *sum[] = {&a->vm_periods[i], &a->vm_throttled[i], &a->vm_throttled_s[i]};
+                const double add[] = {b->vm_periods[i], b->vm_throttled[i], b->vm_throttled_s[i]};
+
+                for (unsigned k = 0; k < 3; k++)
+                        *sum[k] = first || (*sum[k] >= 0 && add[k] >= 0) ? *sum[k] + add[k] : -1;
+                a->vm_cpu_cg[i] = (first || a->vm_cpu_cg[i]) && b->vm_cpu_cg[i];
+        }
+}
+
 /* Step figures from its repeats: median TPS and its spread, means of the rest. */
 static void summarise(struct scale_step *st)
 {
@@ -690,6 +706,7 @@ static void summarise(struct scale_step *st)
                         a->vd[i].util_pct += w * p->rates.vd[i].util_pct;
                         memcpy(a->vd_dev[i], p->rates.vd_dev[i], sizeof(a->vd_dev[i]));
                 }
+                add_throttling(a, &p->rates, st->vms, r == 0);
                 a->swap_pages += p->rates.swap_pages;
                 a->majflt += p->rates.majflt;
                 a->failcnt += p->rates.failcnt;

@@ -27,6 +27,22 @@ struct scale_dstat {
         uint64_t ios, sectors, ticks_ms, busy_ms;
 };
 
+/* A VM's CPU cgroup counters (cpu.stat, cpuacct.usage); -1 when unknown. */
+struct scale_cgcpu {
+        int64_t usage_ns;     /* CPU time of everything in the group */
+        int64_t periods;      /* CFS periods with the quota in force (nr_periods) */
+        int64_t throttled;    /* of those, periods it was throttled in (nr_throttled) */
+        int64_t throttled_ns; /* time it spent throttled */
+};
+
+/*
+ * Read the counters of a cpu.stat text (cgroup v1 or v2) into c, keeping
+ * what it lacks: v2 has usage_usec and throttled_usec, v1 throttled_time
+ * (ns) and no usage (cpuacct.usage has it). Keys it does not know are
+ * skipped. Pure: no I/O.
+ */
+void scale_cpustat_parse(const char *text, struct scale_cgcpu *c);
+
 struct scale_snap {
         uint64_t t_ns;
         int have_disk;
@@ -42,6 +58,7 @@ struct scale_snap {
         int64_t vm_cpu_ns[LAB_MAX_VMS + 1];
         uint64_t vm_majflt[LAB_MAX_VMS + 1], vm_failcnt[LAB_MAX_VMS + 1];
         uint64_t vm_oom[LAB_MAX_VMS + 1];
+        struct scale_cgcpu vm_cg[LAB_MAX_VMS + 1]; /* VM i's CPU cgroup */
 };
 
 /* One disk's rates; -1 when unknown. */
@@ -68,6 +85,13 @@ struct scale_rates {
         uint64_t swap_pages;
         double vm_cpu_pct[LAB_MAX_VMS + 1];  /* -1 when unknown */
         uint64_t majflt, failcnt, oom_kills; /* all VMs */
+        /* VM i's CPU cgroup over the window: vm_cpu_pct came from its usage
+         * (everything in the group) rather than from its processes; its
+         * quota's periods, throttled periods and throttled seconds (-1
+         * unknown; summed over repeats). */
+        int vm_cpu_cg[LAB_MAX_VMS + 1];
+        double vm_periods[LAB_MAX_VMS + 1], vm_throttled[LAB_MAX_VMS + 1];
+        double vm_throttled_s[LAB_MAX_VMS + 1];
 };
 
 struct scale_probe; /* which disk, which tgtd, which VMs */
@@ -76,11 +100,14 @@ struct scale_probe; /* which disk, which tgtd, which VMs */
 struct scale_probe *scale_probe_new(const char *dir);
 void scale_probe_free(struct scale_probe *p);
 /* What the probe follows of VM i: its server, its initiator (both <= 0:
- * none or not local) and its disk's name in /proc/diskstats ("" none). A
- * VM's CPU is its server's plus its initiator's: both are the VM. */
+ * none or not local), its disk's name in /proc/diskstats ("" none) and
+ * its CPU cgroup (lab_vm_stats: cpu_cgroup, cpuacct_cgroup; "" none). A
+ * VM's CPU is its cgroup's usage when the group accounts it (everything
+ * the VM runs is in it), else its server's plus its initiator's. */
 struct scale_follow {
         int pid, initiator;
         char disk[32];
+        char cg_cpu[LAB_PATH_MAX], cg_acct[LAB_PATH_MAX];
 };
 /* Follow the storage service's PID (0: none) and VMs 1..n (vm[i]). */
 void scale_probe_set(struct scale_probe *p, int tgt_pid, const struct scale_follow *vm, unsigned n);
@@ -147,6 +174,21 @@ const char *scale_state_name(int state);
  */
 void scale_cpu_owners(const struct scale_step *s, double own[4], double *quota_pct);
 double scale_cpu_busy(const struct mon_cpu *c);
+
+/*
+ * The VMs' CPU quotas over a step, from their cgroups' cpu.stat (summed
+ * over the VMs and repeats; -1 when no VM's group said): CFS periods,
+ * throttled periods and seconds; throttled_pct = throttled periods in % of
+ * the periods, throttled_time_pct = throttled seconds in % of the step's
+ * time per VM (the share of the step a VM, on average, could not run).
+ * cg_vms: VMs whose CPU came from their cgroup's usage.
+ */
+struct scale_quota {
+        unsigned cg_vms, vms;
+        double periods, throttled, throttled_s;
+        double throttled_pct, throttled_time_pct;
+};
+void scale_vm_quota(const struct scale_step *s, struct scale_quota *q);
 
 /* scale_out.c */
 /* load: a column for the block load's IOPS (--block-load) */

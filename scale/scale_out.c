@@ -47,6 +47,29 @@ void scale_cpu_owners(const struct scale_step *s, double own[4], double *quota_p
         *quota_pct = known && s->vm_cpus > 0 ? vms / known / s->vm_cpus : -1;
 }
 
+void scale_vm_quota(const struct scale_step *s, struct scale_quota *q)
+{
+        const struct scale_rates *r = &s->rates;
+        unsigned known = 0;
+
+        *q = (struct scale_quota){0, s->vms, -1, -1, -1, -1, -1};
+        for (unsigned i = 1; i <= s->vms && i <= LAB_MAX_VMS; i++) {
+                q->cg_vms += r->vm_cpu_cg[i] ? 1 : 0;
+                if (r->vm_periods[i] < 0 || r->vm_throttled[i] < 0 || r->vm_throttled_s[i] < 0)
+                        continue;
+                if (!known++)
+                        q->periods = q->throttled = q->throttled_s = 0;
+                q->periods += r->vm_periods[i];
+                q->throttled += r->vm_throttled[i];
+                q->throttled_s += r->vm_throttled_s[i];
+        }
+        if (!known)
+                return;
+        q->throttled_pct = q->periods > 0 ? 100 * q->throttled / q->periods : 0;
+        if (r->seconds > 0)
+                q->throttled_time_pct = 100 * q->throttled_s / (r->seconds * known);
+}
+
 /* The storage side's MB/s: with the VMs' disks on its LUNs everything goes
  * through the storage service (what it served); else the datadirs' disk
  * plus what the storage service served besides. */
@@ -62,8 +85,8 @@ static double storage_mb_s(const struct scale_rates *r)
 
 void scale_print_header(unsigned repeat, int load)
 {
-        printf("%5s %10s %9s %8s %8s %9s %7s %10s %22s", "vms", "TPS", "TPS/VM", "mean ms",
-               "p99 ms", "host CPU%", "steal%", "stor MB/s", "CPU% vms/stor/drv/oth");
+        printf("%5s %10s %9s %8s %8s %9s %7s %10s %22s %7s", "vms", "TPS", "TPS/VM", "mean ms",
+               "p99 ms", "host CPU%", "steal%", "stor MB/s", "CPU% vms/stor/drv/oth", "VM thr%");
         if (load)
                 printf(" %10s", "blk IOPS");
         printf("  %s%s\n", "state", repeat > 1 ? "  TPS min..max" : "");
@@ -79,11 +102,15 @@ void scale_print_step(const struct scale_step *s, unsigned repeat,
                storage_mb_s(&s->rates));
         {
                 double own[4], q;
-                char b[64];
+                struct scale_quota vq;
+                char b[64], t[16] = "-";
 
                 scale_cpu_owners(s, own, &q);
+                scale_vm_quota(s, &vq);
                 snprintf(b, sizeof(b), "%.0f/%.0f/%.0f/%.0f", own[0], own[1], own[2], own[3]);
-                printf(" %22s", b);
+                if (vq.throttled_time_pct >= 0)
+                        snprintf(t, sizeof(t), "%.0f", vq.throttled_time_pct);
+                printf(" %22s %7s", b, t);
         }
         if (load->on)
                 printf(" %10.1f", scale_load_iops(&s->load));
@@ -216,15 +243,19 @@ static json_t *rep_json(const struct scale_rep *r, unsigned vms)
 static json_t *vm_json(const struct scale_step *s, unsigned i, const double *pcts, unsigned npct)
 {
         const struct scale_vm *v = &s->vm[i];
+        const struct scale_rates *r = &s->rates;
 
-        /* cpu_pct is the whole VM: its server plus its initiator (initiator_cpu_pct) */
+        /* cpu_pct is the whole VM: its cgroup's usage, else its server plus its initiator */
         return json_pack(
-            "{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:b}", "vm", (int)i, "host", v->host, "port",
-            (int)v->port, "totals",
+            "{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:b}", "vm", (int)i, "host", v->host,
+            "port", (int)v->port, "totals",
             totals_json(&v->c, v->seconds, v->seconds > 0 ? (double)v->c.txns / v->seconds : 0),
-            "lat_ns", hist_lat_json(v->lat, pcts, npct), "cpu_pct",
-            num_or_null(s->rates.vm_cpu_pct[i]), "initiator_cpu_pct",
-            num_or_null(s->rates.ini_cpu_pct[i]), "alive", v->alive);
+            "lat_ns", hist_lat_json(v->lat, pcts, npct), "cpu_pct", num_or_null(r->vm_cpu_pct[i]),
+            "initiator_cpu_pct", num_or_null(r->ini_cpu_pct[i]), "cpu_source",
+            r->vm_cpu_cg[i] ? "cgroup" : "processes", "nr_periods", num_or_null(r->vm_periods[i]),
+            "nr_throttled", num_or_null(r->vm_throttled[i]), "throttled_usec",
+            num_or_null(r->vm_throttled_s[i] < 0 ? -1 : r->vm_throttled_s[i] * 1e6), "alive",
+            v->alive);
 }
 
 static int add_repeats_and_vms(json_t *o, const struct scale_step *s, const double *pcts,
@@ -270,6 +301,26 @@ static json_t *load_json(const struct scale_load_spec *sp, const struct scale_lo
         return o;
 }
 
+/*
+ * The VMs' quota use: cpus and used_pct (their CPU in % of the quota), and
+ * from their cgroups' cpu.stat, summed over the VMs: nr_periods,
+ * nr_throttled, throttled_usec, with throttled_pct (of the periods) and
+ * throttled_time_pct (of the step's time per VM); cpu_source says where
+ * the VMs' CPU came from ("cgroup" when every VM's did, else "processes").
+ */
+static json_t *quota_json(const struct scale_step *s, double used)
+{
+        struct scale_quota q;
+
+        scale_vm_quota(s, &q);
+        return json_pack(
+            "{s:f,s:o,s:s,s:o,s:o,s:o,s:o,s:o}", "cpus", s->vm_cpus, "used_pct", num_or_null(used),
+            "cpu_source", q.vms && q.cg_vms == q.vms ? "cgroup" : "processes", "nr_periods",
+            num_or_null(q.periods), "nr_throttled", num_or_null(q.throttled), "throttled_usec",
+            num_or_null(q.throttled_s < 0 ? -1 : q.throttled_s * 1e6), "throttled_pct",
+            num_or_null(q.throttled_pct), "throttled_time_pct", num_or_null(q.throttled_time_pct));
+}
+
 void scale_console_name(char *out, size_t outlen, unsigned vms, unsigned vm)
 {
         snprintf(out, outlen, "console-%uvms-vm%u.log", vms, vm);
@@ -309,9 +360,7 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
                             json_pack("{s:o,s:o,s:o,s:f}", "vms", num_or_null(own[0]), "storage",
                                       num_or_null(own[1]), "driver", num_or_null(own[2]), "other",
                                       own[3]));
-        json_object_set_new(
-            o, "vm_quota",
-            json_pack("{s:f,s:o}", "cpus", s->vm_cpus, "used_pct", num_or_null(quota)));
+        json_object_set_new(o, "vm_quota", quota_json(s, quota));
         if (s->error[0])
                 json_object_set_new(o, "error", json_string(s->error));
         if (s->consoles)

@@ -4,12 +4,15 @@
  * datadir is on its LUN) and the host disk holding the lab directory
  * (/proc/diskstats: utilisation, bytes, mean latency), the storage service
  * (tgtd's /proc/PID/io and CPU time, user and system), the host's swapping (/proc/vmstat) and each
- * local VM's mariadbd and initiator (CPU time, major faults) and memory cgroup
- * (memory.failcnt, the oom_kill count of memory.oom_control). Reading
+ * local VM's mariadbd and initiator (CPU time, major faults), CPU cgroup
+ * (its usage: the whole VM, whatever runs in it; its quota's throttling)
+ * and memory cgroup (memory.failcnt, the oom_kill count of
+ * memory.oom_control). Reading
  * counters at both ends of the window, rather than sampling, makes the
  * figures cover exactly the measured seconds.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,10 +238,69 @@ static uint64_t read_key(const char *path, const char *key)
         return v;
 }
 
+void scale_cpustat_parse(const char *text, struct scale_cgcpu *c)
+{
+        static const struct {
+                const char *key;
+                size_t off;
+                int64_t scale; /* to the field's unit */
+        } keys[] = {
+            {"usage_usec", offsetof(struct scale_cgcpu, usage_ns), 1000},
+            {"nr_periods", offsetof(struct scale_cgcpu, periods), 1},
+            {"nr_throttled", offsetof(struct scale_cgcpu, throttled), 1},
+            {"throttled_usec", offsetof(struct scale_cgcpu, throttled_ns), 1000},
+            {"throttled_time", offsetof(struct scale_cgcpu, throttled_ns), 1},
+        };
+        unsigned long long v;
+        char k[64];
+        int used;
+
+        while (text && sscanf(text, "%63s %llu%n", k, &v, &used) == 2) {
+                for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+                        if (!strcmp(k, keys[i].key))
+                                *(int64_t *)((char *)c + keys[i].off) = (int64_t)v * keys[i].scale;
+                text += used;
+        }
+}
+
+/* A small file's text into buf ("" when unreadable). */
+static void slurp(const char *path, char *buf, size_t len)
+{
+        FILE *f = fopen(path, "re");
+        size_t n = 0;
+
+        if (f) {
+                n = fread(buf, 1, len - 1, f);
+                fclose(f);
+        }
+        buf[n] = '\0';
+}
+
+/* VM i's CPU cgroup: cpu.stat (throttling; v2 usage), v1 cpuacct.usage. */
+static void read_vm_cg(const struct scale_follow *v, struct scale_cgcpu *c)
+{
+        char path[LAB_PATH_MAX + 32], text[512];
+
+        *c = (struct scale_cgcpu){-1, -1, -1, -1};
+        if (!v->cg_cpu[0])
+                return;
+        snprintf(path, sizeof(path), "%s/cpu.stat", v->cg_cpu);
+        slurp(path, text, sizeof(text));
+        scale_cpustat_parse(text, c);
+        if (c->usage_ns >= 0 || !v->cg_acct[0])
+                return;
+        snprintf(path, sizeof(path), "%s/cpuacct.usage", v->cg_acct);
+        slurp(path, text, sizeof(text));
+        if (text[0] >= '0' && text[0] <= '9')
+                c->usage_ns = (int64_t)strtoull(text, NULL, 10);
+}
+
 static void read_vm(const struct scale_follow *v, unsigned i, struct scale_snap *s)
 {
         char dir[560], path[600];
         int pid = v->pid;
+
+        read_vm_cg(v, &s->vm_cg[i]);
 
         s->vm_cpu_ns[i] = read_pid_stat(pid, &s->vm_majflt[i]);
         s->ini_cpu_ns[i] = v->initiator > 0 ? read_pid_stat(v->initiator, NULL) : -1;
@@ -341,6 +403,27 @@ static void tgt_rates(const struct scale_snap *a, const struct scale_snap *b, do
                               secs;
 }
 
+/* A counter's growth, -1 when unknown at either end or gone backwards (a new group). */
+static double grew(int64_t a, int64_t b)
+{
+        return a >= 0 && b >= a ? (double)(b - a) : -1;
+}
+
+/* VM i's cgroup over the window: its usage replaces the processes' sum. */
+static void cg_rates(const struct scale_cgcpu *a, const struct scale_cgcpu *b, double secs,
+                     struct scale_rates *r, unsigned i)
+{
+        double use = grew(a->usage_ns, b->usage_ns), thr = grew(a->throttled_ns, b->throttled_ns);
+
+        if (use >= 0) {
+                r->vm_cpu_pct[i] = use / (secs * 1e7);
+                r->vm_cpu_cg[i] = 1;
+        }
+        r->vm_periods[i] = grew(a->periods, b->periods);
+        r->vm_throttled[i] = grew(a->throttled, b->throttled);
+        r->vm_throttled_s[i] = thr >= 0 ? thr / 1e9 : -1;
+}
+
 void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
                        const struct scale_snap *b, struct scale_rates *r)
 {
@@ -358,6 +441,7 @@ void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
         r->swap_pages = up(b->swap_pages, a->swap_pages);
         for (unsigned i = 1; i <= LAB_MAX_VMS; i++) {
                 r->vm_cpu_pct[i] = r->ini_cpu_pct[i] = -1;
+                r->vm_periods[i] = r->vm_throttled[i] = r->vm_throttled_s[i] = -1;
                 if (i > p->n)
                         continue;
                 if (a->ini_cpu_ns[i] >= 0 && b->ini_cpu_ns[i] >= a->ini_cpu_ns[i])
@@ -367,6 +451,7 @@ void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
                         r->vm_cpu_pct[i] =
                             (double)(b->vm_cpu_ns[i] - a->vm_cpu_ns[i]) / (secs * 1e7) +
                             (r->ini_cpu_pct[i] > 0 ? r->ini_cpu_pct[i] : 0);
+                cg_rates(&a->vm_cg[i], &b->vm_cg[i], secs, r, i);
                 r->majflt += up(b->vm_majflt[i], a->vm_majflt[i]);
                 r->failcnt += up(b->vm_failcnt[i], a->vm_failcnt[i]);
                 r->oom_kills += up(b->vm_oom[i], a->vm_oom[i]);

@@ -66,6 +66,16 @@ jq -e 'all(.steps[]; (.cpu_by_owner | .vms > 0 and .driver > 0 and .storage >= 0
         and .other >= 0 and (.vms + .storage + .driver) <= 100.5) and .vm_quota.cpus == 1
         and .vm_quota.used_pct > 0)' "$RES" >/dev/null ||
         fail "cpu_by_owner: $(jq -c '[.steps[] | {vms, cpu_by_owner, vm_quota}]' "$RES")"
+# The VMs' CPU from their own cgroups (server and initiator both in it) and the quota's throttling
+jq -e 'all(.steps[]; .vm_quota | .cpu_source == "cgroup" and .nr_periods >= 0
+        and .nr_throttled >= 0 and .nr_throttled <= .nr_periods and .throttled_usec >= 0
+        and .throttled_pct >= 0 and .throttled_pct <= 100
+        and .throttled_time_pct >= 0 and .throttled_time_pct <= 100)
+        and all(.steps[].hosts[]; .cpu_source == "cgroup" and .nr_periods >= 0
+        and .throttled_usec >= 0)' "$RES" >/dev/null ||
+        fail "vm_quota from cgroups: $(jq -c '[.steps[] | {vms, vm_quota,
+                h: [.hosts[] | {cpu_source, cpu_pct, nr_periods, nr_throttled, throttled_usec}]}]' "$RES")"
+grep -q "VM thr%" <<<"$RUN" || fail "no throttling column: $RUN"
 # analyze reads the run's steps as scale did: the same tipping point, word for word
 expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
 jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and

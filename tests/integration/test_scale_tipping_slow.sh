@@ -5,7 +5,7 @@
 # load generator). TPS scales while each VM's quota is the limit and stops
 # once the host is full, so the tipping point must not be the first step and
 # must name a resource; `analyze` on the result agrees with it, and the steps
-# carry cpu_by_owner.
+# carry cpu_by_owner and the VMs' throttling from their cgroups' cpu.stat.
 . "$TESTLIB"
 
 ADDR=$(test_addr 0)
@@ -28,6 +28,10 @@ jq -e '.tipping_point.vms != null and .tipping_point.vms > .steps[0].vms
         fail "tipping point: $(jq -c '.tipping_point | {vms, limited_by, reason}' "$RES")"
 jq -e 'all(.steps[]; .cpu_by_owner.vms > 0 and .vm_quota.cpus == 0.25)' "$RES" >/dev/null ||
         fail "cpu_by_owner: $(jq -c '[.steps[] | .cpu_by_owner]' "$RES")"
+# A quarter-CPU quota under two busy connections is throttled: cpu.stat says so
+jq -e '.steps[0].vm_quota | .cpu_source == "cgroup" and .nr_throttled > 0
+        and .throttled_time_pct > 0' "$RES" >/dev/null ||
+        fail "VM quota throttling: $(jq -c '[.steps[] | .vm_quota]' "$RES")"
 expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
 jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
         .tipping_point.reason == $r[0].tipping_point.reason' "$T/an.json" >/dev/null ||
