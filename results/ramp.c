@@ -260,6 +260,7 @@ static const struct {
     {"storage_util_pct", offsetof(struct ramp_point, r.storage_util_pct)},
     {"storage_lat_ms", offsetof(struct ramp_point, r.storage_lat_ms)},
     {"vm_cpu_pct", offsetof(struct ramp_point, r.vm_cpu_pct)},
+    {"vm_throttled_time_pct", offsetof(struct ramp_point, r.vm_throttled_time_pct)},
 };
 #define NOPT (sizeof(csv_opt) / sizeof(csv_opt[0]))
 

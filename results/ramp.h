@@ -8,7 +8,8 @@
  *   - CSV with a header naming load, throughput and optionally latency_ms,
  *     the throughput's band throughput_min and throughput_max, and the
  *     resource columns cpu_busy_pct, storage_cpu_pct, storage_util_pct,
- *     storage_lat_ms, vm_cpu_pct (tipping.h) (any order, other columns
+ *     storage_lat_ms, vm_cpu_pct, vm_throttled_time_pct (tipping.h) (any
+ *     order, other columns
  *     ignored, empty optional cells unknown, '#' lines and blank lines
  *     skipped);
  *   - sysbench text output: final reports (one per "Number of threads: N"

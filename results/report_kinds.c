@@ -304,7 +304,7 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
         struct cols c = {0};
         double mark = NAN, *fit;
         const double *x;
-        char label[1400], mlabel[96];
+        char label[2400], mlabel[96];
         const char *by = json_string_value(json_object_get(tip, "limited_by"));
 
         doc_h(d, 2, "Tipping point");

@@ -190,7 +190,7 @@ static int scale_csv(const json_t *r, struct sbuf *b)
         int rc;
 
         sb_printf(b, "vms,tps,qps,mean_ms,p99_ms,host_cpu_busy_pct,host_steal_pct,storage_iops,"
-                     "storage_mb_s\n");
+                     "storage_mb_s,tps_lo,tps_hi\n");
         rc = run_view_build(r, "", &v, err, sizeof(err));
         if (rc)
                 return rc == -ENOMEM ? rc : 0; /* no steps yet: the header alone */
@@ -205,7 +205,9 @@ static int scale_csv(const json_t *r, struct sbuf *b)
                 csv_num(b, p->cpu_busy, ",");
                 csv_num(b, p->cpu_steal, ",");
                 csv_num(b, p->stor_iops, ",");
-                csv_num(b, p->mb_s, "\n");
+                csv_num(b, p->mb_s, ",");
+                csv_num(b, p->lo, ",");
+                csv_num(b, p->hi, "\n");
         }
         run_view_free(&v);
         return 0;

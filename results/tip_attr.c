@@ -7,9 +7,11 @@
  * first (swapping makes everything else look busy), then the HCI effect the
  * tool exists to find (host CPU saturated while the storage service's share
  * of it stays flat or falls and its latency rises: compute is starving
- * storage), then a saturated storage device, then a saturated host CPU,
- * then the VMs' own quotas with CPU to spare, then a storage latency that
- * more than doubled.
+ * storage), then the VMs' own quotas with host CPU to spare (a VM
+ * throttled much of the step cannot issue the I/O that would load the
+ * storage, so its quota comes before the storage), then a saturated
+ * storage device or a storage latency that more than doubled, both with
+ * CPU to spare, then a saturated host CPU.
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +51,9 @@ static int cpu_left(const struct res_tip_res *r)
 static int vm_quota_sat(const struct res_tip_res *r)
 {
         return sat(r->vm_cpu_pct) ||
-               (known(r->vm_throttled_pct) && r->vm_throttled_pct >= RES_TIP_THROTTLE_PCT);
+               (known(r->vm_throttled_pct) && r->vm_throttled_pct >= RES_TIP_THROTTLE_PCT) ||
+               (known(r->vm_throttled_time_pct) &&
+                r->vm_throttled_time_pct >= RES_TIP_THROTTLE_TIME_PCT);
 }
 
 /* Storage's CPU share flat or falling while its latency rose. */
@@ -101,20 +105,36 @@ static void both_steps(const struct res_tip_res *t, const struct res_tip_res *a,
         put(&x, "host CPU %.0f%% -> %.0f%% busy", t->cpu_busy_pct, a->cpu_busy_pct, ", ");
         put(&x, "storage service CPU %.1f%% -> %.1f%% of the host", t->storage_cpu_pct,
             a->storage_cpu_pct, ", ");
+        put(&x, "its user CPU %.1f%% -> %.1f%% of one CPU", t->storage_cpu_user_pct,
+            a->storage_cpu_user_pct, ", ");
+        put(&x, "its system CPU %.1f%% -> %.1f%% of one CPU", t->storage_cpu_sys_pct,
+            a->storage_cpu_sys_pct, ", ");
         put(&x, "storage latency %.2f -> %.2f ms", t->storage_lat_ms, a->storage_lat_ms, ", ");
         put(&x, "storage %.0f%% -> %.0f%% utilised", t->storage_util_pct, a->storage_util_pct,
             ", ");
+        put(&x, "storage IOPS %.0f -> %.0f", t->storage_iops, a->storage_iops, ", ");
         put(&x, "VM quotas %.0f%% -> %.0f%% used", t->vm_cpu_pct, a->vm_cpu_pct, ", ");
         put(&x, "VMs throttled in %.0f%% -> %.0f%% of periods", t->vm_throttled_pct,
             a->vm_throttled_pct, ", ");
+        put(&x, "VMs throttled %.0f%% -> %.0f%% of the time", t->vm_throttled_time_pct,
+            a->vm_throttled_time_pct, ", ");
         put(&x, "load generator CPU %.1f%% -> %.1f%% of the host", t->driver_cpu_pct,
             a->driver_cpu_pct, ", ");
         if (!x.at)
                 snprintf(buf, len, "no resource figures");
 }
 
-/* What was left at the tipping step. */
-static void headroom(const struct res_tip_res *t, char *buf, size_t len)
+/* Storage unsaturated at t and its latency flat from t to a: it had room. */
+static int storage_room(const struct res_tip_res *t, const struct res_tip_res *a)
+{
+        return known(t->storage_util_pct) && t->storage_util_pct < RES_TIP_SAT_PCT &&
+               known(t->storage_lat_ms) && known(a->storage_lat_ms) &&
+               a->storage_lat_ms < t->storage_lat_ms * RES_TIP_LAT_RISE;
+}
+
+/* What was left at the tipping step t (a: the step after it). */
+static void headroom(const struct res_tip_res *t, const struct res_tip_res *a, char *buf,
+                     size_t len)
 {
         struct text x = {buf, len, 0};
 
@@ -123,20 +143,26 @@ static void headroom(const struct res_tip_res *t, char *buf, size_t len)
         put(&x, "storage %.0f%% utilised", t->storage_util_pct, NAN, ", ");
         put(&x, "storage IOPS %.0f", t->storage_iops, NAN, ", ");
         put(&x, "storage latency %.2f ms", t->storage_lat_ms, NAN, ", ");
+        put(&x, "storage service CPU %.1f%% of the host", t->storage_cpu_pct, NAN, ", ");
         put(&x, "VM quotas %.0f%% used", t->vm_cpu_pct, NAN, ", ");
+        put(&x, "VMs throttled %.0f%% of the time", t->vm_throttled_time_pct, NAN, ", ");
         if (!x.at)
                 snprintf(buf, len, "not measured");
+        else if (storage_room(t, a) && x.at < len)
+                snprintf(buf + x.at, len - x.at, "; latency flat: storage had headroom");
 }
 
 static void missing(const struct res_tip_res *t, const struct res_tip_res *a, char *buf, size_t len)
 {
-        static const char *const names[] = {"host CPU", "storage utilisation", "storage latency",
-                                            "storage service CPU", "VM quota use"};
+        static const char *const names[] = {"host CPU",        "storage utilisation",
+                                            "storage latency", "storage service CPU",
+                                            "VM quota use",    "VM throttling"};
         const double v[][2] = {{t->cpu_busy_pct, a->cpu_busy_pct},
                                {t->storage_util_pct, a->storage_util_pct},
                                {t->storage_lat_ms, a->storage_lat_ms},
                                {t->storage_cpu_pct, a->storage_cpu_pct},
-                               {t->vm_cpu_pct, a->vm_cpu_pct}};
+                               {t->vm_cpu_pct, a->vm_cpu_pct},
+                               {t->vm_throttled_time_pct, a->vm_throttled_time_pct}};
         size_t at = 0;
 
         buf[0] = '\0';
@@ -160,22 +186,24 @@ static enum res_tip_limit classify(const struct res_tip_res *t, const struct res
                         "service's share of it stayed flat or fell and its latency rose";
                 return RES_LIM_CPU;
         }
-        if (sat(a->storage_util_pct)) {
-                *what = "storage: the storage side saturated";
-                return RES_LIM_STORAGE;
-        }
-        if (sat(a->cpu_busy_pct)) {
-                *what = "cpu: the host CPU saturated";
-                return RES_LIM_CPU;
-        }
         if (vm_quota_sat(a) && cpu_left(a)) {
-                *what = "vm-cpu: the VMs' own CPU quotas saturated with host CPU left (add VMs "
-                        "or vCPUs, not storage)";
+                *what = "vm-cpu: the VMs' own CPU quotas saturated (they were throttled) with "
+                        "host CPU left (add VMs or vCPUs, not storage)";
                 return RES_LIM_VM_CPU;
+        }
+        if (sat(a->storage_util_pct) && cpu_left(a)) {
+                *what = "storage: the storage side saturated with CPU to spare";
+                return RES_LIM_STORAGE;
         }
         if (lat_up(t, a) && cpu_left(a)) {
                 *what = "storage: its latency more than doubled with CPU to spare";
                 return RES_LIM_STORAGE;
+        }
+        if (sat(a->cpu_busy_pct)) {
+                *what = sat(a->storage_util_pct)
+                            ? "cpu: the host CPU saturated, the storage side with it"
+                            : "cpu: the host CPU saturated";
+                return RES_LIM_CPU;
         }
         *what = NULL;
         return RES_LIM_NONE;
@@ -184,14 +212,14 @@ static enum res_tip_limit classify(const struct res_tip_res *t, const struct res
 enum res_tip_limit res_tip_attribute(const struct res_tip_step *t, const struct res_tip_step *a,
                                      const char *unit, char *why, size_t len)
 {
-        char figs[400], room[200], miss[120], u[40] = "";
+        char figs[900], room[400], miss[160], u[40] = "";
         const char *what;
         enum res_tip_limit l = classify(&t->r, &a->r, &what);
 
         if (!unit || !strcmp(unit, "VMs"))
                 snprintf(u, sizeof(u), " VMs");
         both_steps(&t->r, &a->r, figs, sizeof(figs));
-        headroom(&t->r, room, sizeof(room));
+        headroom(&t->r, &a->r, room, sizeof(room));
         if (l == RES_LIM_NONE) {
                 missing(&t->r, &a->r, miss, sizeof(miss));
                 snprintf(why, len,

@@ -27,19 +27,19 @@ static double first_known(double a, double b)
         return isnan(a) ? b : a;
 }
 
-/* The step's band: the repeats' spread, else its per-interval TPS around its TPS. */
+/* The step's band: the repeats' spread, else --target-ci's CI, else the
+ * batch-means CI of its per-interval TPS (intervals[].tps) around its TPS. */
 static void band(const json_t *st, struct res_tip_step *s)
 {
         const json_t *reps = json_object_get(st, "repeats"), *iv = json_object_get(st, "intervals");
         const json_t *sp = json_object_get(st, "tps_spread"), *x;
-        double v[512], mid, lo, hi;
-        unsigned n = 0;
-        size_t i;
+        double r[64], *v, mid, lo, hi;
+        size_t i, n = 0;
 
         if (json_array_size(reps) >= 2) {
-                json_array_foreach(reps, i, x) if (n < 512 && !isnan(num(x, "tps"))) v[n++] =
+                json_array_foreach(reps, i, x) if (n < 64 && !isnan(num(x, "tps"))) r[n++] =
                     num(x, "tps");
-                res_tip_band(v, n, 1, &mid, &lo, &hi);
+                res_tip_band(r, (unsigned)n, 1, &mid, &lo, &hi);
                 s->lo = first_known(num(sp, "min"), lo);
                 s->hi = first_known(num(sp, "max"), hi);
                 return;
@@ -51,12 +51,42 @@ static void band(const json_t *st, struct res_tip_step *s)
                 s->hi = s->tput + h;
                 return;
         }
-        json_array_foreach(iv, i, x) if (n < 512 && !isnan(num(x, "tps"))) v[n++] = num(x, "tps");
-        if (n < 2)
+        n = json_array_size(iv);
+        if (n < 2 || !(v = malloc(n * sizeof(*v))))
                 return;
-        res_tip_band(v, n, 0, &mid, &lo, &hi);
-        s->lo = fmax(s->tput - (mid - lo), 0);
-        s->hi = s->tput + (hi - mid);
+        n = 0;
+        json_array_foreach(iv, i, x) if (!isnan(num(x, "tps"))) v[n++] = num(x, "tps");
+        res_tip_band_of_intervals(s->tput, v, (unsigned)n, &s->lo, &s->hi);
+        free(v);
+}
+
+/* The VMs' disks (storage.vm_disks[]) where the step has no summary:
+ * the busiest one's utilisation, the IOPS summed, the latency over all
+ * their I/Os. */
+static void vm_disks(const json_t *disks, struct res_tip_res *r)
+{
+        double util = NAN, iops = 0, lat_ios = 0;
+        const json_t *d;
+        size_t i;
+
+        if (!json_array_size(disks))
+                return;
+        json_array_foreach(disks, i, d)
+        {
+                double u = num(d, "util_pct"), n = num(d, "iops"), l = num(d, "lat_ms");
+
+                if (!isnan(u) && !(u <= util))
+                        util = u;
+                if (!isnan(n) && !isnan(l)) {
+                        iops += n;
+                        lat_ios += n * l;
+                }
+        }
+        r->storage_util_pct = first_known(r->storage_util_pct, util);
+        if (iops > 0) {
+                r->storage_iops = first_known(r->storage_iops, iops);
+                r->storage_lat_ms = first_known(r->storage_lat_ms, lat_ios / iops);
+        }
 }
 
 static void resources(const json_t *st, struct res_tip_res *r)
@@ -71,12 +101,16 @@ static void resources(const json_t *st, struct res_tip_res *r)
         if (isnan(r->cpu_busy_pct) && json_is_object(cpu))
                 r->cpu_busy_pct = 100 - num(cpu, "idle") - first_known(num(cpu, "iowait"), 0);
         r->steal_pct = num(cpu, "steal");
-        r->storage_cpu_pct = first_known(num(own, "storage"), num(sto, "target_cpu_pct"));
+        r->storage_cpu_pct = first_known(num(own, "storage"), num(sto, "target_host_share_pct"));
+        r->storage_cpu_user_pct = num(sto, "target_cpu_user_pct");
+        r->storage_cpu_sys_pct = num(sto, "target_cpu_system_pct");
         r->storage_util_pct = first_known(num(sto, "util_pct"), num(sto, "disk_util_pct"));
         r->storage_lat_ms = first_known(num(sto, "lat_ms"), num(sto, "disk_lat_ms"));
-        r->storage_iops = num(sto, "iops");
+        r->storage_iops = first_known(num(sto, "iops"), num(sto, "disk_iops"));
+        vm_disks(json_object_get(sto, "vm_disks"), r);
         r->vm_cpu_pct = num(vq, "used_pct");
         r->vm_throttled_pct = num(vq, "throttled_pct");
+        r->vm_throttled_time_pct = num(vq, "throttled_time_pct");
         r->driver_cpu_pct = num(own, "driver");
         r->swap_pages = num(mem, "swap_pages");
         r->oom_kills = num(mem, "oom_kills");

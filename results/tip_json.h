@@ -7,10 +7,12 @@
  * tps_spread{min,median,max} and repeats[].tps (the band with --repeat),
  * steady.ci_pct (--target-ci) or intervals[].tps (the band without),
  * host_cpu{busy,steal,idle,iowait}, cpu_by_owner{vms,storage,driver,other},
- * storage{util_pct|disk_util_pct, lat_ms|disk_lat_ms, iops, target_cpu_pct}, vm_quota{used_pct,
- * throttled_pct}, memory{swap_pages,major_faults,oom_kills}. A step whose
- * state is not "ok" (degraded, partial, failed) is left out. No global
- * state; any thread.
+ * storage{util_pct|disk_util_pct, lat_ms|disk_lat_ms, iops|disk_iops,
+ * vm_disks[]{util_pct,iops,lat_ms} (where the summary lacks them),
+ * target_host_share_pct, target_cpu_user_pct, target_cpu_system_pct},
+ * vm_quota{used_pct, throttled_pct, throttled_time_pct}, memory{swap_pages,major_faults,oom_kills}.
+ * A step whose state is not "ok" (degraded, partial, failed) is left out. No global state; any
+ * thread.
  */
 #ifndef HCI_RES_TIP_JSON_H
 #define HCI_RES_TIP_JSON_H

@@ -11,13 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/steady.h"
 #include "results/tipping.h"
 
 void res_tip_step_init(struct res_tip_step *s, double load, double tput)
 {
         s->load = load;
         s->tput = s->lo = s->hi = tput;
-        s->r = (struct res_tip_res){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+        double *f = (double *)&s->r;
+
+        for (size_t i = 0; i < sizeof(s->r) / sizeof(*f); i++)
+                f[i] = NAN;
 }
 
 /* Half-width of a step's band in ln(throughput); INFINITY when the band reaches 0. */
@@ -59,12 +63,15 @@ static int dbl_cmp(const void *a, const void *b)
 
 void res_tip_band(const double *v, unsigned n, int repeats, double *mid, double *lo, double *hi)
 {
-        double s = 0, ss = 0, mean, se, tmp[64];
+        double tmp[64], mean, half, s = 0;
+        unsigned k = n / RES_TIP_MIN_BATCH;
 
         *mid = *lo = *hi = n ? v[0] : NAN;
         if (n < 2)
                 return;
-        if (repeats && n <= 64) {
+        if (repeats) {
+                if (n > 64)
+                        n = 64;
                 memcpy(tmp, v, n * sizeof(*v));
                 qsort(tmp, n, sizeof(*tmp), dbl_cmp);
                 *lo = tmp[0];
@@ -72,15 +79,30 @@ void res_tip_band(const double *v, unsigned n, int repeats, double *mid, double 
                 *mid = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
                 return;
         }
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < n; i++)
                 s += v[i];
-                ss += v[i] * v[i];
-        }
-        mean = s / n;
-        se = sqrt(fmax(ss - n * mean * mean, 0) / (n - 1)) / sqrt((double)n);
+        *mid = *lo = *hi = s / n;
+        if (k > STEADY_CI_BATCHES)
+                k = STEADY_CI_BATCHES;
+        if (k < 2 || steady_batch_ci(v, n, k, &mean, &half) < 0)
+                return;
         *mid = mean;
-        *lo = mean - RES_TIP_Z * se;
-        *hi = mean + RES_TIP_Z * se;
+        *lo = mean - half;
+        *hi = mean + half;
+}
+
+void res_tip_band_of_intervals(double tput, const double *v, unsigned n, double *lo, double *hi)
+{
+        double mid, l, h;
+
+        *lo = *hi = tput;
+        if (n < 2)
+                return;
+        res_tip_band(v, n, 0, &mid, &l, &h);
+        if (isnan(mid) || !(h > l))
+                return;
+        *lo = fmax(tput - (mid - l), 0);
+        *hi = tput + (h - mid);
 }
 
 static int peak_of(const struct res_tip_step *s, unsigned n)
@@ -131,7 +153,7 @@ static double pct(double e)
 static void say_tipped(const struct res_tip_step *s, int t, int a, double e, double lowest,
                        const char *unit, struct res_tip *out)
 {
-        char why[700], n1[48], n2[48];
+        char why[1500], n1[48], n2[48];
 
         out->found = 1;
         out->step = t;

@@ -24,9 +24,9 @@
  *
  * Noise: each step carries a band [lo, hi] within which its true throughput
  * lies (with --repeat: the repeats' min..max around their median; without:
- * its 95% confidence interval, from --target-ci's batch means when the step
- * has them, else mean +- 1.96 standard errors of its per-interval
- * throughput; lo = hi = throughput when unknown). A step's efficiency is decided only beyond the
+ * its 95% confidence interval by batch means, --target-ci's when the step
+ * has one, else of its per-interval throughput (res_tip_band); lo = hi =
+ * throughput when unknown). A step's efficiency is decided only beyond the
  * noise: its half-widths in ln X (of both steps, added in quadrature) give
  * a band on e; the step "scaled" when the whole band is >= RES_TIP_SHARE,
  * "tipped" when it is wholly below, and otherwise it cannot be decided and
@@ -39,14 +39,20 @@
  *             limiting storage" when the storage service, in the I/O path
  *             (>= RES_TIP_STORAGE_CPU_MIN % of the host), kept its CPU share
  *             flat or lost some while its latency rose;
- *   storage   storage utilisation >= RES_TIP_SAT_PCT, or its latency up more
- *             than RES_TIP_LAT_FACTOR times, with host CPU to spare;
- *   vm-cpu    the VMs' own CPU quotas >= RES_TIP_SAT_PCT used (or throttled
- *             in >= RES_TIP_THROTTLE_PCT of their periods) while the host
- *             had CPU left: add VMs or vCPUs, not storage;
+ *   vm-cpu    the VMs throttled by their own CPU quotas for at least
+ *             RES_TIP_THROTTLE_TIME_PCT of the step (cpu.stat's throttled
+ *             time), in >= RES_TIP_THROTTLE_PCT of their periods, or their
+ *             quotas >= RES_TIP_SAT_PCT used, while the host had CPU left:
+ *             add VMs or vCPUs, not storage;
+ *   storage   storage utilisation (the busiest VM disk) >= RES_TIP_SAT_PCT,
+ *             or its latency up more than RES_TIP_LAT_FACTOR times, with
+ *             host CPU to spare;
+ *   cpu       (plain) host CPU saturated otherwise;
  *   none      none of these; the reason lists the figures that were missing.
  * The reason cites the figures of both steps and the headroom left at the
- * tipping point.
+ * tipping point (host CPU idle, storage utilisation, IOPS and latency, the
+ * storage service's CPU, the VMs' quota use and throttling; "latency flat:
+ * storage had headroom" when it was).
  *
  * How to call it (e.g. after every step of a plan):
  *
@@ -66,31 +72,35 @@
 
 #include <stddef.h>
 
-#define RES_TIP_SHARE           0.20 /* the knee: efficiency below a fifth of linear */
-#define RES_TIP_SAT_PCT         90.0 /* a resource at or above this is saturated */
-#define RES_TIP_THROTTLE_PCT    50.0 /* VMs throttled in this share of CFS periods */
-#define RES_TIP_LAT_FACTOR      2.0  /* storage latency up this many times: storage-bound */
-#define RES_TIP_LAT_RISE        1.2  /* ... up this much: "latency rose" */
-#define RES_TIP_FLAT            1.1  /* a share at most this times the last one is flat */
-#define RES_TIP_STORAGE_CPU_MIN 1.0  /* storage service CPU (% of host): it is in the I/O path */
-#define RES_TIP_MAJFLT_PER_S    50.0
-#define RES_TIP_Z               1.96 /* standard errors of a per-interval mean's band */
+#define RES_TIP_SHARE             0.20 /* the knee: efficiency below a fifth of linear */
+#define RES_TIP_SAT_PCT           90.0 /* a resource at or above this is saturated */
+#define RES_TIP_THROTTLE_PCT      50.0 /* VMs throttled in this share of CFS periods */
+#define RES_TIP_THROTTLE_TIME_PCT 25.0 /* VMs throttled this share of the step's time */
+#define RES_TIP_LAT_FACTOR        2.0  /* storage latency up this many times: storage-bound */
+#define RES_TIP_LAT_RISE          1.2  /* ... up this much: "latency rose" */
+#define RES_TIP_FLAT              1.1  /* a share at most this times the last one is flat */
+#define RES_TIP_STORAGE_CPU_MIN   1.0  /* storage service CPU (% of host): it is in the I/O path */
+#define RES_TIP_MAJFLT_PER_S      50.0
+#define RES_TIP_MIN_BATCH         2 /* samples per batch at least (batch-means band) */
 
 /* A step's resource figures; NAN when not measured. Percentages are of the
- * whole host (all CPUs) unless said otherwise. */
+ * whole host (all CPUs) unless said otherwise. Every field is a double. */
 struct res_tip_res {
-        double cpu_busy_pct;     /* host CPU busy, steal included, iowait not */
-        double steal_pct;        /* host */
-        double storage_cpu_pct;  /* the storage service (tgtd) */
-        double storage_util_pct; /* busiest storage device or service, 0..100 */
-        double storage_lat_ms;   /* mean storage latency */
-        double storage_iops;     /* storage-side IOPS */
-        double vm_cpu_pct;       /* the VMs' CPU use in % of their own quota */
-        double vm_throttled_pct; /* share of the VMs' CFS periods that were throttled */
-        double driver_cpu_pct;   /* the load generator (hcisweep itself) */
-        double majflt_per_s;     /* major faults per second, all VMs */
-        double swap_pages;       /* host pages swapped in + out during the step */
-        double oom_kills;        /* in the VMs during the step */
+        double cpu_busy_pct;          /* host CPU busy, steal included, iowait not */
+        double steal_pct;             /* host */
+        double storage_cpu_pct;       /* the storage service (tgtd) */
+        double storage_util_pct;      /* busiest storage device or service, 0..100 */
+        double storage_lat_ms;        /* mean storage latency */
+        double storage_iops;          /* storage-side IOPS */
+        double vm_cpu_pct;            /* the VMs' CPU use in % of their own quota */
+        double vm_throttled_pct;      /* share of the VMs' CFS periods that were throttled */
+        double driver_cpu_pct;        /* the load generator (hcisweep itself) */
+        double majflt_per_s;          /* major faults per second, all VMs */
+        double swap_pages;            /* host pages swapped in + out during the step */
+        double oom_kills;             /* in the VMs during the step */
+        double vm_throttled_time_pct; /* the share of the step's time a VM spent throttled */
+        double storage_cpu_user_pct;  /* the storage service's user CPU, % of one CPU */
+        double storage_cpu_sys_pct;   /* ... its system CPU, % of one CPU */
 };
 
 struct res_tip_step {
@@ -118,7 +128,7 @@ struct res_tip {
         double load;   /* load of the tipping step; NAN when not found */
         int peak;      /* index of the measured peak, -1 when there are no steps */
         enum res_tip_limit limited_by;
-        char reason[1024]; /* sentences citing the figures */
+        char reason[2048]; /* sentences citing the figures */
         struct res_usl usl;
 };
 
@@ -165,9 +175,22 @@ const char *res_tip_limit_name(enum res_tip_limit l);
 
 /*
  * The band of a step's throughput from its samples: with repeats (the
- * repeats' TPS), the median and min..max; otherwise (per-interval TPS) the
- * mean +- RES_TIP_Z standard errors. Fewer than 2 samples: no band.
+ * repeats' TPS), the median and min..max; otherwise (per-interval TPS, in
+ * time order) the mean and its 95% confidence interval by batch means, as
+ * --target-ci computes it (core/steady.h: STEADY_CI_BATCHES batches, or
+ * batches of RES_TIP_MIN_BATCH samples when the series is shorter), since
+ * successive intervals of a loaded server are correlated and the naive
+ * standard error comes out too narrow. Too few samples (2 repeats, or
+ * 2 * RES_TIP_MIN_BATCH intervals): no band (lo = hi = mid).
  */
 void res_tip_band(const double *v, unsigned n, int repeats, double *mid, double *lo, double *hi);
+
+/*
+ * A step's band around its throughput tput from its per-interval series
+ * v[0..n) (res_tip_band's interval case moved onto tput): what `scale`
+ * shows and what a result's step reads back as. *lo = *hi = tput when the
+ * series is too short.
+ */
+void res_tip_band_of_intervals(double tput, const double *v, unsigned n, double *lo, double *hi);
 
 #endif

@@ -512,16 +512,39 @@ static void on_steady(void *user, enum steady_phase ph, const struct steady_res 
 {
         struct scale *s = user;
 
-        if (!s->run.window_open && ph != STEADY_WARMUP)
+        if (!s->run.window_open && ph != STEADY_WARMUP) {
                 open_window(s);
+                s->run.step->rep[s->run.rep].niv = 0; /* intervals from here on */
+        }
         if (r->ci_pct >= 0 && ph != STEADY_WARMUP)
                 snprintf(s->run.ci, sizeof(s->run.ci), ", CI %.1f%%", r->ci_pct);
         prog_total(s, s->run.done_s + left_s);
 }
 
+/* Every interval's TPS is kept for the step's noise band; the live metrics see it too. */
 static void on_interval(void *user, const struct oltp_interval *iv)
 {
-        oltp_live_interval(((struct scale *)user)->watch.live, iv);
+        struct scale *s = user;
+        struct scale_rep *r = &s->run.step->rep[s->run.rep];
+
+        if (s->watch.live)
+                oltp_live_interval(s->watch.live, iv);
+        if (!(iv->len_s > 0) || !s->run.window_open)
+                return;
+        if (r->niv == r->iv_cap) {
+                unsigned cap = r->iv_cap ? 2 * r->iv_cap : 256;
+                double *t = realloc(r->iv_t, cap * sizeof(*t)), *v;
+
+                if (t)
+                        r->iv_t = t;
+                v = t ? realloc(r->iv_tps, cap * sizeof(*v)) : NULL;
+                if (!v)
+                        return; /* out of memory: a shorter series, a wider band */
+                r->iv_tps = v;
+                r->iv_cap = cap;
+        }
+        r->iv_t[r->niv] = iv->t_s;
+        r->iv_tps[r->niv++] = (double)iv->c.txns / iv->len_s;
 }
 
 /* Which VMs died: their names and the engine's reason, for the step. */
@@ -569,8 +592,9 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
 
         oltp_cli_cfg(s->conf.oc, s->lab.dsn, st->vms, oltp_cli_threads(s->conf.oc), &ec, &pc);
         ec.retry_budget_s = s->conf.cfg.lost_timeout;
-        ec.report_s = s->watch.live ? 1 : 0;
-        ec.on_interval = s->watch.live ? on_interval : NULL;
+        /* the live metrics' interval is a second; else the steady-state rule's sample */
+        ec.report_s = s->watch.live ? 1 : STEADY_SAMPLE_S;
+        ec.on_interval = on_interval;
         ec.on_tick = on_tick;
         ec.user = s;
         s->run.step = st;
@@ -581,6 +605,7 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         s->run.done_s = 0;
         s->run.ci[0] = 0;
         r->load_iops = -1;
+        r->niv = 0;
         /* With --target-ci no one knows the run's length up front: the block
          * load runs, unramped, until the OLTP run ends. */
         if (s->watch.ld &&
@@ -1159,6 +1184,10 @@ static void free_steps(struct scale *s)
                 hist_free(s->steps[i].load.lat[0]);
                 hist_free(s->steps[i].load.lat[1]);
                 json_decref(s->steps[i].monitor);
+                for (unsigned r = 0; r < SCALE_MAX_REPEAT; r++) {
+                        free(s->steps[i].rep[r].iv_tps);
+                        free(s->steps[i].rep[r].iv_t);
+                }
         }
         free(s->steps);
 }

@@ -129,6 +129,10 @@ struct scale_rep {
         int have_steady; /* --target-ci */
         struct steady_res steady;
         char error[1024];
+        /* The measured window's per-interval TPS (malloc'd; the step's
+         * noise band without repeats): interval i ended iv_t[i] s in. */
+        double *iv_tps, *iv_t;
+        unsigned niv, iv_cap;
 };
 
 struct scale_vm {
@@ -191,6 +195,11 @@ struct scale_quota {
 void scale_vm_quota(const struct scale_step *s, struct scale_quota *q);
 
 /* scale_out.c */
+/* The step's noise band [*lo, *hi] of its TPS: the repeats' min..max, else
+ * --target-ci's CI, else the batch-means CI of its one run's intervals
+ * (results/tipping.h); lo = hi = tps when unknown. Returns "repeats",
+ * "target_ci", "intervals" or "none". */
+const char *scale_step_band(const struct scale_step *s, double *lo, double *hi);
 /* load: a column for the block load's IOPS (--block-load) */
 void scale_print_header(unsigned repeat, int load);
 void scale_print_step(const struct scale_step *s, unsigned repeat,

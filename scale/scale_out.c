@@ -8,8 +8,10 @@
  * the storage side's iops: the storage served them next to the databases.
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "results/tipping.h"
 #include "scale/scale.h"
 
 const char *scale_state_name(int state)
@@ -83,13 +85,33 @@ static double storage_mb_s(const struct scale_rates *r)
         return (b + t) / 1e6;
 }
 
+const char *scale_step_band(const struct scale_step *s, double *lo, double *hi)
+{
+        *lo = *hi = s->tps;
+        if (s->nrep >= 2) {
+                *lo = s->tps_min;
+                *hi = s->tps_max;
+                return "repeats";
+        }
+        if (s->have_steady && s->steady.ci_pct >= 0) {
+                double h = s->tps * s->steady.ci_pct / 100;
+
+                *lo = s->tps - h > 0 ? s->tps - h : 0;
+                *hi = s->tps + h;
+                return "target_ci";
+        }
+        if (s->nrep == 1)
+                res_tip_band_of_intervals(s->tps, s->rep[0].iv_tps, s->rep[0].niv, lo, hi);
+        return *hi > *lo ? "intervals" : "none";
+}
+
 void scale_print_header(unsigned repeat, int load)
 {
         printf("%5s %10s %9s %8s %8s %9s %7s %10s %22s %7s", "vms", "TPS", "TPS/VM", "mean ms",
                "p99 ms", "host CPU%", "steal%", "stor MB/s", "CPU% vms/stor/drv/oth", "VM thr%");
         if (load)
                 printf(" %10s", "blk IOPS");
-        printf("  %s%s\n", "state", repeat > 1 ? "  TPS min..max" : "");
+        printf("  %s%s\n", "state", repeat > 1 ? "  TPS min..max" : "  TPS +-95%");
         fflush(stdout);
 }
 
@@ -115,8 +137,16 @@ void scale_print_step(const struct scale_step *s, unsigned repeat,
         if (load->on)
                 printf(" %10.1f", scale_load_iops(&s->load));
         printf("  %-8s", scale_state_name(s->state));
-        if (repeat > 1)
+        if (repeat > 1) {
                 printf("  %.1f..%.1f", s->tps_min, s->tps_max);
+        } else {
+                double lo, hi;
+
+                if (strcmp(scale_step_band(s, &lo, &hi), "none"))
+                        printf("  +-%.1f%%", s->tps > 0 ? 100 * (hi - lo) / 2 / s->tps : 0);
+                else
+                        printf("  -");
+        }
         if (s->error[0])
                 printf("  %s", s->error);
         printf("\n");
@@ -258,6 +288,26 @@ static json_t *vm_json(const struct scale_step *s, unsigned i, const double *pct
             v->alive);
 }
 
+/* The one run's intervals [{t, tps}] (a step with repeats has its band from them instead). */
+static json_t *intervals_json(const struct scale_rep *r)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < r->niv; i++)
+                json_array_append_new(a,
+                                      json_pack("{s:f,s:f}", "t", r->iv_t[i], "tps", r->iv_tps[i]));
+        return a;
+}
+
+/* tps_band{lo, hi, source}: scale_step_band's, what the table shows. */
+static json_t *band_json(const struct scale_step *s)
+{
+        double lo, hi;
+        const char *src = scale_step_band(s, &lo, &hi);
+
+        return json_pack("{s:f,s:f,s:s}", "lo", lo, "hi", hi, "source", src);
+}
+
 static int add_repeats_and_vms(json_t *o, const struct scale_step *s, const double *pcts,
                                unsigned npct)
 {
@@ -367,6 +417,9 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
                 json_object_set_new(o, "console_logs", consoles_json(s));
         if (s->have_steady)
                 json_object_set_new(o, "steady", steady_to_json(&s->steady));
+        if (s->nrep == 1 && s->rep[0].niv)
+                json_object_set_new(o, "intervals", intervals_json(&s->rep[0]));
+        json_object_set_new(o, "tps_band", band_json(s));
         if (load->on && s->load.ran &&
             json_object_set_new(o, "block_load", load_json(load, &s->load, pcts, npct))) {
                 json_decref(o);

@@ -188,6 +188,12 @@ jcheck res.json '.tipping_point.reason | contains("host CPU 86% -> 99% busy")'
 sed 's/^16,2900,99,11,45,0.90,62$/16,2900,70,13,45,0.42,97/' res.csv >vm.csv
 expect_rc 0 "$HCISWEEP" analyze vm.csv --json vm.json
 jcheck vm.json '.tipping_point.load == 12 and .tipping_point.limited_by == "vm-cpu"'
+# quotas below 90% used but the VMs throttled most of the step (cgroup cpu.stat): vm-cpu too
+{ echo "load,throughput,cpu_busy_pct,vm_cpu_pct,vm_throttled_time_pct"
+  printf '%s\n' 4,1000,30,50,2 8,1950,60,55,5 12,2800,70,60,10 16,2900,72,80,40; } >thr.csv
+expect_rc 0 "$HCISWEEP" analyze thr.csv --json thr.json
+jcheck thr.json '.tipping_point.load == 12 and .tipping_point.limited_by == "vm-cpu"
+        and (.tipping_point.reason | contains("VMs throttled 10% -> 40% of the time"))'
 # a flat curve whose repeats spread +-10%: undecided, more repeats needed
 printf 'load,throughput,throughput_min,throughput_max\n1,1000,900,1100\n2,1040,936,1144\n' >flat.csv
 expect_rc 0 "$HCISWEEP" analyze flat.csv --json flat.json

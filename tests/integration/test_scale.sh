@@ -76,13 +76,28 @@ jq -e 'all(.steps[]; .vm_quota | .cpu_source == "cgroup" and .nr_periods >= 0
         fail "vm_quota from cgroups: $(jq -c '[.steps[] | {vms, vm_quota,
                 h: [.hosts[] | {cpu_source, cpu_pct, nr_periods, nr_throttled, throttled_usec}]}]' "$RES")"
 grep -q "VM thr%" <<<"$RUN" || fail "no throttling column: $RUN"
-# analyze reads the run's steps as scale did: the same tipping point, word for word
+# Every step has a noise band without --repeat: its intervals' batch means
+jq -e 'all(.steps[]; (.intervals | length) >= 2 and all(.intervals[]; .tps >= 0 and .t > 0)
+        and (.tps_band | .source | IN("intervals", "none"))
+        and .tps_band.lo <= .totals.tps and .tps_band.hi >= .totals.tps)' "$RES" >/dev/null ||
+        fail "noise band: $(jq -c '[.steps[] | {vms, tps: .totals.tps, tps_band,
+                n: (.intervals | length)}]' "$RES")"
+grep -q "TPS +-95%" <<<"$RUN" || fail "no band column: $RUN"
+# analyze reads the run's steps as scale did: the same tipping point, word for word, on
+# screen and in JSON (usl, peak, undecided, limited_by, reason)
 expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
 jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
         .tipping_point.limited_by == $r[0].tipping_point.limited_by and
         .tipping_point.reason == $r[0].tipping_point.reason and
-        .usl.lambda == $r[0].tipping_point.usl.lambda' "$T/an.json" >/dev/null ||
+        .tipping_point.undecided == $r[0].tipping_point.undecided and
+        .tipping_point.usl == $r[0].tipping_point.usl and .usl == $r[0].tipping_point.usl and
+        .tipping_point.peak.load == $r[0].tipping_point.peak.vms and
+        .tipping_point.peak.throughput == $r[0].tipping_point.peak.throughput' "$T/an.json" >/dev/null ||
         fail "analyze disagrees: $(jq -c .tipping_point "$T/an.json") vs $(jq -c .tipping_point "$RES")"
+said=$(sed -n 's/^tipping point: [^,]*, limited by //p' <<<"$RUN")
+read_back=$(sed -n 's/^tipping point: [^,]*, limited by //p' <<<"$OUT")
+[ -n "$said" ] && [ "$said" = "$read_back" ] ||
+        fail "analyze prints another tipping point: '$read_back' vs scale's '$said'"
 jq -e '.config.threads == 2 and .config.topology == "hci" and (.config | has("mysql-password") | not)' \
         "$RES" >/dev/null || fail "config echo: $(jq -c .config "$RES")"
 pass "merged histograms: $(jq -c '[.steps[] | {vms, tps: (.totals.tps|floor), n: .hist.count}]' "$RES"); tipping $(jq -c .tipping_point.vms "$RES") ($(jq -r .tipping_point.limited_by "$RES"))"

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/steady.h"
 #include "results/tipping.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -154,11 +155,12 @@ static void test_band(void **state)
         assert_near(mid, 100, 0);
         assert_near(lo, 90, 0);
         assert_near(hi, 110, 0);
-        /* sd = sqrt(400/3) = 11.547, se = 5.774, +- 1.96 se = 11.316 */
+        /* intervals: batches of 2 (90+110)/2 = 100 each: the alternation averages out */
         res_tip_band(iv, N(iv), 0, &mid, &lo, &hi);
         assert_near(mid, 100, 1e-9);
-        assert_near(hi - mid, RES_TIP_Z * sqrt(400.0 / 3) / 2, 1e-9);
-        assert_near(mid - lo, hi - mid, 1e-9);
+        assert_near(hi - mid, 0, 1e-9);
+        res_tip_band(iv, 3, 0, &mid, &lo, &hi); /* one batch: no band */
+        assert_true(mid == lo && lo == hi);
         res_tip_band(iv, 1, 0, &mid, &lo, &hi);
         assert_true(mid == lo && lo == hi);
         /* doubling VMs and TPS: efficiency 1; bands of +-e^0.1 give 1 +- sqrt(2)*0.1/ln 2 */
@@ -170,6 +172,46 @@ static void test_band(void **state)
         assert_near(e, 1, 1e-12);
         assert_near(ehi - e, sqrt(2) * 0.1 / log(2), 1e-9);
         assert_near(e - elo, ehi - e, 1e-9);
+}
+
+/*
+ * Without repeats the band is the batch-means CI of the intervals, as
+ * --target-ci's: 20 intervals, 10 at 90 TPS then 10 at 110 (a slow
+ * drift), make 10 batch means 90 x5, 110 x5: sd sqrt(1000/9), half-width
+ * t(9) sd / sqrt(10) = 2.262 x 3.333 = 7.54, wider than the naive
+ * t-interval over the 20 correlated samples (2.093 x 10.26 / sqrt(20) =
+ * 4.80). 6 intervals make 3 batches of 2.
+ */
+static void test_band_batch_means(void **state)
+{
+        double v[20], mid, lo, hi, m, half, naive;
+
+        (void)state;
+        for (unsigned i = 0; i < 20; i++)
+                v[i] = i < 10 ? 90 : 110;
+        res_tip_band(v, 20, 0, &mid, &lo, &hi);
+        assert_int_equal(steady_batch_ci(v, 20, STEADY_CI_BATCHES, &m, &half), 0);
+        assert_near(mid, 100, 1e-9);
+        assert_near(hi - mid, half, 1e-12);
+        assert_near(hi - mid, steady_t975(9) * sqrt(1000.0 / 9) / sqrt(10), 1e-9);
+        assert_near(mid - lo, hi - mid, 1e-9);
+        assert_int_equal(steady_naive_ci(v, 20, &m, &naive), 0);
+        assert_true(hi - mid > naive * 1.5);
+        /* 6 intervals: batches {90,90} {90,110} {110,110} -> 90, 100, 110: sd 10, t(2) 10/sqrt 3 */
+        {
+                const double w[] = {90, 90, 90, 110, 110, 110};
+
+                res_tip_band(w, 6, 0, &mid, &lo, &hi);
+                assert_near(hi - mid, steady_t975(2) * 10 / sqrt(3), 1e-9);
+        }
+        /* moved onto the step's TPS (its median or mean), never below 0 */
+        res_tip_band_of_intervals(50, v, 20, &lo, &hi);
+        assert_near(hi - 50, half, 1e-9);
+        assert_near(lo, fmax(50 - half, 0), 1e-9);
+        res_tip_band_of_intervals(5, v, 20, &lo, &hi);
+        assert_near(lo, 0, 0);
+        res_tip_band_of_intervals(50, v, 3, &lo, &hi);
+        assert_true(lo == 50 && hi == 50);
 }
 
 static void test_usl_fit(void **state)
@@ -387,6 +429,7 @@ int main(void)
             cmocka_unit_test(test_rise_plateau_dip),
             cmocka_unit_test(test_noisy_flat),
             cmocka_unit_test(test_band),
+            cmocka_unit_test(test_band_batch_means),
             cmocka_unit_test(test_usl_fit),
             cmocka_unit_test(test_published),
             cmocka_unit_test(test_crossover_noise),
