@@ -13,6 +13,7 @@
  */
 #include "core/monitor.h"
 #include "core/clock.h"
+#include "core/procfs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -231,32 +232,34 @@ static int is_idle_virtual(const struct raw_disk *d)
         return virt && d->rd == 0 && d->wr == 0;
 }
 
+/* A whole disk's counters into the snapshot (names that do not fit are skipped). */
+static int on_disk(void *user, const struct procfs_disk *pd)
+{
+        struct snap *s = user;
+        struct raw_disk d = {.rd = pd->rd_ios,
+                             .rd_sect = pd->rd_sectors,
+                             .wr = pd->wr_ios,
+                             .wr_sect = pd->wr_sectors,
+                             .io_ticks = pd->io_ms,
+                             .in_queue_ms = pd->in_queue_ms};
+        size_t len = strlen(pd->name);
+        int ret;
+
+        if (len >= sizeof(d.name))
+                return 0;
+        memcpy(d.name, pd->name, len + 1);
+        if (is_idle_virtual(&d) || is_partition(d.name))
+                return 0;
+        ret = grow((void **)&s->disks, &s->cap_disks, s->ndisks, sizeof(d));
+        if (ret < 0)
+                return ret;
+        s->disks[s->ndisks++] = d;
+        return 0;
+}
+
 static int read_diskstats(struct snap *s)
 {
-        FILE *f = fopen("/proc/diskstats", "re");
-        char line[512];
-        struct raw_disk d;
-        ull skip;
-        int ret = 0;
-
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                memset(&d, 0, sizeof(d));
-                if (sscanf(line,
-                           "%*u %*u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-                           d.name, &d.rd, &skip, &d.rd_sect, &skip, &d.wr, &skip, &d.wr_sect, &skip,
-                           &skip, &d.io_ticks, &d.in_queue_ms) < 11)
-                        continue;
-                if (is_idle_virtual(&d) || is_partition(d.name))
-                        continue;
-                ret = grow((void **)&s->disks, &s->cap_disks, s->ndisks, sizeof(d));
-                if (ret < 0)
-                        break;
-                s->disks[s->ndisks++] = d;
-        }
-        fclose(f);
-        return ret;
+        return procfs_diskstats(on_disk, s);
 }
 
 static int parse_net_line(char *line, struct raw_net *n)
@@ -454,30 +457,16 @@ static int build_nets(const struct snap *cur, const struct snap *prev, struct sa
         return 0;
 }
 
-/* Fields 12 (majflt), 14 (utime) and 15 (stime) of /proc/PID/stat. */
+/* utime + stime in ticks and majflt of /proc/PID/stat. */
 static int read_pid_stat(int pid, ull *ticks, ull *majflt)
 {
-        char path[64], buf[1024];
-        ull utime, stime;
-        char *p;
-        FILE *f;
-        int n;
+        struct procfs_stat st;
+        int ret = procfs_pid_stat(pid, &st);
 
-        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        n = fgets(buf, sizeof(buf), f) ? 1 : 0;
-        fclose(f);
-        /* comm may hold spaces and ')': the fields start after the last ')' */
-        p = n ? strrchr(buf, ')') : NULL;
-        if (!p)
-                return -EINVAL;
-        n = sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %llu %*u %llu %llu", majflt, &utime,
-                   &stime);
-        if (n != 3)
-                return -EINVAL;
-        *ticks = utime + stime;
+        if (ret < 0)
+                return ret;
+        *ticks = st.utime + st.stime;
+        *majflt = st.majflt;
         return 0;
 }
 

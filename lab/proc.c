@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/procfs.h"
+
 /* What the child sends back through the pipe when it gives up. */
 struct child_fail {
         int stage; /* 0 log file, 1 cgroup, 2 affinity, 3 exec */
@@ -169,43 +171,16 @@ int proc_run_quiet(char *const argv[], const char *log, char *err, size_t errlen
         return rc;
 }
 
-/* State letter of /proc/PID/stat and the name in its parentheses. */
-static int read_stat(pid_t pid, char *state, char *comm, size_t commlen)
-{
-        char path[64], buf[512], *open_paren, *close_paren;
-        size_t len;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        f = fopen(path, "r");
-        if (!f)
-                return -errno;
-        len = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[len] = '\0';
-        open_paren = strchr(buf, '(');
-        close_paren = strrchr(buf, ')');
-        if (!open_paren || !close_paren || close_paren < open_paren || !close_paren[1])
-                return -EIO;
-        len = (size_t)(close_paren - open_paren - 1);
-        if (len >= commlen)
-                len = commlen - 1;
-        memcpy(comm, open_paren + 1, len);
-        comm[len] = '\0';
-        *state = close_paren[2];
-        return 0;
-}
-
 int proc_alive(pid_t pid, const char *comm)
 {
-        char state = 0, name[64];
+        struct procfs_stat st;
 
-        if (pid <= 0 || read_stat(pid, &state, name, sizeof(name)) < 0)
+        if (procfs_pid_stat((int)pid, &st) < 0)
                 return 0;
-        if (state == 'Z' || state == 'X')
+        if (st.state == 'Z' || st.state == 'X')
                 return 0;
         /* comm is cut to 15 characters by the kernel. */
-        return !comm || !strncmp(name, comm, 15);
+        return !comm || !strncmp(st.comm, comm, 15);
 }
 
 static void sleep_ms(unsigned ms)
@@ -248,24 +223,11 @@ int proc_stop(pid_t pid, const char *comm, int sig, unsigned timeout_ms, char *e
 
 int64_t proc_cpu_ns(pid_t pid)
 {
-        unsigned long long ut, st;
-        char path[64], buf[1024], *p;
-        size_t n;
-        FILE *f;
+        struct procfs_stat st;
 
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        f = fopen(path, "re");
-        if (!f)
+        if (procfs_pid_stat((int)pid, &st) < 0)
                 return -1;
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        p = strrchr(buf, ')');
-        /* After ") " come state and 10 more fields; utime and stime follow. */
-        if (!p ||
-            sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-                return -1;
-        return (int64_t)((ut + st) * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
+        return (int64_t)((st.utime + st.stime) * procfs_tick_ns());
 }
 
 int64_t proc_rss(pid_t pid)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/procfs.h"
 #include "scale/scale.h"
 
 struct scale_probe {
@@ -83,68 +84,59 @@ const char *scale_probe_disk(const struct scale_probe *p)
         return p->disk;
 }
 
-static void dstat_set(struct scale_dstat *d, unsigned long long rio, unsigned long long rsec,
-                      unsigned long long rticks, unsigned long long wio, unsigned long long wsec,
-                      unsigned long long wticks, unsigned long long busy)
+static void dstat_set(struct scale_dstat *d, const struct procfs_disk *pd)
 {
         d->have = 1;
-        d->ios = rio + wio;
-        d->sectors = rsec + wsec;
-        d->ticks_ms = rticks + wticks;
-        d->busy_ms = busy;
+        d->ios = pd->rd_ios + pd->wr_ios;
+        d->sectors = pd->rd_sectors + pd->wr_sectors;
+        d->ticks_ms = pd->rd_ms + pd->wr_ms;
+        d->busy_ms = pd->io_ms;
+}
+
+struct disk_pass {
+        const struct scale_probe *p;
+        struct scale_snap *s;
+        struct scale_dstat host;
+};
+
+static int on_disk(void *user, const struct procfs_disk *d)
+{
+        struct disk_pass *dp = user;
+        const struct scale_probe *p = dp->p;
+
+        if (p->disk[0] && !strcmp(d->name, p->disk))
+                dstat_set(&dp->host, d);
+        for (unsigned i = 1; i <= p->n; i++)
+                if (p->vm[i].disk[0] && !strcmp(d->name, p->vm[i].disk))
+                        dstat_set(&dp->s->vd[i], d);
+        return 0;
 }
 
 /* One pass over /proc/diskstats for the host disk and every VM's disk. */
 static void read_disk(const struct scale_probe *p, struct scale_snap *s)
 {
-        unsigned long long rio, rsec, rticks, wio, wsec, wticks, busy;
-        char line[512], name[64];
-        struct scale_dstat host = {0};
-        FILE *f = fopen("/proc/diskstats", "re");
+        struct disk_pass dp = {p, s, {0}};
 
-        if (!f)
-                return;
-        while (fgets(line, sizeof(line), f)) {
-                if (sscanf(line, "%*u %*u %63s %llu %*u %llu %llu %llu %*u %llu %llu %*u %llu",
-                           name, &rio, &rsec, &rticks, &wio, &wsec, &wticks, &busy) != 8)
-                        continue;
-                if (p->disk[0] && !strcmp(name, p->disk))
-                        dstat_set(&host, rio, rsec, rticks, wio, wsec, wticks, busy);
-                for (unsigned i = 1; i <= p->n; i++)
-                        if (p->vm[i].disk[0] && !strcmp(name, p->vm[i].disk))
-                                dstat_set(&s->vd[i], rio, rsec, rticks, wio, wsec, wticks, busy);
-        }
-        fclose(f);
-        s->have_disk = host.have;
-        s->disk_ios = host.ios;
-        s->disk_sectors = host.sectors;
-        s->disk_ticks_ms = host.ticks_ms;
-        s->disk_busy_ms = host.busy_ms;
+        procfs_diskstats(on_disk, &dp);
+        s->have_disk = dp.host.have;
+        s->disk_ios = dp.host.ios;
+        s->disk_sectors = dp.host.sectors;
+        s->disk_ticks_ms = dp.host.ticks_ms;
+        s->disk_busy_ms = dp.host.busy_ms;
 }
 
 /* utime and stime in ns and majflt from /proc/PID/stat; -1 when gone. */
 static int read_pid_times(int pid, int64_t *user, int64_t *sys, uint64_t *majflt)
 {
-        unsigned long long maj, ut, st, ns_per_tick;
-        char path[64], buf[1024], *q;
-        size_t n;
-        FILE *f;
+        struct procfs_stat st;
+        uint64_t tick = procfs_tick_ns();
 
-        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        if (pid <= 0 || !(f = fopen(path, "re")))
-                return -1;
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        q = strrchr(buf, ')');
-        if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %llu %*u %llu %llu", &maj, &ut,
-                         &st) != 3)
+        if (procfs_pid_stat(pid, &st) < 0)
                 return -1;
         if (majflt)
-                *majflt = maj;
-        ns_per_tick = 1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK);
-        *user = (int64_t)(ut * ns_per_tick);
-        *sys = (int64_t)(st * ns_per_tick);
+                *majflt = st.majflt;
+        *user = (int64_t)(st.utime * tick);
+        *sys = (int64_t)(st.stime * tick);
         return 0;
 }
 
