@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "core/resfile.h"
+#include "core/sbuf.h"
 #include "results/rundir.h"
 #include "results/store.h"
-#include "results/svg.h"
 
 int res_load(const char *path, json_t **out, char *err, size_t errlen)
 {

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,40 +26,6 @@
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 #define NCOLORS (sizeof(palette) / sizeof(palette[0]))
-
-void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-        va_list ap;
-        int n;
-
-        if (b->oom)
-                return;
-        va_start(ap, fmt);
-        n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-                b->oom = 1;
-                return;
-        }
-        if (!b->s || b->len + (size_t)n + 1 > b->cap) {
-                size_t cap = b->cap ? b->cap : 4096;
-                char *s;
-
-                while (cap < b->len + (size_t)n + 1)
-                        cap *= 2;
-                s = realloc(b->s, cap);
-                if (!s) {
-                        b->oom = 1;
-                        return;
-                }
-                b->s = s;
-                b->cap = cap;
-                va_start(ap, fmt);
-                vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-                va_end(ap);
-        }
-        b->len += (size_t)n;
-}
 
 void sb_esc(struct sbuf *b, const char *s)
 {
@@ -82,12 +47,6 @@ void sb_esc(struct sbuf *b, const char *s)
                         sb_printf(b, "%c", *s);
                 }
         }
-}
-
-void sb_free(struct sbuf *b)
-{
-        free(b->s);
-        memset(b, 0, sizeof(*b));
 }
 
 void svg_fmt_num(double v, char *buf, size_t len)

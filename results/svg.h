@@ -1,5 +1,5 @@
 /*
- * svg.h - line plots as inline SVG, and the text buffer reports are built in.
+ * svg.h - line plots as inline SVG, written into a text buffer (core/sbuf.h).
  *
  * Reports must open offline with no script, so every plot is plain SVG text
  * written here: axes with "nice" ticks (linear, or powers of two for queue
@@ -19,17 +19,10 @@
 
 #include <stddef.h>
 
-/* A growable NUL-terminated string. Zero-initialise; free with sb_free. */
-struct sbuf {
-        char *s;
-        size_t len, cap;
-        int oom; /* an append failed: the text is incomplete */
-};
+#include "core/sbuf.h"
 
-void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append s with &, <, >, " escaped for HTML and SVG text. */
+/* Append s to b with &, <, >, " escaped for HTML and SVG text. */
 void sb_esc(struct sbuf *b, const char *s);
-void sb_free(struct sbuf *b);
 
 #define SVG_MAX_SERIES 24
 #define SVG_MAX_MARKS  4
