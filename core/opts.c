@@ -12,6 +12,7 @@
  */
 #include "core/log.h"
 #include "core/opts.h"
+#include "core/sbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -785,79 +786,75 @@ static void opt_fmt_double(double v, char *buf, size_t len)
                 snprintf(buf, len, "%.17g", v);
 }
 
-static void opt_ini_item(FILE *f, const struct opt_def *d, const struct u64_list *l, unsigned i)
+/* One scalar of an echo in job-file form; 0 when it has none (null, object, text with a line
+ * break). Booleans are 1/0, doubles the shortest text that reads back exactly. */
+static int opt_ini_scalar(struct sbuf *b, const json_t *v)
 {
         char buf[64];
 
-        if (d->type == OPT_SIZELIST)
-                fmt_size(l->v[i], buf, sizeof(buf));
-        else if (d->type == OPT_DLIST)
-                opt_fmt_double(opt_dlist_get(l, i), buf, sizeof(buf));
-        else if (d->type == OPT_ENUMLIST)
-                snprintf(buf, sizeof(buf), "%s", d->choices[l->v[i]]);
-        else
-                snprintf(buf, sizeof(buf), "%llu", (unsigned long long)l->v[i]);
-        fprintf(f, "%s%s", i ? "," : "", buf);
-}
-
-static void opt_ini_value(FILE *f, const struct opt_ref *r)
-{
-        const void *p = opt_field(r);
-        const struct u64_list *l = p;
-        char buf[64];
-        unsigned i;
-
-        switch (r->d->type) {
-        case OPT_BOOL:
-                fputs(*(const int *)p ? "1" : "0", f);
-                break;
-        case OPT_INT:
-                fprintf(f, "%lld", *(const long long *)p);
-                break;
-        case OPT_SIZE:
-                fmt_size(*(const uint64_t *)p, buf, sizeof(buf));
-                fputs(buf, f);
-                break;
-        case OPT_DOUBLE:
-                opt_fmt_double(*(const double *)p, buf, sizeof(buf));
-                fputs(buf, f);
-                break;
-        case OPT_STR:
-                fputs(*(char *const *)p ? *(char *const *)p : "", f);
-                break;
-        case OPT_ENUM:
-                fputs(r->d->choices[*(const int *)p], f);
-                break;
-        default:
-                for (i = 0; i < l->n; i++)
-                        opt_ini_item(f, r->d, l, i);
+        if (json_is_string(v) && !strchr(json_string_value(v), '\n')) {
+                sb_printf(b, "%s", json_string_value(v));
+        } else if (json_is_integer(v)) {
+                sb_printf(b, "%lld", (long long)json_integer_value(v));
+        } else if (json_is_real(v)) {
+                opt_fmt_double(json_real_value(v), buf, sizeof(buf));
+                sb_printf(b, "%s", buf);
+        } else if (json_is_boolean(v)) {
+                sb_printf(b, "%s", json_is_true(v) ? "1" : "0");
+        } else {
+                return 0;
         }
+        return 1;
 }
 
-/*
- * The blank after "=": none before a string that starts with ';', which inih
- * would read as an inline comment after a blank, and so as an empty value.
- */
-static const char *opt_ini_gap(const struct opt_ref *r)
+int opt_ini_line(struct sbuf *b, const char *name, const json_t *v)
 {
-        const char *const *s = opt_field(r);
+        size_t i, mark = b->len;
+        const json_t *e;
 
-        return r->d->type == OPT_STR && *s && (*s)[0] == ';' ? "" : " ";
-}
-
-void opt_to_ini(FILE *f, const struct opt_group *g)
-{
-        struct opt_ref r;
-
-        for (r.g = g; r.g->defs; r.g++) {
-                for (r.d = r.g->defs; r.d->name; r.d++) {
-                        if (!opt_echoed(g, r.g, r.d))
-                                continue;
-                        fprintf(f, "%s =%s", r.d->name, opt_ini_gap(&r));
-                        opt_ini_value(f, &r);
-                        fputc('\n', f);
+        /* No blank before a string that starts with ';': inih would read it as an
+         * inline comment after a blank, and so as an empty value. */
+        sb_printf(b, "%s =%s", name,
+                  json_is_string(v) && json_string_value(v)[0] == ';' ? "" : " ");
+        if (json_is_array(v) && json_array_size(v)) {
+                json_array_foreach(v, i, e)
+                {
+                        if (i)
+                                sb_printf(b, ",");
+                        if (!opt_ini_scalar(b, e))
+                                goto drop;
                 }
+        } else if (!opt_ini_scalar(b, v)) {
+                goto drop;
         }
+        sb_printf(b, "\n");
+        return 1;
+drop: /* unset or not expressible: the option keeps its default when read back */
+        if (!b->oom) {
+                b->len = mark;
+                b->s[mark] = '\0';
+        }
+        return 0;
+}
+
+int opt_to_ini(FILE *f, const struct opt_group *g)
+{
+        json_t *o = opt_to_json(g);
+        struct sbuf b = {0};
+        const char *name;
+        const json_t *v;
+        int rc = 0;
+
+        if (!o)
+                return -ENOMEM;
+        json_object_foreach(o, name, v) opt_ini_line(&b, name, v);
+        if (b.oom)
+                rc = -ENOMEM;
+        else if (b.s && fputs(b.s, f) == EOF)
+                rc = -EIO;
+        sb_free(&b);
+        json_decref(o);
+        return rc;
 }
 
 void opt_free(const struct opt_group *g)

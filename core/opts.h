@@ -15,8 +15,8 @@
  *
  * Empty values: an empty (or blank) value of an option that has a
  * default is refused ("option --mysql-host: empty value ..."); for an
- * option without a default it means "not set", so the INI echo of a run
- * (which writes `json = ` for an unset --json) reads back as it was.
+ * option without a default it means "not set", as it does when the INI
+ * echo of a run leaves an unset option out.
  *
  * Errors: 0, or -EINVAL with one line in err naming the option, e.g.
  *   "option --iodepth: 0 is below the minimum 1"
@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <jansson.h>
+
+#include "core/sbuf.h"
 
 #include "core/parse.h"
 
@@ -105,8 +107,20 @@ int opt_listed(const struct opt_group *g, const struct opt_group *in, const stru
 /* The effective config as a JSON object {name: value}; secrets left out. New reference. */
 json_t *opt_to_json(const struct opt_group *g);
 
-/* The effective config as an INI section body (name = value lines); secrets left out. */
-void opt_to_ini(FILE *f, const struct opt_group *g);
+/*
+ * The job-file form of an option's JSON echo (a value of opt_to_json, or of
+ * a result's "config"): appends "name = value\n" to b, with booleans as 1/0,
+ * numbers as the shortest text that reads back exactly and lists joined by
+ * ','. Appends nothing and returns 0 for a value a job file cannot hold
+ * (null: not set; an object; an empty list; text with a line break), so the
+ * option keeps its default when the file is read; 1 when a line was added.
+ * The one writer of job files: opt_to_ini and every run's job.ini use it.
+ */
+int opt_ini_line(struct sbuf *b, const char *name, const json_t *v);
+
+/* The effective config as an INI section body (name = value lines, opt_ini_line);
+ * secrets left out. 0, -ENOMEM, or -EIO when f refuses the text. */
+int opt_to_ini(FILE *f, const struct opt_group *g);
 
 /* Free the OPT_STR fields. */
 void opt_free(const struct opt_group *g);

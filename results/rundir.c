@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/opts.h"
 #include "core/resfile.h"
 #include "core/sbuf.h"
 #include "results/rundir.h"
@@ -235,52 +236,14 @@ char *res_intervals_csv(const json_t *result)
 
 /* ---- job.ini -------------------------------------------------------------- */
 
-/* One scalar as an option value; 0 when the value has no INI form (null, object). */
-static int ini_scalar(struct sbuf *b, const json_t *v)
-{
-        if (json_is_string(v) && !strpbrk(json_string_value(v), "\n\r"))
-                sb_printf(b, "%s", json_string_value(v));
-        else if (json_is_integer(v))
-                sb_printf(b, "%lld", (long long)json_integer_value(v));
-        else if (json_is_real(v))
-                sb_printf(b, "%.15g", json_real_value(v));
-        else if (json_is_boolean(v))
-                sb_printf(b, "%s", json_is_true(v) ? "true" : "false");
-        else
-                return 0;
-        return 1;
-}
-
+/* The result path is left out: a rerun must not overwrite this run. */
 static void ini_entry(struct sbuf *b, const char *key, const json_t *v)
 {
-        size_t i, mark = b->len;
-        const json_t *e;
-
-        if (!strcmp(key, "json")) {
-                if (json_is_string(v))
-                        sb_printf(b, "; json = %s (left out: a rerun would overwrite this run)\n",
-                                  json_string_value(v));
-                return;
-        }
-        sb_printf(b, "%s = ", key);
-        if (json_is_array(v) && json_array_size(v)) {
-                json_array_foreach(v, i, e)
-                {
-                        if (i)
-                                sb_printf(b, ",");
-                        if (!ini_scalar(b, e))
-                                goto drop;
-                }
-        } else if (!ini_scalar(b, v)) {
-                goto drop;
-        }
-        sb_printf(b, "\n");
-        return;
-drop: /* unset or not expressible: the option keeps its default on a rerun */
-        if (!b->oom) {
-                b->len = mark;
-                b->s[mark] = '\0';
-        }
+        if (strcmp(key, "json"))
+                opt_ini_line(b, key, v);
+        else if (json_is_string(v))
+                sb_printf(b, "; json = %s (left out: a rerun would overwrite this run)\n",
+                          json_string_value(v));
 }
 
 char *res_job_ini(const json_t *result)

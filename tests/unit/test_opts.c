@@ -424,7 +424,7 @@ static char *ini_text(struct fixture *f)
         FILE *m = open_memstream(&buf, &len);
 
         assert_non_null(m);
-        opt_to_ini(m, f->g);
+        assert_int_equal(opt_to_ini(m, f->g), 0);
         assert_int_equal(fclose(m), 0);
         return buf;
 }
@@ -466,7 +466,9 @@ static void test_ini_round_trip(void **state)
         text = ini_text(f);
         assert_null(strstr(text, "s3cret"));
         assert_null(strstr(text, "mysql-password"));
-        assert_non_null(strstr(text, "bs = 512,4k,1536,1m\n"));
+        assert_non_null(strstr(text, "bs = 512,4096,1536,1048576\n"));
+        assert_non_null(strstr(text, "force = 1\n"));
+        assert_non_null(strstr(text, "precondition = 0\n"));
         assert_non_null(strstr(text, "rate = 0.1\n"));
 
         assert_int_equal(setup((void **)&g), 0);

@@ -73,7 +73,7 @@ static void test_write_and_load(void **state)
         ini = slurp("job.ini");
         assert_non_null(strstr(ini, "\n[global]\ncommand = block\nengine = null\n"
                                     "rw = randread,randrw\niodepth = 1,4\nruntime = 1\n"
-                                    "force = false\n; json = /tmp/r.json"));
+                                    "force = 0\n; json = /tmp/r.json"));
         assert_null(strstr(ini, "target"));
         assert_non_null(strstr(ini, "\n[rerun]\ncommand = block\n"));
         free(csv);
