@@ -27,6 +27,7 @@
 #include "core/resfile.h"
 #include "results/report_priv.h"
 #include "results/results.h"
+#include "results/report_view.h"
 #include "results/rundir.h"
 #include "results/tip_json.h"
 

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "results/report_view.h"
 #include "results/rundir.h"
 #include "results/svg.h"
 

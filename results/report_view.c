@@ -20,7 +20,7 @@
 
 #include "core/hist.h"
 #include "core/parse.h"
-#include "results/rundir.h"
+#include "results/report_view.h"
 #include "results/tip_json.h"
 
 static double num(const json_t *o, const char *key)

@@ -20,6 +20,7 @@
 #include "core/opts.h"
 #include "core/resfile.h"
 #include "core/sbuf.h"
+#include "results/report_view.h"
 #include "results/rundir.h"
 #include "results/store.h"
 

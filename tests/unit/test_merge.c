@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core/hist.h"
-#include "results/rundir.h"
+#include "results/report_view.h"
 
 #define NVM 4
 
