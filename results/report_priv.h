@@ -1,6 +1,6 @@
 /*
  * report_priv.h - the pieces `hcisweep report` and `hcisweep compare` share
- * (results/report*.c and results/compare.c only).
+ * (results/cmd_report.c, report_*.c and compare.c only).
  *
  * A struct doc is two documents written side by side, HTML and Markdown:
  * headings, paragraphs and tables go into both; plots (inline SVG) only

@@ -1,5 +1,5 @@
 /*
- * report.c - `hcisweep report RUN`: one offline HTML page and its Markdown
+ * cmd_report.c - `hcisweep report RUN`: one offline HTML page and its Markdown
  * twin, next to the run's result.json.
  *
  * Each section is emitted once into both documents through the doc_*
