@@ -38,6 +38,7 @@
 #include "lab/backend.h"
 #include "lab/guest.h"
 #include "lab/labdir.h"
+#include "lab/labhost.h"
 #include "lab/labstate.h"
 #include "lab/proc.h"
 #include "lab/target.h"
@@ -48,8 +49,7 @@
 #define XML_MAX     8192
 
 struct lab_backend {
-        const struct lab_spec *spec;
-        struct labdir lab;
+        struct lab_host h; /* first: labhost.h */
         guest_dir_t guest;
         char *uris;                   /* copy of --libvirt-uri, cut at the commas */
         const char *uri[MAX_URIS];    /* pointers into uris */
@@ -137,14 +137,14 @@ static void place_vm(struct lab_backend *b, unsigned i)
         uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
         if (!host[0])
                 return;
-        snprintf(b->lab.st.vm[i].addr, sizeof(b->lab.st.vm[i].addr), "%s", host);
-        b->lab.st.vm[i].port = b->spec->base_port + i;
+        snprintf(b->h.lab.st.vm[i].addr, sizeof(b->h.lab.st.vm[i].addr), "%s", host);
+        b->h.lab.st.vm[i].port = b->h.spec->base_port + i;
 }
 
 /* A hypervisor that is not this host cannot reach a loopback portal. */
 static int check_portal(const struct lab_backend *b, char *err, size_t errlen)
 {
-        const char *portal = b->spec->target_addr ? b->spec->target_addr : "127.0.0.1";
+        const char *portal = b->h.spec->target_addr ? b->h.spec->target_addr : "127.0.0.1";
         char host[64];
 
         for (unsigned k = 0; k < b->nuris; k++) {
@@ -184,7 +184,7 @@ static int lv_connect(struct lab_backend *b, unsigned i, virConnectPtr *out, cha
 
 static void domain_name(const struct lab_backend *b, unsigned i, char *out, size_t outlen)
 {
-        snprintf(out, outlen, "hcisweep-%s-vm%u", b->lab.st.name, i);
+        snprintf(out, outlen, "hcisweep-%s-vm%u", b->h.lab.st.name, i);
 }
 
 /* VM i's domain, *dom NULL if there is none. */
@@ -211,19 +211,16 @@ static int lv_lookup(struct lab_backend *b, unsigned i, virDomainPtr *dom, char 
 
 static int lv_open(const struct lab_spec *spec, struct lab_backend **out, char *err, size_t errlen)
 {
-        struct lab_backend *b = calloc(1, sizeof(*b));
+        struct lab_backend *b = lab_host_alloc(sizeof(*b), spec, "libvirt", err, errlen);
         int rc;
 
-        if (!b) {
-                snprintf(err, errlen, "out of memory");
+        if (!b)
                 return -ENOMEM;
-        }
         virSetErrorFunc(NULL, lv_quiet);
-        b->spec = spec;
         guest_dir(b->guest);
         rc = split_uris(b, spec->libvirt_uri, err, errlen);
         if (!rc)
-                rc = labdir_open(&b->lab, spec->lab_dir, "libvirt", err, errlen);
+                rc = lab_host_attach(b, err, errlen);
         if (rc < 0) {
                 free(b->uris);
                 free(b);
@@ -233,27 +230,15 @@ static int lv_open(const struct lab_spec *spec, struct lab_backend **out, char *
         return 0;
 }
 
-static unsigned lv_count(struct lab_backend *b)
-{
-        return labdir_count(&b->lab);
-}
-
 /* ---- provisioning -------------------------------------------------------- */
 
 static int lv_create(struct lab_backend *b, unsigned n, char *err, size_t errlen)
 {
         virConnectPtr c;
-        int rc;
+        int rc = guest_check_plan(b->h.spec, n, "libvirt", err, errlen);
 
-        if (n < 1 || n > LAB_MAX_VMS) {
-                snprintf(err, errlen, "option --vms: %u is not in 1..%d", n, LAB_MAX_VMS);
-                return -EINVAL;
-        }
-        if (b->spec->topology == LAB_TWO_LAYER) {
-                snprintf(err, errlen, "option --topology: the libvirt backend runs hci only");
-                return -EINVAL;
-        }
-        rc = check_portal(b, err, errlen);
+        if (!rc)
+                rc = check_portal(b, err, errlen);
         if (rc < 0)
                 return rc;
         /* Every URI first: a bad one is refused before anything is made. */
@@ -264,21 +249,15 @@ static int lv_create(struct lab_backend *b, unsigned n, char *err, size_t errlen
         }
         rc = guest_check(b->guest, "libvirt", err, errlen);
         if (!rc)
-                rc = guest_create_vms(&b->lab, b->guest, b->spec, n, err, errlen);
+                rc = guest_create_vms(&b->h.lab, b->guest, b->h.spec, n, err, errlen);
         if (rc < 0)
                 return rc;
         for (unsigned i = 1; i <= n; i++)
                 place_vm(b, i);
-        return labdir_save(&b->lab, err, errlen);
+        return labdir_save(&b->h.lab, err, errlen);
 }
 
 /* ---- the domain ------------------------------------------------------------ */
-
-static int lv_endpoint(struct lab_backend *b, unsigned i, struct lab_endpoint *ep, char *err,
-                       size_t errlen)
-{
-        return labdir_endpoint(&b->lab, i, ep, err, errlen);
-}
 
 /* Paths go into XML attributes and text: refuse what would need escaping. */
 static int xml_safe(const char *s, char *err, size_t errlen)
@@ -298,7 +277,7 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
 {
         char name[96];
         lab_path_t kernel, initrd, root, console;
-        const struct lab_target *t = &b->lab.st.tgt;
+        const struct lab_target *t = &b->h.lab.st.tgt;
         char host[64]; /* a remote VM's port is forwarded on every address of its host */
         int n;
 
@@ -307,9 +286,9 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
         domain_name(b, i, name, sizeof(name));
         guest_path(b->guest, "vmlinuz", kernel);
         guest_path(b->guest, "initrd.img", initrd);
-        labdir_vm_path(&b->lab, i, "root.qcow2", root);
-        labdir_vm_path(&b->lab, i, "console.log", console);
-        if (xml_safe(b->lab.dir, err, errlen) < 0 || xml_safe(b->guest, err, errlen) < 0)
+        labdir_vm_path(&b->h.lab, i, "root.qcow2", root);
+        labdir_vm_path(&b->h.lab, i, "console.log", console);
+        if (xml_safe(b->h.lab.dir, err, errlen) < 0 || xml_safe(b->guest, err, errlen) < 0)
                 return -EINVAL;
         n = snprintf(
             xml, XML_MAX,
@@ -337,8 +316,8 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
             "<qemu:arg value='-device'/><qemu:arg "
             "value='virtio-net-pci,netdev=hcinet0,bus=pci.0,addr=0x1f'/>"
             "</qemu:commandline></domain>",
-            name, (unsigned long long)(guest_vm_memory(b->spec) >> 20),
-            (unsigned)fmax(1, ceil(b->spec->vm_cpus)), kernel, initrd, root, t->iqn, i,
+            name, (unsigned long long)(guest_vm_memory(b->h.spec) >> 20),
+            (unsigned)fmax(1, ceil(b->h.spec->vm_cpus)), kernel, initrd, root, t->iqn, i,
             target_addr(t), t->port, name, console, console, host[0] ? "" : ep->host, ep->port);
         if (n < 0 || n >= XML_MAX) {
                 snprintf(err, errlen, "vm%u: domain XML longer than %d bytes", i, XML_MAX);
@@ -417,11 +396,11 @@ static int vm_wait_ready(struct lab_backend *b, unsigned i, const struct lab_end
 {
         struct lv_vm vm = {b, i};
         const struct guest_boot boot = {
-            .lab = &b->lab,
+            .lab = &b->h.lab,
             .vm = i,
             .ep = ep,
-            .timeout_s = b->spec->boot_timeout_s,
-            .cancel = b->spec->cancel,
+            .timeout_s = b->h.spec->boot_timeout_s,
+            .cancel = b->h.spec->cancel,
             .stopped = "the domain stopped during boot",
             .alive = lv_alive,
             .ctx = &vm,
@@ -439,7 +418,7 @@ static int lv_powerdown(struct lab_backend *b, unsigned i)
         char why[256];
         int sent = 0;
 
-        if (i < 1 || i > LAB_MAX_VMS || !b->lab.st.vm[i].exists ||
+        if (i < 1 || i > LAB_MAX_VMS || !b->h.lab.st.vm[i].exists ||
             lv_lookup(b, i, &dom, why, sizeof(why)) < 0 || !dom)
                 return 0;
         if (dom_running(dom)) {
@@ -483,7 +462,7 @@ static int lv_off(struct lab_backend *b, unsigned i, int asked, char *err, size_
         virDomainPtr dom;
         int rc;
 
-        if (i < 1 || i > LAB_MAX_VMS || !b->lab.st.vm[i].exists)
+        if (i < 1 || i > LAB_MAX_VMS || !b->h.lab.st.vm[i].exists)
                 return 0;
         if (asked && !guest_wait_off(lv_exists, lv_ask, &vm, GUEST_SHUTDOWN_MS))
                 log_warn("vm%u: still running %u s after Ctrl-Alt-Del, destroying it", i,
@@ -500,8 +479,8 @@ static int lv_off(struct lab_backend *b, unsigned i, int asked, char *err, size_
                 virDomainFree(dom);
         if (rc < 0)
                 return rc;
-        b->lab.st.vm[i].pid = 0;
-        return labdir_save(&b->lab, err, errlen);
+        b->h.lab.st.vm[i].pid = 0;
+        return labdir_save(&b->h.lab, err, errlen);
 }
 
 static int lv_stop(struct lab_backend *b, unsigned i, char *err, size_t errlen)
@@ -527,7 +506,7 @@ static int vm_boot(struct lab_backend *b, unsigned i, const struct lab_endpoint 
                 rc = lv_connect(b, i, &c, err, errlen);
         if (rc < 0)
                 goto out;
-        labdir_vm_path(&b->lab, i, "console.log", console);
+        labdir_vm_path(&b->h.lab, i, "console.log", console);
         unlink(console);
         dom = virDomainCreateXML(c, xml, 0);
         if (!dom) {
@@ -537,10 +516,10 @@ static int vm_boot(struct lab_backend *b, unsigned i, const struct lab_endpoint 
                 goto out;
         }
         virDomainFree(dom);
-        b->lab.st.vm[i].pid = local_qemu_pid(b, i);
-        if (b->lab.st.vm[i].pid < 0)
-                b->lab.st.vm[i].pid = 0;
-        rc = labdir_save(&b->lab, err, errlen);
+        b->h.lab.st.vm[i].pid = local_qemu_pid(b, i);
+        if (b->h.lab.st.vm[i].pid < 0)
+                b->h.lab.st.vm[i].pid = 0;
+        rc = labdir_save(&b->h.lab, err, errlen);
 out:
         free(xml);
         return rc;
@@ -551,7 +530,7 @@ static int lv_start(struct lab_backend *b, unsigned i, int *started, char *err, 
         struct lab_endpoint ep;
         virDomainPtr dom = NULL;
         char ignored[256];
-        int rc = lv_endpoint(b, i, &ep, err, errlen);
+        int rc = lab_host_endpoint(b, i, &ep, err, errlen);
 
         *started = 0;
         if (!rc && !ep.lun_url[0]) {
@@ -579,7 +558,7 @@ static int lv_start(struct lab_backend *b, unsigned i, int *started, char *err, 
 
 static int lv_destroy(struct lab_backend *b, int purge, char *err, size_t errlen)
 {
-        return guest_destroy(b, &b->lab, lv_powerdown, lv_off, purge, NULL, err, errlen);
+        return guest_destroy(b, &b->h.lab, lv_powerdown, lv_off, purge, NULL, err, errlen);
 }
 
 static int lv_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
@@ -587,7 +566,7 @@ static int lv_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, 
 {
         virDomainInfo info;
         virDomainPtr dom;
-        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+        int rc = labdir_check_vm(&b->h.lab, i, err, errlen);
 
         if (!rc)
                 rc = lv_lookup(b, i, &dom, err, errlen);
@@ -602,31 +581,13 @@ static int lv_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, 
                 st->cpu_usage_ns = (int64_t)info.cpuTime;
         if (dom)
                 virDomainFree(dom);
-        st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
-        st->mem_limit = (int64_t)guest_vm_memory(b->spec);
+        st->cpu_limit = fmax(1, ceil(b->h.spec->vm_cpus)); /* vCPUs */
+        st->mem_limit = (int64_t)guest_vm_memory(b->h.spec);
         snprintf(st->where, sizeof(st->where), "%s", b->uri[vm_uri(b, i)]);
         st->datadir_on = LAB_DATADIR_LUN; /* the domain's vdb is its LUN */
         snprintf(st->initiator, sizeof(st->initiator), "qemu (libvirt network disk)");
         st->initiator_pid = st->pid;
         return 0;
-}
-
-static int lv_storage(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen)
-{
-        (void)err;
-        (void)errlen;
-        target_storage(&b->lab.st.tgt, st);
-        return 0;
-}
-
-static int lv_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
-                   size_t errlen)
-{
-        (void)b;
-        (void)argv;
-        (void)status;
-        snprintf(err, errlen, "vm%u: the libvirt backend cannot run commands inside a guest", i);
-        return -ENOTSUP;
 }
 
 static void lv_close(struct lab_backend *b)
@@ -636,9 +597,8 @@ static void lv_close(struct lab_backend *b)
         for (unsigned k = 0; k < b->nuris; k++)
                 if (b->conn[k])
                         virConnectClose(b->conn[k]);
-        labdir_close(&b->lab);
         free(b->uris);
-        free(b);
+        lab_host_close(b);
 }
 
 const struct lab_backend_ops lab_backend_libvirt = {
@@ -648,14 +608,14 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .can_start = 1,
     .has_storage = 1,
     .open = lv_open,
-    .count = lv_count,
+    .count = lab_host_count,
     .create = lv_create,
     .start = lv_start,
     .stop = lv_stop,
     .destroy = lv_destroy,
-    .endpoint = lv_endpoint,
-    .exec = lv_exec,
+    .endpoint = lab_host_endpoint,
+    .exec = lab_host_no_exec,
     .stats = lv_stats,
-    .storage = lv_storage,
+    .storage = lab_host_storage,
     .close = lv_close,
 };

@@ -29,6 +29,7 @@
 #include "lab/backend.h"
 #include "lab/cgroup.h"
 #include "lab/labdir.h"
+#include "lab/labhost.h"
 #include "lab/labstate.h"
 #include "lab/proc.h"
 #include "lab/sql.h"
@@ -43,45 +44,25 @@
 #define BROKEN_STOP_MS    3000U
 
 struct lab_backend {
-        const struct lab_spec *spec;
-        struct labdir lab;
+        struct lab_host h; /* first: labhost.h */
 };
 
 static int local_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
                       size_t errlen)
 {
-        struct lab_backend *b = calloc(1, sizeof(*b));
-        int rc;
-
-        if (!b) {
-                snprintf(err, errlen, "out of memory");
-                return -ENOMEM;
-        }
-        b->spec = spec;
-        rc = labdir_open(&b->lab, spec->lab_dir, "local", err, errlen);
-        if (rc < 0) {
-                free(b);
-                return rc;
-        }
-        *out = b;
-        return 0;
-}
-
-static unsigned local_count(struct lab_backend *b)
-{
-        return labdir_count(&b->lab);
+        return lab_host_open(sizeof(struct lab_backend), spec, "local", out, err, errlen);
 }
 
 /* Two-layer: tgtd gets the last CPU this process may use, the VMs the rest. */
 static int split_cpus(struct lab_backend *b, char *err, size_t errlen)
 {
-        struct lab_state *st = &b->lab.st;
+        struct lab_state *st = &b->h.lab.st;
         int cpus[CPU_SETSIZE], n = 0;
         size_t len = 0;
         cpu_set_t set;
 
         st->vm_cpuset[0] = st->tgt.cpuset[0] = '\0';
-        if (b->spec->topology != LAB_TWO_LAYER)
+        if (b->h.spec->topology != LAB_TWO_LAYER)
                 return 0;
         if (sched_getaffinity(0, sizeof(set), &set) < 0)
                 return -errno;
@@ -129,8 +110,8 @@ static unsigned long long pool_for(uint64_t memory)
 
 static void vm_limits(const struct lab_backend *b, struct cg_limits *lim)
 {
-        *lim = (struct cg_limits){b->spec->vm_cpus, b->spec->vm_memory,
-                                  b->lab.st.vm_cpuset[0] ? b->lab.st.vm_cpuset : NULL};
+        *lim = (struct cg_limits){b->h.spec->vm_cpus, b->h.spec->vm_memory,
+                                  b->h.lab.st.vm_cpuset[0] ? b->h.lab.st.vm_cpuset : NULL};
 }
 
 static int touch(const char *path)
@@ -145,7 +126,7 @@ static int touch(const char *path)
 
 static int on_lun(const struct lab_backend *b)
 {
-        return !strcmp(b->lab.st.datadir_on, "lun");
+        return !strcmp(b->h.lab.st.datadir_on, "lun");
 }
 
 /* NAME next to VM i's datadir: on its disk (LAB/vmI/disk/NAME) or LAB/vmI/NAME. */
@@ -153,13 +134,13 @@ static void data_path(const struct lab_backend *b, unsigned i, const char *name,
 {
         lab_path_t base;
 
-        labdir_vm_path(&b->lab, i, on_lun(b) ? "disk" : "", base);
+        labdir_vm_path(&b->h.lab, i, on_lun(b) ? "disk" : "", base);
         snprintf(out, sizeof(lab_path_t), "%.*s/%s", LAB_PATH_MAX, base, name);
 }
 
 static int vm_install(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
+        struct lab_vm *v = &b->h.lab.st.vm[i];
         lab_path_t data, marker, log;
         char datadir_opt[sizeof(lab_path_t) + 16], tmpdir_opt[sizeof(lab_path_t) + 16];
         char bufs[CG_NCTRL][LAB_PATH_MAX + 16], tail[512];
@@ -178,10 +159,10 @@ static int vm_install(struct lab_backend *b, unsigned i, char *err, size_t errle
         if (access(marker, F_OK) == 0)
                 return 0;
         data_path(b, i, "data", data);
-        labdir_vm_path(&b->lab, i, "install.log", log);
+        labdir_vm_path(&b->h.lab, i, "install.log", log);
         rm_tree(data); /* a half-installed datadir from an interrupted run */
         snprintf(datadir_opt, sizeof(datadir_opt), "--datadir=%s", data);
-        labdir_vm_path(&b->lab, i, "tmp", data);
+        labdir_vm_path(&b->h.lab, i, "tmp", data);
         snprintf(tmpdir_opt, sizeof(tmpdir_opt), "--tmpdir=%s", data);
         cg_procs_files(&v->cg, bufs, procs);
         rc = proc_run(&(struct proc_spawn){argv, log, procs, NULL}, &status, err, errlen);
@@ -201,11 +182,11 @@ static int vm_make_lun(struct lab_backend *b, unsigned i, char *err, size_t errl
         int fd;
         struct stat sb;
 
-        labdir_vm_path(&b->lab, i, "lun.img", lun);
-        if (stat(lun, &sb) == 0 && (uint64_t)sb.st_size >= b->spec->lun_size)
+        labdir_vm_path(&b->h.lab, i, "lun.img", lun);
+        if (stat(lun, &sb) == 0 && (uint64_t)sb.st_size >= b->h.spec->lun_size)
                 return 0;
         fd = open(lun, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0 || ftruncate(fd, (off_t)b->spec->lun_size) < 0) {
+        if (fd < 0 || ftruncate(fd, (off_t)b->h.spec->lun_size) < 0) {
                 snprintf(err, errlen, "%s: %s", lun, strerror(errno));
                 if (fd >= 0)
                         close(fd);
@@ -217,7 +198,7 @@ static int vm_make_lun(struct lab_backend *b, unsigned i, char *err, size_t errl
 
 static int vm_create(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
+        struct lab_vm *v = &b->h.lab.st.vm[i];
         struct cg_limits lim;
         char name[16];
         lab_path_t dir;
@@ -226,29 +207,29 @@ static int vm_create(struct lab_backend *b, unsigned i, char *err, size_t errlen
         vm_limits(b, &lim);
         if (v->exists)
                 return cg_apply(&v->cg, &lim, err, errlen);
-        rc = labdir_new_vm(&b->lab, i, b->spec->addr_base, b->spec->base_port, err, errlen);
+        rc = labdir_new_vm(&b->h.lab, i, b->h.spec->addr_base, b->h.spec->base_port, err, errlen);
         if (rc < 0)
                 return rc;
         /* A private tmpdir: bootstrap names its temporary files after a small
          * id, and servers sharing /tmp can collide. */
-        labdir_vm_path(&b->lab, i, "tmp", dir);
+        labdir_vm_path(&b->h.lab, i, "tmp", dir);
         if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
                 snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
                 return -errno;
         }
         snprintf(name, sizeof(name), "vm%u", i);
-        rc = cg_create(b->lab.st.name, name, &lim, &v->cg, err, errlen);
+        rc = cg_create(b->h.lab.st.name, name, &lim, &v->cg, err, errlen);
         if (rc < 0)
                 return rc;
-        labdir_add_vm(&b->lab, i);
-        rc = labdir_save(&b->lab, err, errlen); /* the cgroups are now on record for `lab down` */
+        labdir_add_vm(&b->h.lab, i);
+        rc = labdir_save(&b->h.lab, err, errlen); /* the cgroups are now on record for `lab down` */
         return rc ? rc : vm_make_lun(b, i, err, errlen);
 }
 
 /* VM i's datadir is there and installed: on its LUN, the chain built first. */
 static int vm_disk_ready(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
-        int rc = on_lun(b) ? vmdisk_up(&b->lab, i, err, errlen) : 0;
+        int rc = on_lun(b) ? vmdisk_up(&b->h.lab, i, err, errlen) : 0;
 
         return rc ? rc : vm_install(b, i, err, errlen);
 }
@@ -256,21 +237,21 @@ static int vm_disk_ready(struct lab_backend *b, unsigned i, char *err, size_t er
 /* The datadir stays where the lab first put it: moving it is a new lab. */
 static int check_datadir_on(struct lab_backend *b, char *err, size_t errlen)
 {
-        struct lab_state *st = &b->lab.st;
-        const char *want = lab_datadir_name(b->spec->datadir_on);
+        struct lab_state *st = &b->h.lab.st;
+        const char *want = lab_datadir_name(b->h.spec->datadir_on);
         int rc;
 
-        if (labdir_count(&b->lab) && strcmp(st->datadir_on[0] ? st->datadir_on : "host", want)) {
+        if (labdir_count(&b->h.lab) && strcmp(st->datadir_on[0] ? st->datadir_on : "host", want)) {
                 snprintf(err, errlen,
                          "option --datadir-on: the lab in %s has its datadirs on %s; use "
                          "--datadir-on %s, or `hcisweep lab down --purge --lab-dir %s` first",
-                         b->lab.dir, st->datadir_on[0] ? st->datadir_on : "host",
-                         st->datadir_on[0] ? st->datadir_on : "host", b->lab.dir);
+                         b->h.lab.dir, st->datadir_on[0] ? st->datadir_on : "host",
+                         st->datadir_on[0] ? st->datadir_on : "host", b->h.lab.dir);
                 return -EINVAL;
         }
-        if (b->spec->datadir_on != LAB_DATADIR_LUN)
+        if (b->h.spec->datadir_on != LAB_DATADIR_LUN)
                 return 0;
-        if (b->spec->lun_size < VMDISK_MIN_LUN) {
+        if (b->h.spec->lun_size < VMDISK_MIN_LUN) {
                 snprintf(err, errlen, "option --lun-size: at least %lluM with --datadir-on lun",
                          VMDISK_MIN_LUN >> 20);
                 return -EINVAL;
@@ -289,25 +270,25 @@ static int local_create(struct lab_backend *b, unsigned n, char *err, size_t err
         }
         rc = check_datadir_on(b, err, errlen);
         if (!rc)
-                rc = labdir_create(&b->lab, err, errlen);
+                rc = labdir_create(&b->h.lab, err, errlen);
         if (!rc)
-                snprintf(b->lab.st.datadir_on, sizeof(b->lab.st.datadir_on), "%s",
-                         lab_datadir_name(b->spec->datadir_on));
-        if (!rc && !proc_alive(b->lab.st.tgt.pid, "tgtd")) {
-                b->lab.st.topology = (int)b->spec->topology;
+                snprintf(b->h.lab.st.datadir_on, sizeof(b->h.lab.st.datadir_on), "%s",
+                         lab_datadir_name(b->h.spec->datadir_on));
+        if (!rc && !proc_alive(b->h.lab.st.tgt.pid, "tgtd")) {
+                b->h.lab.st.topology = (int)b->h.spec->topology;
                 rc = split_cpus(b, err, errlen);
         }
         if (!rc)
-                rc = labdir_ensure_password(&b->lab, err, errlen);
+                rc = labdir_ensure_password(&b->h.lab, err, errlen);
         if (!rc)
-                rc = target_start(&b->lab, b->spec->target_addr, b->spec->target_port, 1, err,
+                rc = target_start(&b->h.lab, b->h.spec->target_addr, b->h.spec->target_port, 1, err,
                                   errlen);
         for (unsigned i = 1; !rc && i <= n; i++)
                 rc = vm_create(b, i, err, errlen);
         if (!rc)
-                rc = target_add_luns(&b->lab, n, err, errlen);
+                rc = target_add_luns(&b->h.lab, n, err, errlen);
         if (!rc)
-                rc = labdir_save(&b->lab, err, errlen);
+                rc = labdir_save(&b->h.lab, err, errlen);
         for (unsigned i = 1; !rc && i <= n; i++)
                 rc = vm_disk_ready(b, i, err, errlen);
         return rc;
@@ -318,17 +299,17 @@ static int local_create(struct lab_backend *b, unsigned n, char *err, size_t err
 static int local_endpoint(struct lab_backend *b, unsigned i, struct lab_endpoint *ep, char *err,
                           size_t errlen)
 {
-        int rc = labdir_endpoint(&b->lab, i, ep, err, errlen);
+        int rc = labdir_endpoint(&b->h.lab, i, ep, err, errlen);
 
         if (!rc)
-                snprintf(ep->socket, sizeof(ep->socket), "%s/vm%u/mariadbd.sock", b->lab.dir, i);
+                snprintf(ep->socket, sizeof(ep->socket), "%s/vm%u/mariadbd.sock", b->h.lab.dir, i);
         return rc;
 }
 
 static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep, char *err,
                     size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
+        struct lab_vm *v = &b->h.lab.st.vm[i];
         char o_port[32], o_bind[96], o_pool[64], bufs[CG_NCTRL][LAB_PATH_MAX + 16];
         char o_data[sizeof(lab_path_t) + 16];
         lab_path_t o_sock, o_pid, o_tmp, log;
@@ -352,20 +333,20 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
                 snprintf(err, errlen, "option --lab-dir: socket path %s is too long", ep->socket);
                 return -EINVAL;
         }
-        v->pool = pool_for(b->spec->vm_memory);
+        v->pool = pool_for(b->h.spec->vm_memory);
         data_path(b, i, "data", log);
         snprintf(o_data, sizeof(o_data), "--datadir=%s", log);
         snprintf(o_sock, sizeof(o_sock), "--socket=%s", ep->socket);
         snprintf(o_port, sizeof(o_port), "--port=%u", v->port);
         snprintf(o_bind, sizeof(o_bind), "--bind-address=%s", v->addr);
         snprintf(o_pool, sizeof(o_pool), "--innodb-buffer-pool-size=%llu", v->pool);
-        snprintf(o_pid, sizeof(o_pid), "--pid-file=%s/vm%u/mariadbd.pid", b->lab.dir, i);
-        snprintf(o_tmp, sizeof(o_tmp), "--tmpdir=%s/vm%u/tmp", b->lab.dir, i);
-        labdir_vm_path(&b->lab, i, "error.log", log);
+        snprintf(o_pid, sizeof(o_pid), "--pid-file=%s/vm%u/mariadbd.pid", b->h.lab.dir, i);
+        snprintf(o_tmp, sizeof(o_tmp), "--tmpdir=%s/vm%u/tmp", b->h.lab.dir, i);
+        labdir_vm_path(&b->h.lab, i, "error.log", log);
         cg_procs_files(&v->cg, bufs, procs);
-        return proc_spawn(
-            &(struct proc_spawn){argv, log, procs, cg_affinity(&v->cg, b->lab.st.vm_cpuset, &set)},
-            &v->pid, err, errlen);
+        return proc_spawn(&(struct proc_spawn){argv, log, procs,
+                                               cg_affinity(&v->cg, b->h.lab.st.vm_cpuset, &set)},
+                          &v->pid, err, errlen);
 }
 
 /* Until the server answers on its socket, with the lab password or (fresh
@@ -377,9 +358,9 @@ static int vm_wait_ready(struct lab_backend *b, unsigned i, const struct lab_end
         lab_path_t log;
         int rc = lab_read_password(ep->password_file, pw, sizeof(pw), err, errlen);
 
-        labdir_vm_path(&b->lab, i, "error.log", log);
+        labdir_vm_path(&b->h.lab, i, "error.log", log);
         for (unsigned waited = 0; !rc && waited < SERVER_READY_MS; waited += 100) {
-                if (!proc_alive(b->lab.st.vm[i].pid, "mariadbd")) {
+                if (!proc_alive(b->h.lab.st.vm[i].pid, "mariadbd")) {
                         proc_log_tail(log, 5, tail, sizeof(tail));
                         snprintf(err, errlen, "vm%u: mariadbd exited during start-up: %s", i, tail);
                         rc = -EIO;
@@ -425,10 +406,10 @@ static int local_stop(struct lab_backend *b, unsigned i, char *err, size_t errle
 {
         unsigned ms = SERVER_STOP_MS;
 
-        if (i >= 1 && i <= b->lab.st.nvms && on_lun(b) && proc_alive(b->lab.st.vm[i].pid, NULL) &&
-            vmdisk_abort(&b->lab, i))
+        if (i >= 1 && i <= b->h.lab.st.nvms && on_lun(b) &&
+            proc_alive(b->h.lab.st.vm[i].pid, NULL) && vmdisk_abort(&b->h.lab, i))
                 ms = BROKEN_STOP_MS;
-        return labdir_stop_vm(&b->lab, i, "mariadbd", ms, err, errlen);
+        return labdir_stop_vm(&b->h.lab, i, "mariadbd", ms, err, errlen);
 }
 
 static int local_start(struct lab_backend *b, unsigned i, int *started, char *err, size_t errlen)
@@ -440,16 +421,16 @@ static int local_start(struct lab_backend *b, unsigned i, int *started, char *er
         if (rc < 0)
                 return rc;
         /* a VM whose disk chain broke (a part killed) is restarted on a new one */
-        if (on_lun(b) && !vmdisk_healthy(&b->lab, i))
+        if (on_lun(b) && !vmdisk_healthy(&b->h.lab, i))
                 rc = local_stop(b, i, err, errlen);
-        if (!rc && !proc_alive(b->lab.st.vm[i].pid, "mariadbd"))
+        if (!rc && !proc_alive(b->h.lab.st.vm[i].pid, "mariadbd"))
                 rc = vm_disk_ready(b, i, err, errlen);
-        if (!rc && !proc_alive(b->lab.st.vm[i].pid, "mariadbd")) {
+        if (!rc && !proc_alive(b->h.lab.st.vm[i].pid, "mariadbd")) {
                 rc = vm_spawn(b, i, &ep, err, errlen);
                 if (rc < 0)
                         return rc;
                 *started = 1;
-                rc = labdir_save(&b->lab, err, errlen);
+                rc = labdir_save(&b->h.lab, err, errlen);
         }
         if (!rc)
                 rc = vm_wait_ready(b, i, &ep, &fresh, err, errlen);
@@ -462,9 +443,9 @@ static int local_start(struct lab_backend *b, unsigned i, int *started, char *er
 
 static int purge_files(struct lab_backend *b, char *err, size_t errlen)
 {
-        DIR *d = opendir(b->lab.dir);
+        DIR *d = opendir(b->h.lab.dir);
         struct dirent *e;
-        char path[sizeof(b->lab.dir) + sizeof(e->d_name) + 2];
+        char path[sizeof(b->h.lab.dir) + sizeof(e->d_name) + 2];
         unsigned i;
         char c;
         int rc = 0;
@@ -474,16 +455,16 @@ static int purge_files(struct lab_backend *b, char *err, size_t errlen)
         while ((e = readdir(d))) {
                 if (sscanf(e->d_name, "vm%u%c", &i, &c) != 1)
                         continue;
-                snprintf(path, sizeof(path), "%s/%s", b->lab.dir, e->d_name);
+                snprintf(path, sizeof(path), "%s/%s", b->h.lab.dir, e->d_name);
                 if (rm_tree(path) < 0 && !rc) {
                         rc = -errno;
                         snprintf(err, errlen, "removing %s: %s", path, strerror(errno));
                 }
         }
         closedir(d);
-        snprintf(path, sizeof(path), "%s/password", b->lab.dir);
+        snprintf(path, sizeof(path), "%s/password", b->h.lab.dir);
         unlink(path);
-        snprintf(path, sizeof(path), "%s/tgtd.log", b->lab.dir);
+        snprintf(path, sizeof(path), "%s/tgtd.log", b->h.lab.dir);
         unlink(path);
         return rc;
 }
@@ -491,14 +472,14 @@ static int purge_files(struct lab_backend *b, char *err, size_t errlen)
 /* Stop VM i, kill anything left in its cgroups, remove them. */
 static int vm_teardown(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
+        struct lab_vm *v = &b->h.lab.st.vm[i];
         int rc = local_stop(b, i, err, errlen);
 
         /* what else runs in the VM (an install cut short) would keep its disk busy; its
          * initiator goes last, with the disk (a host lab too: an older run may have left one) */
         cg_kill_others(&v->cg, v->initiator);
         if (!rc)
-                rc = vmdisk_down(&b->lab, i, err, errlen);
+                rc = vmdisk_down(&b->h.lab, i, err, errlen);
         cg_kill_all(&v->cg);
         if (!rc)
                 rc = cg_remove(&v->cg, err, errlen);
@@ -509,17 +490,17 @@ static int local_destroy(struct lab_backend *b, int purge, char *err, size_t err
 {
         int rc = 0, r;
 
-        for (unsigned i = 1; i <= b->lab.st.nvms; i++) {
-                if (!b->lab.st.vm[i].exists)
+        for (unsigned i = 1; i <= b->h.lab.st.nvms; i++) {
+                if (!b->h.lab.st.vm[i].exists)
                         continue;
                 r = vm_teardown(b, i, err, errlen);
                 rc = rc ? rc : r;
         }
-        r = target_stop(&b->lab, err, errlen);
-        cg_kill_all(&b->lab.st.tgt.cg);
+        r = target_stop(&b->h.lab, err, errlen);
+        cg_kill_all(&b->h.lab.st.tgt.cg);
         if (!r)
-                r = cg_remove(&b->lab.st.tgt.cg, err, errlen);
-        rc = labdir_forget(&b->lab, rc ? rc : r, err, errlen);
+                r = cg_remove(&b->h.lab.st.tgt.cg, err, errlen);
+        rc = labdir_forget(&b->h.lab, rc ? rc : r, err, errlen);
         if (!rc && purge)
                 rc = purge_files(b, err, errlen);
         return rc;
@@ -545,11 +526,11 @@ static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *s
 {
         const struct lab_vm *v;
         lab_path_t disk;
-        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+        int rc = labdir_check_vm(&b->h.lab, i, err, errlen);
 
         if (rc < 0)
                 return rc;
-        v = &b->lab.st.vm[i];
+        v = &b->h.lab.st.vm[i];
         memset(st, 0, sizeof(*st));
         st->pid = v->pid;
         st->alive = proc_alive(v->pid, "mariadbd");
@@ -558,20 +539,12 @@ static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *s
         st->datadir_on = on_lun(b) ? LAB_DATADIR_LUN : LAB_DATADIR_HOST;
         st->initiator_pid = -1;
         if (on_lun(b)) {
-                vmdisk_loop_name(&b->lab, i, st->disk, sizeof(st->disk));
+                vmdisk_loop_name(&b->h.lab, i, st->disk, sizeof(st->disk));
                 snprintf(st->initiator, sizeof(st->initiator), "%s", VMDISK_INITIATOR);
                 st->initiator_pid = v->initiator > 0 ? v->initiator : -1;
-                labdir_vm_path(&b->lab, i, "disk", disk);
+                labdir_vm_path(&b->h.lab, i, "disk", disk);
                 snprintf(st->mount, sizeof(st->mount), "%.*s", LAB_PATH_MAX - 1, disk);
         }
-        return 0;
-}
-
-static int local_storage(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen)
-{
-        (void)err;
-        (void)errlen;
-        target_storage(&b->lab.st.tgt, st);
         return 0;
 }
 
@@ -582,23 +555,15 @@ static int local_exec(struct lab_backend *b, unsigned i, char *const argv[], int
         const char *procs[CG_NCTRL + 1];
         const struct lab_vm *v;
         cpu_set_t set;
-        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+        int rc = labdir_check_vm(&b->h.lab, i, err, errlen);
 
         if (rc < 0)
                 return rc;
-        v = &b->lab.st.vm[i];
+        v = &b->h.lab.st.vm[i];
         cg_procs_files(&v->cg, bufs, procs);
-        return proc_run(
-            &(struct proc_spawn){argv, NULL, procs, cg_affinity(&v->cg, b->lab.st.vm_cpuset, &set)},
-            status, err, errlen);
-}
-
-static void local_close(struct lab_backend *b)
-{
-        if (!b)
-                return;
-        labdir_close(&b->lab);
-        free(b);
+        return proc_run(&(struct proc_spawn){argv, NULL, procs,
+                                             cg_affinity(&v->cg, b->h.lab.st.vm_cpuset, &set)},
+                        status, err, errlen);
 }
 
 const struct lab_backend_ops lab_backend_local = {
@@ -607,7 +572,7 @@ const struct lab_backend_ops lab_backend_local = {
     .can_start = 1,
     .has_storage = 1,
     .open = local_open,
-    .count = local_count,
+    .count = lab_host_count,
     .create = local_create,
     .start = local_start,
     .stop = local_stop,
@@ -615,6 +580,6 @@ const struct lab_backend_ops lab_backend_local = {
     .endpoint = local_endpoint,
     .exec = local_exec,
     .stats = local_stats,
-    .storage = local_storage,
-    .close = local_close,
+    .storage = lab_host_storage,
+    .close = lab_host_close,
 };

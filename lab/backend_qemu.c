@@ -31,6 +31,7 @@
 #include "lab/backend.h"
 #include "lab/guest.h"
 #include "lab/labdir.h"
+#include "lab/labhost.h"
 #include "lab/labstate.h"
 #include "lab/proc.h"
 #include "lab/qmp.h"
@@ -46,8 +47,7 @@
 enum accel { ACCEL_UNKNOWN, ACCEL_KVM, ACCEL_TCG };
 
 struct lab_backend {
-        const struct lab_spec *spec;
-        struct labdir lab;
+        struct lab_host h; /* first: labhost.h */
         guest_dir_t guest;
         enum accel accel;
 };
@@ -55,27 +55,11 @@ struct lab_backend {
 static int qemu_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
                      size_t errlen)
 {
-        struct lab_backend *b = calloc(1, sizeof(*b));
-        int rc;
+        int rc = lab_host_open(sizeof(struct lab_backend), spec, "qemu", out, err, errlen);
 
-        if (!b) {
-                snprintf(err, errlen, "out of memory");
-                return -ENOMEM;
-        }
-        b->spec = spec;
-        guest_dir(b->guest);
-        rc = labdir_open(&b->lab, spec->lab_dir, "qemu", err, errlen);
-        if (rc < 0) {
-                free(b);
-                return rc;
-        }
-        *out = b;
-        return 0;
-}
-
-static unsigned qemu_count(struct lab_backend *b)
-{
-        return labdir_count(&b->lab);
+        if (!rc)
+                guest_dir((*out)->guest);
+        return rc;
 }
 
 /* ---- prerequisites, password ------------------------------------------- */
@@ -115,29 +99,16 @@ static int check_tools(struct lab_backend *b, char *err, size_t errlen)
 
 static int qemu_create(struct lab_backend *b, unsigned n, char *err, size_t errlen)
 {
-        int rc;
+        int rc = guest_check_plan(b->h.spec, n, "qemu", err, errlen);
 
-        if (n < 1 || n > LAB_MAX_VMS) {
-                snprintf(err, errlen, "option --vms: %u is not in 1..%d", n, LAB_MAX_VMS);
-                return -EINVAL;
-        }
-        if (b->spec->topology == LAB_TWO_LAYER) {
-                snprintf(err, errlen, "option --topology: the qemu backend runs hci only");
-                return -EINVAL;
-        }
-        rc = check_tools(b, err, errlen);
+        if (!rc)
+                rc = check_tools(b, err, errlen);
         if (rc < 0)
                 return rc;
-        return guest_create_vms(&b->lab, b->guest, b->spec, n, err, errlen);
+        return guest_create_vms(&b->h.lab, b->guest, b->h.spec, n, err, errlen);
 }
 
 /* ---- VMs: running -------------------------------------------------------- */
-
-static int qemu_endpoint(struct lab_backend *b, unsigned i, struct lab_endpoint *ep, char *err,
-                         size_t errlen)
-{
-        return labdir_endpoint(&b->lab, i, ep, err, errlen);
-}
 
 /* Does a kernel get anywhere under KVM within a few seconds? /dev/kvm can
  * exist and still not boot a guest (nested virtualisation), hence a boot. */
@@ -155,7 +126,7 @@ static int kvm_boots(struct lab_backend *b)
         if (access("/dev/kvm", R_OK | W_OK) < 0)
                 return 0;
         guest_path(b->guest, "vmlinuz", kernel);
-        snprintf(log, sizeof(log), "%s/kvm-probe.log", b->lab.dir);
+        snprintf(log, sizeof(log), "%s/kvm-probe.log", b->h.lab.dir);
         snprintf(serial, sizeof(serial), "file:%s", log);
         unlink(log);
         if (proc_spawn(&(struct proc_spawn){argv, "/dev/null", NULL, NULL}, &pid, buf,
@@ -192,7 +163,7 @@ static void choose_accel(struct lab_backend *b)
 static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep, char *err,
                     size_t errlen)
 {
-        struct lab_vm *v = &b->lab.st.vm[i];
+        struct lab_vm *v = &b->h.lab.st.vm[i];
         char name[96], smp[16], mem[32], net[128];
         lab_path_t kernel, initrd, log;
         char root[sizeof(lab_path_t) + 48], data[LAB_PATH_MAX + 48], serial[sizeof(lab_path_t) + 8],
@@ -235,20 +206,20 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
 
         /* libiscsi's initiator name comes from -name: one per VM, so tgtd
          * never takes two VMs' logins for one initiator reconnecting. */
-        snprintf(name, sizeof(name), "hcisweep-%s-vm%u", b->lab.st.name, i);
-        snprintf(smp, sizeof(smp), "%u", (unsigned)fmax(1, ceil(b->spec->vm_cpus)));
-        snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)(guest_vm_memory(b->spec) >> 20));
+        snprintf(name, sizeof(name), "hcisweep-%s-vm%u", b->h.lab.st.name, i);
+        snprintf(smp, sizeof(smp), "%u", (unsigned)fmax(1, ceil(b->h.spec->vm_cpus)));
+        snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)(guest_vm_memory(b->h.spec) >> 20));
         snprintf(net, sizeof(net), "user,id=n0,hostfwd=tcp:%s:%u-:3306", ep->host, ep->port);
         guest_path(b->guest, "vmlinuz", kernel);
         guest_path(b->guest, "initrd.img", initrd);
-        labdir_vm_path(&b->lab, i, "console.log", log);
+        labdir_vm_path(&b->h.lab, i, "console.log", log);
         snprintf(serial, sizeof(serial), "file:%s", log);
-        labdir_vm_path(&b->lab, i, "qmp.sock", log);
+        labdir_vm_path(&b->h.lab, i, "qmp.sock", log);
         snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", log);
-        labdir_vm_path(&b->lab, i, "root.qcow2", log);
+        labdir_vm_path(&b->h.lab, i, "root.qcow2", log);
         snprintf(root, sizeof(root), "file=%s,format=qcow2,if=virtio", log);
         snprintf(data, sizeof(data), "file=%s,format=raw,if=virtio", ep->lun_url);
-        labdir_vm_path(&b->lab, i, "qemu.log", log);
+        labdir_vm_path(&b->h.lab, i, "qemu.log", log);
         return proc_spawn(&(struct proc_spawn){argv, log, NULL, NULL}, &v->pid, err, errlen);
 }
 
@@ -266,16 +237,16 @@ static int vm_wait_ready(struct lab_backend *b, unsigned i, const struct lab_end
                          char *err, size_t errlen)
 {
         const struct guest_boot boot = {
-            .lab = &b->lab,
+            .lab = &b->h.lab,
             .vm = i,
             .ep = ep,
-            .timeout_s = b->spec->boot_timeout_s,
-            .cancel = b->spec->cancel,
+            .timeout_s = b->h.spec->boot_timeout_s,
+            .cancel = b->h.spec->cancel,
             .stopped = "QEMU exited during boot",
             .hv_log = "qemu.log",
             .hv_label = "qemu",
             .alive = qemu_alive,
-            .ctx = &b->lab.st.vm[i],
+            .ctx = &b->h.lab.st.vm[i],
         };
 
         return guest_wait_ready(&boot, err, errlen);
@@ -292,10 +263,10 @@ static int qemu_powerdown(struct lab_backend *b, unsigned i)
         lab_path_t sock;
         char why[256];
 
-        if (i < 1 || i > b->lab.st.nvms || !b->lab.st.vm[i].exists ||
-            !proc_alive(b->lab.st.vm[i].pid, QEMU_COMM))
+        if (i < 1 || i > b->h.lab.st.nvms || !b->h.lab.st.vm[i].exists ||
+            !proc_alive(b->h.lab.st.vm[i].pid, QEMU_COMM))
                 return 0;
-        labdir_vm_path(&b->lab, i, "qmp.sock", sock);
+        labdir_vm_path(&b->h.lab, i, "qmp.sock", sock);
         if (qmp_ctrl_alt_del(sock, why, sizeof(why)) < 0) {
                 log_warn("vm%u: no orderly shutdown, switching it off: %s", i, why);
                 return 0;
@@ -307,7 +278,7 @@ static int vm_alive(void *ctx, char *err, size_t errlen)
 {
         const struct qemu_vm *v = ctx;
 
-        return qemu_alive(&v->b->lab.st.vm[v->i], err, errlen);
+        return qemu_alive(&v->b->h.lab.st.vm[v->i], err, errlen);
 }
 
 static int vm_ask(void *ctx)
@@ -327,9 +298,9 @@ static int qemu_off(struct lab_backend *b, unsigned i, int asked, char *err, siz
         if (asked && !guest_wait_off(vm_alive, vm_ask, &vm, GUEST_SHUTDOWN_MS))
                 log_warn("vm%u: still running %u s after Ctrl-Alt-Del, switching it off", i,
                          GUEST_SHUTDOWN_MS / 1000);
-        rc = labdir_stop_vm(&b->lab, i, QEMU_COMM, VM_STOP_MS, err, errlen);
-        if (!rc && i >= 1 && i <= b->lab.st.nvms) {
-                labdir_vm_path(&b->lab, i, "qmp.sock", sock);
+        rc = labdir_stop_vm(&b->h.lab, i, QEMU_COMM, VM_STOP_MS, err, errlen);
+        if (!rc && i >= 1 && i <= b->h.lab.st.nvms) {
+                labdir_vm_path(&b->h.lab, i, "qmp.sock", sock);
                 unlink(sock);
         }
         return rc;
@@ -344,7 +315,7 @@ static int qemu_start(struct lab_backend *b, unsigned i, int *started, char *err
 {
         struct lab_endpoint ep;
         char ignored[256];
-        int rc = qemu_endpoint(b, i, &ep, err, errlen);
+        int rc = lab_host_endpoint(b, i, &ep, err, errlen);
 
         *started = 0;
         if (rc < 0)
@@ -353,13 +324,13 @@ static int qemu_start(struct lab_backend *b, unsigned i, int *started, char *err
                 snprintf(err, errlen, "vm%u has no LUN on the target: run create first", i);
                 return -ENOENT;
         }
-        if (!proc_alive(b->lab.st.vm[i].pid, QEMU_COMM)) {
+        if (!proc_alive(b->h.lab.st.vm[i].pid, QEMU_COMM)) {
                 choose_accel(b);
                 rc = vm_spawn(b, i, &ep, err, errlen);
                 if (rc < 0)
                         return rc;
                 *started = 1;
-                rc = labdir_save(&b->lab, err, errlen);
+                rc = labdir_save(&b->h.lab, err, errlen);
         }
         if (!rc)
                 rc = vm_wait_ready(b, i, &ep, err, errlen);
@@ -372,56 +343,31 @@ static int qemu_start(struct lab_backend *b, unsigned i, int *started, char *err
 
 static int qemu_destroy(struct lab_backend *b, int purge, char *err, size_t errlen)
 {
-        return guest_destroy(b, &b->lab, qemu_powerdown, qemu_off, purge, "qemu.log", err, errlen);
+        return guest_destroy(b, &b->h.lab, qemu_powerdown, qemu_off, purge, "qemu.log", err,
+                             errlen);
 }
 
 static int qemu_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
                       size_t errlen)
 {
         const struct lab_vm *v;
-        int rc = labdir_check_vm(&b->lab, i, err, errlen);
+        int rc = labdir_check_vm(&b->h.lab, i, err, errlen);
 
         if (rc < 0)
                 return rc;
-        v = &b->lab.st.vm[i];
+        v = &b->h.lab.st.vm[i];
         memset(st, 0, sizeof(*st));
         st->pid = v->pid;
         st->alive = proc_alive(v->pid, QEMU_COMM);
         st->cpu_usage_ns = st->alive ? proc_cpu_ns(v->pid) : -1;
         st->mem_usage = st->alive ? proc_rss(v->pid) : -1;
-        st->cpu_limit = fmax(1, ceil(b->spec->vm_cpus)); /* vCPUs */
-        st->mem_limit = (int64_t)guest_vm_memory(b->spec);
-        snprintf(st->where, sizeof(st->where), "%s/vm%u/console.log", b->lab.dir, i);
+        st->cpu_limit = fmax(1, ceil(b->h.spec->vm_cpus)); /* vCPUs */
+        st->mem_limit = (int64_t)guest_vm_memory(b->h.spec);
+        snprintf(st->where, sizeof(st->where), "%s/vm%u/console.log", b->h.lab.dir, i);
         st->datadir_on = LAB_DATADIR_LUN; /* the guest's vdb is its LUN */
         snprintf(st->initiator, sizeof(st->initiator), "qemu (its iscsi block driver)");
         st->initiator_pid = st->alive ? v->pid : -1;
         return 0;
-}
-
-static int qemu_storage(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen)
-{
-        (void)err;
-        (void)errlen;
-        target_storage(&b->lab.st.tgt, st);
-        return 0;
-}
-
-static int qemu_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
-                     size_t errlen)
-{
-        (void)b;
-        (void)argv;
-        (void)status;
-        snprintf(err, errlen, "vm%u: the qemu backend cannot run commands inside a guest", i);
-        return -ENOTSUP;
-}
-
-static void qemu_close(struct lab_backend *b)
-{
-        if (!b)
-                return;
-        labdir_close(&b->lab);
-        free(b);
 }
 
 const struct lab_backend_ops lab_backend_qemu = {
@@ -430,14 +376,14 @@ const struct lab_backend_ops lab_backend_qemu = {
     .can_start = 1,
     .has_storage = 1,
     .open = qemu_open,
-    .count = qemu_count,
+    .count = lab_host_count,
     .create = qemu_create,
     .start = qemu_start,
     .stop = qemu_stop,
     .destroy = qemu_destroy,
-    .endpoint = qemu_endpoint,
-    .exec = qemu_exec,
+    .endpoint = lab_host_endpoint,
+    .exec = lab_host_no_exec,
     .stats = qemu_stats,
-    .storage = qemu_storage,
-    .close = qemu_close,
+    .storage = lab_host_storage,
+    .close = lab_host_close,
 };

@@ -64,6 +64,20 @@ int guest_check(const char *guest, const char *backend, char *err, size_t errlen
         return 0;
 }
 
+int guest_check_plan(const struct lab_spec *spec, unsigned n, const char *backend, char *err,
+                     size_t errlen)
+{
+        if (n < 1 || n > LAB_MAX_VMS) {
+                snprintf(err, errlen, "option --vms: %u is not in 1..%d", n, LAB_MAX_VMS);
+                return -EINVAL;
+        }
+        if (spec->topology == LAB_TWO_LAYER) {
+                snprintf(err, errlen, "option --topology: the %s backend runs hci only", backend);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* ---- provisioning -------------------------------------------------------- */
 
 static int write_file(const char *path, const char *text, char *err, size_t errlen)

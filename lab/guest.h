@@ -38,6 +38,12 @@ uint64_t guest_vm_memory(const struct lab_spec *spec);
  * scripts/build-guest-image.sh DIR (or set HCISWEEP_GUEST_DIR)". */
 int guest_check(const char *guest, const char *backend, char *err, size_t errlen);
 
+/* What create(n) of a VM backend takes: 1..LAB_MAX_VMS VMs in the hci
+ * topology (their disks are served by the lab's target on the same CPUs);
+ * else -EINVAL naming --vms or --topology, before anything is made. */
+int guest_check_plan(const struct lab_spec *spec, unsigned n, const char *backend, char *err,
+                     size_t errlen);
+
 /* Provision VMs 1..n of the lab: create and lock its directory, make its
  * password file, give every VM not yet on record its address and port
  * (labdir_new_vm), root disk and formatted LUN file, then start the lab's
