@@ -12,10 +12,10 @@
  * JSON real, the one field that loses bits (about 1e-16 of itself).
  */
 #include "core/hist.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,28 +261,13 @@ struct hist_json_head {
         const json_t *buckets;
 };
 
-static int json_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int json_err(char *err, size_t errlen, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && errlen) {
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return -EINVAL;
-}
-
 static int get_u64(const json_t *j, const char *key, uint64_t *v, char *err, size_t errlen)
 {
         const json_t *x = json_object_get(j, key);
 
         if (!json_is_integer(x) || json_integer_value(x) < 0)
-                return json_err(err, errlen, "histogram: \"%s\" must be a non-negative integer",
-                                key);
+                return errf(err, errlen, -EINVAL,
+                            "histogram: \"%s\" must be a non-negative integer", key);
         *v = (uint64_t)json_integer_value(x);
         return 0;
 }
@@ -292,13 +277,13 @@ static int read_head(const json_t *j, struct hist_json_head *hd, char *err, size
         const json_t *layout, *sumsq;
 
         if (!json_is_object(j))
-                return json_err(err, errlen, "histogram: not a JSON object");
+                return errf(err, errlen, -EINVAL, "histogram: not a JSON object");
         layout = json_object_get(j, "layout");
         if (!json_is_string(layout))
-                return json_err(err, errlen, "histogram: no \"layout\" string");
+                return errf(err, errlen, -EINVAL, "histogram: no \"layout\" string");
         if (strcmp(json_string_value(layout), HIST_LAYOUT))
-                return json_err(err, errlen, "histogram: layout \"%s\" is not \"%s\"",
-                                json_string_value(layout), HIST_LAYOUT);
+                return errf(err, errlen, -EINVAL, "histogram: layout \"%s\" is not \"%s\"",
+                            json_string_value(layout), HIST_LAYOUT);
         if (get_u64(j, "count", &hd->count, err, errlen) ||
             get_u64(j, "min", &hd->min, err, errlen) || get_u64(j, "max", &hd->max, err, errlen) ||
             get_u64(j, "sum", &hd->sum, err, errlen))
@@ -307,14 +292,15 @@ static int read_head(const json_t *j, struct hist_json_head *hd, char *err, size
         /* the upper bound keeps the conversion to 128 bits defined */
         if (!json_is_number(sumsq) || !(json_number_value(sumsq) >= 0) ||
             !(json_number_value(sumsq) < 0x1p128))
-                return json_err(err, errlen, "histogram: \"sumsq\" must be a number in 0..2^128");
+                return errf(err, errlen, -EINVAL,
+                            "histogram: \"sumsq\" must be a number in 0..2^128");
         hd->sumsq = (hist_u128)json_number_value(sumsq);
         hd->buckets = json_object_get(j, "buckets");
         if (!json_is_array(hd->buckets))
-                return json_err(err, errlen, "histogram: \"buckets\" must be an array");
+                return errf(err, errlen, -EINVAL, "histogram: \"buckets\" must be an array");
         if (hd->count && hd->min > hd->max)
-                return json_err(err, errlen, "histogram: min %llu is above max %llu",
-                                (unsigned long long)hd->min, (unsigned long long)hd->max);
+                return errf(err, errlen, -EINVAL, "histogram: min %llu is above max %llu",
+                            (unsigned long long)hd->min, (unsigned long long)hd->max);
         return 0;
 }
 
@@ -325,14 +311,14 @@ static int read_pair(const json_t *pair, size_t k, unsigned *idx, uint64_t *n, c
 
         if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_integer(ji) ||
             !json_is_integer(jn))
-                return json_err(err, errlen, "histogram: bucket entry %zu is not [index,count]", k);
+                return errf(err, errlen, -EINVAL,
+                            "histogram: bucket entry %zu is not [index,count]", k);
         if (json_integer_value(ji) < 0 || json_integer_value(ji) >= HIST_NBUCKETS)
-                return json_err(err, errlen, "histogram: bucket index %lld out of range 0..%u",
-                                (long long)json_integer_value(ji), HIST_NBUCKETS - 1);
+                return errf(err, errlen, -EINVAL, "histogram: bucket index %lld out of range 0..%u",
+                            (long long)json_integer_value(ji), HIST_NBUCKETS - 1);
         if (json_integer_value(jn) <= 0)
-                return json_err(err, errlen, "histogram: bucket %lld has count %lld",
-                                (long long)json_integer_value(ji),
-                                (long long)json_integer_value(jn));
+                return errf(err, errlen, -EINVAL, "histogram: bucket %lld has count %lld",
+                            (long long)json_integer_value(ji), (long long)json_integer_value(jn));
         *idx = (unsigned)json_integer_value(ji);
         *n = (uint64_t)json_integer_value(jn);
         return 0;
@@ -353,10 +339,11 @@ static int check_buckets(const struct hist_json_head *hd, char *err, size_t errl
                 last = idx > last ? idx : last;
         }
         if (total != hd->count)
-                return json_err(err, errlen, "histogram: buckets hold %llu values, count is %llu",
-                                (unsigned long long)total, (unsigned long long)hd->count);
+                return errf(err, errlen, -EINVAL,
+                            "histogram: buckets hold %llu values, count is %llu",
+                            (unsigned long long)total, (unsigned long long)hd->count);
         if (hd->count && (bucket_of(hd->min) != first || bucket_of(hd->max) != last))
-                return json_err(err, errlen, "histogram: min/max do not match the buckets");
+                return errf(err, errlen, -EINVAL, "histogram: min/max do not match the buckets");
         return 0;
 }
 

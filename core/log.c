@@ -94,3 +94,15 @@ void log_info(const char *fmt, ...)
         log_line("hcisweep: ", fmt, ap);
         va_end(ap);
 }
+
+int errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err && errlen) {
+                va_start(ap, fmt);
+                vsnprintf(err, errlen, fmt, ap);
+                va_end(ap);
+        }
+        return rc;
+}

@@ -8,9 +8,20 @@
 #ifndef HCI_LOG_H
 #define HCI_LOG_H
 
+#include <stddef.h>
+
 void log_set_quiet(int quiet);
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The one line a caller's error buffer gets (the 0 / -errno convention):
+ * formats into err (when err and errlen are set) and returns rc, so a
+ * failure reads `return errf(err, errlen, -EINVAL, "option --%s: ...", ...)`.
+ * Any thread.
+ */
+int errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

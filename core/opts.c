@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,21 +33,6 @@ struct opt_ref {
         const struct opt_group *g;
         const struct opt_def *d;
 };
-
-static int opt_fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int opt_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && errlen) {
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return -EINVAL;
-}
 
 static void *opt_field(const struct opt_ref *r)
 {
@@ -137,9 +121,9 @@ static int opt_unknown(const struct opt_group *g, const char *name, char *err, s
                 }
         }
         if (best && best_dist <= (limit < 3 ? limit : 3))
-                return opt_fail(err, errlen, "unknown option --%s (did you mean --%s?)", name,
-                                best->name);
-        return opt_fail(err, errlen, "unknown option --%s", name);
+                return errf(err, errlen, -EINVAL, "unknown option --%s (did you mean --%s?)", name,
+                            best->name);
+        return errf(err, errlen, -EINVAL, "unknown option --%s", name);
 }
 
 /* A bound as a user would write it: sizes with suffixes, whole numbers without ".0". */
@@ -163,13 +147,13 @@ static int opt_check_bounds(const struct opt_def *d, double v, const char *shown
                 return 0;
         if (v < d->min) {
                 opt_fmt_num(d, d->min, b, sizeof(b));
-                return opt_fail(err, errlen, "option --%s: %s is below the minimum %s", d->name,
-                                shown, b);
+                return errf(err, errlen, -EINVAL, "option --%s: %s is below the minimum %s",
+                            d->name, shown, b);
         }
         if (v > d->max) {
                 opt_fmt_num(d, d->max, b, sizeof(b));
-                return opt_fail(err, errlen, "option --%s: %s is above the maximum %s", d->name,
-                                shown, b);
+                return errf(err, errlen, -EINVAL, "option --%s: %s is above the maximum %s",
+                            d->name, shown, b);
         }
         return 0;
 }
@@ -181,7 +165,7 @@ static int opt_check_bounds(const struct opt_def *d, double v, const char *shown
  */
 static int opt_prefix(const struct opt_def *d, int rc, const char *msg, char *err, size_t errlen)
 {
-        opt_fail(err, errlen, "option --%s: %s", d->name, msg);
+        errf(err, errlen, -EINVAL, "option --%s: %s", d->name, msg);
         return rc == -ENOMEM ? rc : -EINVAL;
 }
 
@@ -212,7 +196,8 @@ static int opt_choice(const struct opt_def *d, const char *word, uint64_t *idx, 
                 }
         }
         opt_fmt_choices(d, list, sizeof(list));
-        return opt_fail(err, errlen, "option --%s: '%s' is not one of: %s", d->name, word, list);
+        return errf(err, errlen, -EINVAL, "option --%s: '%s' is not one of: %s", d->name, word,
+                    list);
 }
 
 /* Split a comma list into trimmed words, calling fn on each; "" is the empty list. */
@@ -237,11 +222,12 @@ static int opt_each_word(const struct opt_def *d, const char *val, struct u64_li
                 if (!n && !end && !l->n)
                         return 0;
                 if (!n || n >= sizeof(word))
-                        return opt_fail(err, errlen, "option --%s: bad item in list '%s'", d->name,
-                                        val);
+                        return errf(err, errlen, -EINVAL, "option --%s: bad item in list '%s'",
+                                    d->name, val);
                 if (l->n >= PARSE_LIST_MAX)
-                        return opt_fail(err, errlen, "option --%s: list has more than %d items",
-                                        d->name, PARSE_LIST_MAX);
+                        return errf(err, errlen, -EINVAL,
+                                    "option --%s: list has more than %d items", d->name,
+                                    PARSE_LIST_MAX);
                 memcpy(word, p, n);
                 word[n] = '\0';
                 rc = fn(d, word, l, err, errlen);
@@ -347,7 +333,7 @@ static int opt_parse_scalar(const struct opt_def *d, const char *val, void *out,
                         *(int *)out = (int)u64;
                 return rc;
         default:
-                return opt_fail(err, errlen, "option --%s: unsupported type", d->name);
+                return errf(err, errlen, -EINVAL, "option --%s: unsupported type", d->name);
         }
 }
 
@@ -367,10 +353,9 @@ static int opt_blank(const char *s)
 static int opt_empty(const struct opt_def *d, void *dst, char *err, size_t errlen)
 {
         if (d->def && d->def[0])
-                return opt_fail(
-                    err, errlen,
-                    "option --%s: empty value (leave the option out for its default, %s)", d->name,
-                    d->flags & OPT_F_SECRET ? "***" : d->def);
+                return errf(err, errlen, -EINVAL,
+                            "option --%s: empty value (leave the option out for its default, %s)",
+                            d->name, d->flags & OPT_F_SECRET ? "***" : d->def);
         if (d->type == OPT_STR) {
                 free(*(char **)dst);
                 *(char **)dst = NULL;
@@ -394,8 +379,8 @@ static int opt_check_items(const struct opt_def *d, const char *val, char *err, 
                 size_t n = strcspn(p, ",");
 
                 if (strspn(p, " \t") >= n)
-                        return opt_fail(err, errlen, "option --%s: item %u of the list is empty",
-                                        d->name, item);
+                        return errf(err, errlen, -EINVAL,
+                                    "option --%s: item %u of the list is empty", d->name, item);
                 if (!p[n])
                         return 0;
                 p += n + 1;
@@ -530,7 +515,7 @@ int opt_set(const struct opt_group *g, const char *name, const char *val, char *
         if (opt_find(g, name, &r))
                 return opt_unknown(g, name, err, errlen);
         if (!val && r.d->type != OPT_BOOL)
-                return opt_fail(err, errlen, "option --%s needs a value", r.d->name);
+                return errf(err, errlen, -EINVAL, "option --%s needs a value", r.d->name);
         return opt_set_named(g, name, val ? val : "1", err, errlen);
 }
 
@@ -545,7 +530,7 @@ static int opt_argv_one(const struct opt_group *g, int argc, char **argv, int *u
 
         *used = 1;
         if (n == 0 || n >= sizeof(name))
-                return opt_fail(err, errlen, "unknown option %s", argv[0]);
+                return errf(err, errlen, -EINVAL, "unknown option %s", argv[0]);
         memcpy(name, arg, n);
         name[n] = '\0';
         if (opt_find(g, name, &r)) {
@@ -567,7 +552,7 @@ static int opt_argv_one(const struct opt_group *g, int argc, char **argv, int *u
         }
         if (!val) {
                 if (argc < 2 || !strncmp(argv[1], "--", 2))
-                        return opt_fail(err, errlen, "option --%s needs a value", r.d->name);
+                        return errf(err, errlen, -EINVAL, "option --%s needs a value", r.d->name);
                 val = argv[1];
                 *used = 2;
         }
@@ -588,11 +573,11 @@ int opt_parse_argv(const struct opt_group *g, int argc, char **argv, char **pos,
                 used = 1;
                 if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
                         if ((np >= maxpos || !npos) && maxpos > 0 && npos)
-                                return opt_fail(err, errlen,
-                                                "unexpected argument '%s': at most %d allowed", a,
-                                                maxpos);
+                                return errf(err, errlen, -EINVAL,
+                                            "unexpected argument '%s': at most %d allowed", a,
+                                            maxpos);
                         if (np >= maxpos || !npos)
-                                return opt_fail(err, errlen, "unexpected argument '%s'", a);
+                                return errf(err, errlen, -EINVAL, "unexpected argument '%s'", a);
                         pos[np++] = argv[i];
                         *npos = np;
                 } else if (!strcmp(a, "--")) {
@@ -601,7 +586,7 @@ int opt_parse_argv(const struct opt_group *g, int argc, char **argv, char **pos,
                         *help = 1;
                         return 0;
                 } else if (a[1] != '-') {
-                        return opt_fail(err, errlen, "unknown option %s", a);
+                        return errf(err, errlen, -EINVAL, "unknown option %s", a);
                 } else if ((rc = opt_argv_one(g, argc - i, argv + i, &used, err, errlen))) {
                         return rc;
                 }
@@ -1159,34 +1144,34 @@ int opt_read_ini(const char *path, opt_ini_cb cb, void *user, char *err, size_t 
         c.f = fopen(path, "r");
         if (!c.f) {
                 rc = -errno;
-                opt_fail(err, errlen, "%s: %s", path, strerror(errno));
+                errf(err, errlen, -EINVAL, "%s: %s", path, strerror(errno));
                 return rc;
         }
         if (fstat(fileno(c.f), &st) == 0 && S_ISDIR(st.st_mode)) {
                 fclose(c.f);
-                opt_fail(err, errlen, "%s: is a directory, not a file", path);
+                errf(err, errlen, -EINVAL, "%s: is a directory, not a file", path);
                 return -EISDIR;
         }
         line = ini_parse_stream(opt_ini_read, &c, opt_ini_handle, &c);
         opt_ini_flush(&c);
         if (c.why[0]) {
                 if (c.rc == -EFBIG)
-                        opt_fail(err, errlen, "%s: %s", path, c.why);
+                        errf(err, errlen, -EINVAL, "%s: %s", path, c.why);
                 else
-                        opt_fail(err, errlen, "%s:%d: %s", path, c.why_line, c.why);
+                        errf(err, errlen, -EINVAL, "%s:%d: %s", path, c.why_line, c.why);
                 rc = c.rc;
         } else if (line > 0 && line <= c.nchunks) {
-                rc =
-                    opt_fail(err, errlen, "%s:%d: syntax error (expected [section] or key = value)",
-                             path, c.chunk_line[line - 1]);
+                rc = errf(err, errlen, -EINVAL,
+                          "%s:%d: syntax error (expected [section] or key = value)", path,
+                          c.chunk_line[line - 1]);
         } else if (c.rc == -ENOMEM || line < 0) {
                 rc = -ENOMEM;
-                opt_fail(err, errlen, "%s: out of memory", path);
+                errf(err, errlen, -EINVAL, "%s: out of memory", path);
         } else if (c.rc) {
                 rc = c.rc; /* the callback's own error, message already in its hands */
         } else if (ferror(c.f)) {
                 rc = -EIO;
-                opt_fail(err, errlen, "%s: read error", path);
+                errf(err, errlen, -EINVAL, "%s: read error", path);
         }
         fclose(c.f);
         free(c.line);

@@ -8,32 +8,17 @@
  * lands on it: "1-100" is 1,2,4,…,64, like a loop a user would write.
  */
 #include "core/parse.h"
+#include "core/log.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define PARSE_WORD_MAX 128
-
-static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && errlen) {
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return rc;
-}
 
 /* Copy s without surrounding blanks into buf; -1 when it does not fit. */
 static int trim_copy(const char *s, size_t n, char *buf, size_t len)
@@ -79,14 +64,14 @@ int parse_u64(const char *s, uint64_t *out, char *err, size_t errlen)
         int rc;
 
         if (trim_copy(s, strlen(s), w, sizeof(w)) || !w[0])
-                return fail(-EINVAL, err, errlen, "'%s' is not a number", s);
+                return errf(err, errlen, -EINVAL, "'%s' is not a number", s);
         if (w[0] == '-')
-                return fail(-EINVAL, err, errlen, "'%s' is negative", w);
+                return errf(err, errlen, -EINVAL, "'%s' is negative", w);
         rc = scan_digits(w[0] == '+' ? w + 1 : w, out, &end);
         if (rc == -EINVAL || *end)
-                return fail(-EINVAL, err, errlen, "'%s' is not a number", w);
+                return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         if (rc == -ERANGE)
-                return fail(-ERANGE, err, errlen, "'%s' is too large", w);
+                return errf(err, errlen, -ERANGE, "'%s' is too large", w);
         return 0;
 }
 
@@ -98,13 +83,13 @@ int parse_i64(const char *s, int64_t *out, char *err, size_t errlen)
         int neg, rc;
 
         if (trim_copy(s, strlen(s), w, sizeof(w)) || !w[0])
-                return fail(-EINVAL, err, errlen, "'%s' is not a number", s);
+                return errf(err, errlen, -EINVAL, "'%s' is not a number", s);
         neg = w[0] == '-';
         rc = scan_digits(w + (neg || w[0] == '+'), &mag, &p);
         if (rc == -EINVAL || *p)
-                return fail(-EINVAL, err, errlen, "'%s' is not a number", w);
+                return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         if (rc == -ERANGE || mag > (uint64_t)INT64_MAX + neg)
-                return fail(-ERANGE, err, errlen, "'%s' is out of range", w);
+                return errf(err, errlen, -ERANGE, "'%s' is out of range", w);
         /* Negate in unsigned arithmetic so INT64_MIN needs no special case. */
         *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
         return 0;
@@ -117,15 +102,15 @@ int parse_double(const char *s, double *out, char *err, size_t errlen)
         double v;
 
         if (trim_copy(s, strlen(s), w, sizeof(w)) || !w[0])
-                return fail(-EINVAL, err, errlen, "'%s' is not a number", s);
+                return errf(err, errlen, -EINVAL, "'%s' is not a number", s);
         errno = 0;
         v = strtod(w, &end);
         if (*end || end == w || isnan(v) || strpbrk(w, "xXpP"))
-                return fail(-EINVAL, err, errlen, "'%s' is not a number", w);
+                return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         if (errno == ERANGE && fabs(v) > 1.0)
-                return fail(-ERANGE, err, errlen, "'%s' is out of range", w);
+                return errf(err, errlen, -ERANGE, "'%s' is out of range", w);
         if (isinf(v))
-                return fail(-EINVAL, err, errlen, "'%s' is not a number", w);
+                return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         *out = v;
         return 0;
 }
@@ -156,15 +141,15 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
         int rc, shift;
 
         if (trim_copy(s, strlen(s), w, sizeof(w)) || !w[0])
-                return fail(-EINVAL, err, errlen, "'%s' is not a size", s);
+                return errf(err, errlen, -EINVAL, "'%s' is not a size", s);
         if (w[0] == '-')
-                return fail(-EINVAL, err, errlen, "'%s' is negative", w);
+                return errf(err, errlen, -EINVAL, "'%s' is negative", w);
         rc = scan_digits(w, &v, &end);
         shift = rc == -EINVAL ? -1 : size_shift(end);
         if (shift < 0)
-                return fail(-EINVAL, err, errlen, "'%s' is not a size", w);
+                return errf(err, errlen, -EINVAL, "'%s' is not a size", w);
         if (rc == -ERANGE || (shift && v > (UINT64_MAX >> shift)))
-                return fail(-ERANGE, err, errlen, "'%s' is too large", w);
+                return errf(err, errlen, -ERANGE, "'%s' is too large", w);
         *out = v << shift;
         return 0;
 }
@@ -188,7 +173,7 @@ int parse_bool(const char *s, int *out, char *err, size_t errlen)
                         }
                 }
         }
-        return fail(-EINVAL, err, errlen, "'%s' is not a boolean (use 1/0, true/false, yes/no)", s);
+        return errf(err, errlen, -EINVAL, "'%s' is not a boolean (use 1/0, true/false, yes/no)", s);
 }
 
 static int parse_item(const char *s, int is_size, uint64_t *out, char *err, size_t errlen)
@@ -199,7 +184,7 @@ static int parse_item(const char *s, int is_size, uint64_t *out, char *err, size
 static int list_push(struct u64_list *l, uint64_t v, char *err, size_t errlen)
 {
         if (l->n >= PARSE_LIST_MAX)
-                return fail(-ERANGE, err, errlen, "list has more than %d items", PARSE_LIST_MAX);
+                return errf(err, errlen, -ERANGE, "list has more than %d items", PARSE_LIST_MAX);
         l->v[l->n++] = v;
         return 0;
 }
@@ -217,7 +202,7 @@ static int expand_range(const char *item, const char *dash, int is_size, struct 
             trim_copy(dash + 1, colon ? (size_t)(colon - dash - 1) : strlen(dash + 1), b,
                       sizeof(b)) ||
             !a[0] || !b[0])
-                return fail(-EINVAL, err, errlen, "'%s' is not a range (use A-B or A-B:STEP)",
+                return errf(err, errlen, -EINVAL, "'%s' is not a range (use A-B or A-B:STEP)",
                             item);
         rc = parse_item(a, is_size, &lo, err, errlen);
         if (!rc)
@@ -227,11 +212,11 @@ static int expand_range(const char *item, const char *dash, int is_size, struct 
         if (rc)
                 return rc;
         if (hi < lo)
-                return fail(-EINVAL, err, errlen, "range '%s' runs backwards", item);
+                return errf(err, errlen, -EINVAL, "range '%s' runs backwards", item);
         if (colon && step == 0)
-                return fail(-EINVAL, err, errlen, "range '%s' has a step of 0", item);
+                return errf(err, errlen, -EINVAL, "range '%s' has a step of 0", item);
         if (!colon && lo == 0)
-                return fail(-EINVAL, err, errlen,
+                return errf(err, errlen, -EINVAL,
                             "doubling range '%s' must start above 0 (or give a step, A-B:STEP)",
                             item);
         for (v = lo;;) {
@@ -256,9 +241,9 @@ int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, 
         for (;;) {
                 comma = strchr(p, ',');
                 if (trim_copy(p, comma ? (size_t)(comma - p) : strlen(p), item, sizeof(item)))
-                        return fail(-EINVAL, err, errlen, "list item too long in '%s'", s);
+                        return errf(err, errlen, -EINVAL, "list item too long in '%s'", s);
                 if (!item[0])
-                        return fail(-EINVAL, err, errlen,
+                        return errf(err, errlen, -EINVAL,
                                     l.n || comma ? "empty item in list '%s'" : "empty list '%s'",
                                     s);
                 /* A '-' after the first character separates a range; a leading one is a sign. */

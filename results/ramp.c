@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +27,6 @@ struct line_iter {
         char buf[LINE_MAX_LEN];
         int truncated;
 };
-
-int ramp_err(char *err, size_t errlen, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return -EINVAL;
-}
 
 int ramp_num(const char *s, double *out)
 {
@@ -278,7 +267,8 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_
                 c->opt[k] = -1;
         c->ncols = csv_split(it->buf, f, CSV_MAX_COLS);
         if (c->ncols > CSV_MAX_COLS)
-                return ramp_err(err, errlen, "line %u: more than %d columns", it->no, CSV_MAX_COLS);
+                return errf(err, errlen, -EINVAL, "line %u: more than %d columns", it->no,
+                            CSV_MAX_COLS);
         for (unsigned i = 0; i < c->ncols; i++) {
                 if (!strcasecmp(f[i], "load"))
                         c->load = (int)i;
@@ -289,10 +279,10 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_
                                 c->opt[k] = (int)i;
         }
         if (c->load < 0 || c->tput < 0)
-                return ramp_err(err, errlen,
-                                "line %u: the CSV header must name the columns load and "
-                                "throughput (latency_ms optional)",
-                                it->no);
+                return errf(err, errlen, -EINVAL,
+                            "line %u: the CSV header must name the columns load and "
+                            "throughput (latency_ms optional)",
+                            it->no);
         return 0;
 }
 
@@ -304,11 +294,11 @@ static int csv_cell(const struct line_iter *it, char **f, int col, const char *n
                 return 0;
         }
         if (ramp_num(f[col], out))
-                return ramp_err(err, errlen, "line %u: column %s: '%s' is not a number", it->no,
-                                name, f[col]);
+                return errf(err, errlen, -EINVAL, "line %u: column %s: '%s' is not a number",
+                            it->no, name, f[col]);
         if (*out < 0)
-                return ramp_err(err, errlen, "line %u: column %s: %s is negative", it->no, name,
-                                f[col]);
+                return errf(err, errlen, -EINVAL, "line %u: column %s: %s is negative", it->no,
+                            name, f[col]);
         return 0;
 }
 
@@ -323,8 +313,8 @@ static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *
         int rc;
 
         if (n != c->ncols)
-                return ramp_err(err, errlen, "line %u: %u fields, the header has %u", it->no, n,
-                                c->ncols);
+                return errf(err, errlen, -EINVAL, "line %u: %u fields, the header has %u", it->no,
+                            n, c->ncols);
         rc = csv_cell(it, f, c->load, "load", 0, &load, err, errlen);
         if (!rc)
                 rc = csv_cell(it, f, c->tput, "throughput", 0, &tput, err, errlen);
@@ -363,8 +353,8 @@ int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err,
         rc = 0;
         while (!rc && line_next(it)) {
                 if (it->truncated)
-                        rc = ramp_err(err, errlen, "line %u: longer than %d characters", it->no,
-                                      LINE_MAX_LEN - 1);
+                        rc = errf(err, errlen, -EINVAL, "line %u: longer than %d characters",
+                                  it->no, LINE_MAX_LEN - 1);
                 else if (blank_or_comment(it->buf))
                         continue;
                 else if (!have_header)
@@ -373,8 +363,8 @@ int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err,
                         rc = csv_row(it, &c, r, err, errlen);
         }
         if (!rc && !have_header)
-                rc = ramp_err(err, errlen, "line %u: no CSV header (load,throughput[,latency_ms])",
-                              it->no);
+                rc = errf(err, errlen, -EINVAL,
+                          "line %u: no CSV header (load,throughput[,latency_ms])", it->no);
         if (!rc)
                 ramp_normalise(r);
 out:
@@ -418,9 +408,8 @@ static int sb_flush(struct sb_state *st, unsigned line, char *err, size_t errlen
         if (st->tput_rank == 0)
                 return 0;
         if (st->threads < 0)
-                return ramp_err(err, errlen,
-                                "line %u: sysbench report without a 'Number of threads:' line",
-                                line);
+                return errf(err, errlen, -EINVAL,
+                            "line %u: sysbench report without a 'Number of threads:' line", line);
         rc = ramp_add(st->final, st->threads, st->tput, st->lat);
         st->tput = st->lat = NAN;
         st->tput_rank = 0;
@@ -435,16 +424,17 @@ static int sb_interval(struct sb_state *st, const char *line, unsigned no, char 
         const char *l;
 
         if (sb_after(line, "thds:", &thds, &f1) || !f1)
-                return ramp_err(err, errlen, "line %u: interval line without 'thds: N'", no);
+                return errf(err, errlen, -EINVAL, "line %u: interval line without 'thds: N'", no);
         if (sb_after(line, "tps:", &tput, &f2))
-                return ramp_err(err, errlen, "line %u: bad tps figure", no);
+                return errf(err, errlen, -EINVAL, "line %u: bad tps figure", no);
         if (!f2 && (sb_after(line, "eps:", &tput, &f2) || !f2))
-                return ramp_err(err, errlen, "line %u: interval line without tps: or eps:", no);
+                return errf(err, errlen, -EINVAL,
+                            "line %u: interval line without tps: or eps:", no);
         if (!strstr(line, "tps:"))
                 snprintf(st->interval->tput_name, sizeof(st->interval->tput_name), "eps");
         l = strstr(line, "lat (ms,");
         if (l && sscanf(l, "lat (ms,%lf%%): %lf", &pct, &lat) != 2)
-                return ramp_err(err, errlen, "line %u: bad 'lat (ms,P%%):' figure", no);
+                return errf(err, errlen, -EINVAL, "line %u: bad 'lat (ms,P%%):' figure", no);
         if (l && !st->interval->lat_name[1]) /* set once: "p95" */
                 snprintf(st->interval->lat_name, sizeof(st->interval->lat_name), "p%g", pct);
         return ramp_add(st->interval, thds, tput, lat);
@@ -466,7 +456,7 @@ static int sb_figure(struct sb_state *st, const char *key, int rank, const char 
                 p = paren + 1;
         v = strtod(p, &end);
         if (end == p || !isfinite(v))
-                return ramp_err(err, errlen, "line %u: bad figure after '%s'", no, key);
+                return errf(err, errlen, -EINVAL, "line %u: bad figure after '%s'", no, key);
         st->tput = v;
         st->tput_rank = rank;
         snprintf(st->final->tput_name, sizeof(st->final->tput_name), "%s",
@@ -484,7 +474,7 @@ static int sb_line(struct sb_state *st, const char *line, unsigned no, char *err
         if (line[0] == '[' && strstr(line, "thds:"))
                 return sb_interval(st, line, no, err, errlen);
         if (sb_after(line, "Number of threads:", &v, &found))
-                return ramp_err(err, errlen, "line %u: bad 'Number of threads:'", no);
+                return errf(err, errlen, -EINVAL, "line %u: bad 'Number of threads:'", no);
         if (found) {
                 rc = sb_flush(st, no, err, errlen);
                 st->threads = v;
@@ -497,11 +487,11 @@ static int sb_line(struct sb_state *st, const char *line, unsigned no, char *err
         if (st->in_latency && strstr(line, "avg:")) {
                 st->in_latency = 0;
                 if (sb_after(line, "avg:", &st->lat, &found))
-                        return ramp_err(err, errlen, "line %u: bad 'avg:' latency", no);
+                        return errf(err, errlen, -EINVAL, "line %u: bad 'avg:' latency", no);
                 return 0;
         }
         if (strstr(line, "transactions:") && !strstr(line, "per sec."))
-                return ramp_err(err, errlen, "line %u: 'transactions:' without a rate", no);
+                return errf(err, errlen, -EINVAL, "line %u: 'transactions:' without a rate", no);
         rc = sb_figure(st, "transactions:", 3, line, no, err, errlen);
         if (!rc)
                 rc = sb_figure(st, "events per second:", 2, line, no, err, errlen);

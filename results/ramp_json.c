@@ -95,7 +95,7 @@ static int fio_doc(const json_t *doc, struct ramp *r, unsigned line, char *err, 
         if (!acc)
                 return -ENOMEM;
         if (!json_is_array(jobs) || !n) {
-                rc = ramp_err(err, errlen, "line %u: fio output without jobs[]", line);
+                rc = errf(err, errlen, -EINVAL, "line %u: fio output without jobs[]", line);
                 goto out;
         }
         for (unsigned i = 0; !rc && i < n; i++) {
@@ -138,7 +138,7 @@ static int hs_block(const json_t *doc, struct ramp_set *s, unsigned line, char *
         size_t i;
 
         if (!json_is_array(pts) || !json_array_size(pts))
-                return ramp_err(err, errlen, "line %u: block result without points[]", line);
+                return errf(err, errlen, -EINVAL, "line %u: block result without points[]", line);
         json_array_foreach(pts, i, p)
         {
                 const json_t *rw = json_object_get(p, "rw");
@@ -149,8 +149,8 @@ static int hs_block(const json_t *doc, struct ramp_set *s, unsigned line, char *
                 double iops;
 
                 if (!json_is_string(rw) || !isfinite(bs) || !isfinite(qd))
-                        return ramp_err(err, errlen, "line %u: points[%zu] lacks rw, bs or iodepth",
-                                        line, i);
+                        return errf(err, errlen, -EINVAL,
+                                    "line %u: points[%zu] lacks rw, bs or iodepth", line, i);
                 fmt_size((uint64_t)bs, size, sizeof(size));
                 snprintf(name, sizeof(name), "%s %s", json_string_value(rw), size);
                 r = group_of(s, first, name);
@@ -188,7 +188,7 @@ static int hs_oltp(const json_t *doc, struct ramp_set *s, unsigned line, char *e
         size_t i;
 
         if (!json_is_array(iv) || !json_array_size(iv))
-                return ramp_err(err, errlen, "line %u: oltp result without intervals[]", line);
+                return errf(err, errlen, -EINVAL, "line %u: oltp result without intervals[]", line);
         r = ramp_set_push(s, "", "t_s", "tps", "");
         if (!r)
                 return -ENOMEM;
@@ -199,8 +199,8 @@ static int hs_oltp(const json_t *doc, struct ramp_set *s, unsigned line, char *e
                 double t = num(x, "t"), tps = num(x, "tps");
 
                 if (!isfinite(t) || !isfinite(tps))
-                        return ramp_err(err, errlen, "line %u: intervals[%zu] lacks t or tps", line,
-                                        i);
+                        return errf(err, errlen, -EINVAL, "line %u: intervals[%zu] lacks t or tps",
+                                    line, i);
                 if (key && !r->lat_name[0])
                         snprintf(r->lat_name, sizeof(r->lat_name), "p%g", atof(key));
                 if (ramp_add(r, t, tps, key ? num(pct, key) / 1e6 : NAN))
@@ -217,7 +217,7 @@ static int hs_scale(const json_t *doc, struct ramp_set *s, unsigned line, char *
         size_t i;
 
         if (!json_is_array(steps) || !json_array_size(steps))
-                return ramp_err(err, errlen, "line %u: scale result without steps[]", line);
+                return errf(err, errlen, -EINVAL, "line %u: scale result without steps[]", line);
         r = ramp_set_push(s, "", "vms", "tps", "mean");
         if (!r)
                 return -ENOMEM;
@@ -228,8 +228,8 @@ static int hs_scale(const json_t *doc, struct ramp_set *s, unsigned line, char *
                 int ok = res_tip_step_from_json(x, &st);
 
                 if (ok < 0)
-                        return ramp_err(err, errlen, "line %u: steps[%zu] lacks vms or totals.tps",
-                                        line, i);
+                        return errf(err, errlen, -EINVAL,
+                                    "line %u: steps[%zu] lacks vms or totals.tps", line, i);
                 if (ok && ramp_add_step(r, &st, lat / 1e6))
                         return -ENOMEM;
         }
@@ -242,10 +242,10 @@ static int hs_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *er
         const char *kind = json_string_value(json_object_get(doc, "kind"));
 
         if (!isfinite(ver) || ver > RES_SCHEMA_VERSION)
-                return ramp_err(err, errlen,
-                                "line %u: result schema_version %g is newer than this hcisweep "
-                                "reads (%d): upgrade hcisweep",
-                                line, ver, RES_SCHEMA_VERSION);
+                return errf(err, errlen, -EINVAL,
+                            "line %u: result schema_version %g is newer than this hcisweep "
+                            "reads (%d): upgrade hcisweep",
+                            line, ver, RES_SCHEMA_VERSION);
         snprintf(s->format, sizeof(s->format), "hcisweep-%s", kind ? kind : "?");
         if (kind && !strcmp(kind, "block"))
                 return hs_block(doc, s, line, err, errlen);
@@ -253,8 +253,8 @@ static int hs_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *er
                 return hs_oltp(doc, s, line, err, errlen);
         if (kind && !strcmp(kind, "scale"))
                 return hs_scale(doc, s, line, err, errlen);
-        return ramp_err(err, errlen, "line %u: a result of kind '%s' holds no load ramp", line,
-                        kind ? kind : "(none)");
+        return errf(err, errlen, -EINVAL, "line %u: a result of kind '%s' holds no load ramp", line,
+                    kind ? kind : "(none)");
 }
 
 /*
@@ -270,7 +270,7 @@ static int hs_fio_doc(const json_t *doc, struct ramp_set *s, unsigned line, char
         size_t i;
 
         if (!json_is_array(jobs) || !json_array_size(jobs))
-                return ramp_err(err, errlen, "line %u: fio output without jobs[]", line);
+                return errf(err, errlen, -EINVAL, "line %u: fio output without jobs[]", line);
         json_array_foreach(jobs, i, job)
         {
                 const json_t *o = json_object_get(job, "job options");
@@ -305,7 +305,7 @@ static unsigned count_lines(const char *p, size_t n)
 static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         if (!json_is_object(doc))
-                return ramp_err(err, errlen, "line %u: expected a JSON object", line);
+                return errf(err, errlen, -EINVAL, "line %u: expected a JSON object", line);
         const char *fio = json_string_value(json_object_get(doc, "fio version"));
 
         if (fio && !strncmp(fio, "hcisweep-", 9) && !s->n) {
@@ -320,8 +320,8 @@ static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *e
         }
         if (json_object_get(doc, "schema_version") && json_object_get(doc, "kind"))
                 return hs_doc(doc, s, line, err, errlen);
-        return ramp_err(err, errlen, "line %u: JSON is neither fio output nor an hcisweep result",
-                        line);
+        return errf(err, errlen, -EINVAL,
+                    "line %u: JSON is neither fio output nor an hcisweep result", line);
 }
 
 int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
@@ -340,14 +340,15 @@ int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err
                         break;
                 doc = json_loadb(buf + off, len - off, JSON_DISABLE_EOF_CHECK, &e);
                 if (!doc) {
-                        rc = ramp_err(err, errlen, "line %u: JSON: %s", line + e.line - 1, e.text);
+                        rc = errf(err, errlen, -EINVAL, "line %u: JSON: %s", line + e.line - 1,
+                                  e.text);
                         break;
                 }
                 if (out->n && strcmp(out->format, "fio") != 0)
-                        rc = ramp_err(err, errlen,
-                                      "line %u: only fio output may hold several "
-                                      "JSON documents",
-                                      line);
+                        rc = errf(err, errlen, -EINVAL,
+                                  "line %u: only fio output may hold several "
+                                  "JSON documents",
+                                  line);
                 else
                         rc = one_doc(doc, out, line, err, errlen);
                 json_decref(doc);

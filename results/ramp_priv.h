@@ -6,10 +6,8 @@
 
 #include <stddef.h>
 
+#include "core/log.h"
 #include "results/ramp.h"
-
-/* Format err, return -EINVAL. */
-int ramp_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Append an empty ramp to s with the given names; NULL on ENOMEM. */
 struct ramp *ramp_set_push(struct ramp_set *s, const char *name, const char *load_name,
