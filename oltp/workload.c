@@ -190,11 +190,6 @@ static unsigned slot_of(const struct oltp_workload *w, enum oltp_kind kind, unsi
         return (unsigned)kind * (unsigned)w->kn.tables + table - 1;
 }
 
-unsigned oltp_wl_slot_of(const struct oltp_workload *w, enum oltp_kind kind)
-{
-        return slot_of(w, kind, 0);
-}
-
 int oltp_wl_slot_sql(const struct oltp_workload *w, unsigned slot, char *buf, unsigned len)
 {
         unsigned nt = (unsigned)w->kn.tables, kind, table = 0;
@@ -275,19 +270,4 @@ unsigned oltp_wl_plan(const struct oltp_workload *w, struct oltp_rng *r, struct 
         if (w->trx)
                 put(w, &steps[n++], OLTP_K_COMMIT, 0);
         return n;
-}
-
-void oltp_wl_counts(const struct oltp_workload *w, unsigned *rd, unsigned *wr, unsigned *o)
-{
-        *rd = *wr = *o = 0;
-        for (unsigned g = 0; g < w->ngroups; g++) {
-                const struct group *gr = &w->groups[g];
-                unsigned n = gr->count * (gr->pair ? 2 : 1);
-
-                if (kinds[gr->kind].cls == OLTP_Q_READ)
-                        *rd += n;
-                else
-                        *wr += n;
-        }
-        *o = w->trx ? 2 : 0;
 }

@@ -75,9 +75,6 @@ int oltp_wl_slot_sql(const struct oltp_workload *w, unsigned slot, char *buf, un
 /* Parameters of a kind: number, and which ones in order (at most 4). */
 unsigned oltp_wl_params(enum oltp_kind kind, enum oltp_param out[4]);
 
-/* The slot of a shared statement (BEGIN, COMMIT). */
-unsigned oltp_wl_slot_of(const struct oltp_workload *w, enum oltp_kind kind);
-
 /* Upper bound of steps in one transaction. */
 unsigned oltp_wl_max_steps(const struct oltp_workload *w);
 
@@ -86,8 +83,5 @@ unsigned oltp_wl_plan(const struct oltp_workload *w, struct oltp_rng *r, struct 
 
 /* Whether the workload wraps transactions in BEGIN/COMMIT (for rollback on errors). */
 int oltp_wl_has_trx(const struct oltp_workload *w);
-
-/* Statements per transaction by class, for checks: reads, writes, other. */
-void oltp_wl_counts(const struct oltp_workload *w, unsigned *r, unsigned *wr, unsigned *o);
 
 #endif
