@@ -8,7 +8,7 @@
 #include "core/opts.h"
 
 /* `hcisweep scale [options]` (scale.c). argv[0] is "scale". Returns an exit
- * code of core/exitcode.h, or 130 when interrupted. */
+ * code of core/exitcode.h (HCI_EXIT_INTERRUPTED, 130, when interrupted). */
 int cmd_scale(int argc, char **argv);
 
 /* Its options tables, for generated docs (opt_group array, NULL-terminated; cfg NULL). */

@@ -1508,7 +1508,7 @@ int cmd_scale(int argc, char **argv)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         ec.ops->lib_end();
-        rc = interrupted ? 130 : rc < 0 ? exit_of(rc) : HCI_EXIT_OK;
+        rc = interrupted ? HCI_EXIT_INTERRUPTED : rc < 0 ? exit_of(rc) : HCI_EXIT_OK;
 out:
         free_dsns(s);
         free_steps(s);
