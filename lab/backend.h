@@ -2,12 +2,13 @@
  * backend.h - how the controller gets database "VMs": the backend ops.
  *
  * A backend turns a lab description (struct lab_spec) into N numbered
- * database servers, VM 1..N, each reachable at an endpoint. The controller
- * (`hcisweep lab`, later `hcisweep scale`) only ever talks to these ops, so
- * a backend that boots real VMs (qemu, libvirt on many hosts) plugs in by
- * adding one file and one line to the table in backends.c.
+ * database servers, VM 1..N, each reachable at an endpoint. The
+ * controllers (`hcisweep lab`, `hcisweep scale`) only ever talk to these
+ * ops and read what a backend can do from its capability flags, never its
+ * name, so a backend plugs in by adding one file and one line to the table
+ * in backends.c.
  *
- * Backends today:
+ * The backends:
  *   local   every VM is a mariadbd of its own on this host (own datadir,
  *           loopback address, cgroup for CPU and memory), plus a tgtd
  *           serving one file-backed LUN per VM. State lives in --lab-dir, so
@@ -15,6 +16,13 @@
  *   static  an INI inventory of servers that already exist; nothing is
  *           started or stopped, the backend only hands out endpoints and
  *           checks reachability.
+ *   qemu    a QEMU guest per VM on this host (KVM when it boots one, else
+ *           TCG), its database disk a LUN of the lab's tgtd.
+ *   libvirt a libvirt domain per VM, round-robin over --libvirt-uri (many
+ *           hypervisor hosts through remote URIs), its disk as for qemu;
+ *           in a build with libvirt.
+ * local, qemu and libvirt keep their state in a lab directory (labdir.h)
+ * and share the ops that only read it (labhost.h).
  *
  * Life cycle: open() attaches to the lab (reading any saved state, starting
  * nothing); create(n) makes sure VMs 1..n exist (provisioned, not

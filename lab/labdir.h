@@ -1,6 +1,6 @@
 /*
  * labdir.h - a lab directory held open by a backend that runs its servers
- * on this host (local, qemu): the absolute path, the exclusive lock on
+ * on this host (local, qemu, libvirt): the absolute path, the exclusive lock on
  * LAB/lock that makes a second hcisweep working on the same lab wait
  * instead of racing, and the state (labstate.h) that records everything
  * started, so a later process finds it. Also what every such lab has: the
