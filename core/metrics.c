@@ -9,7 +9,6 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include "core/log.h"
 #include "core/metrics.h"
+#include "core/sbuf.h"
 
 #define PREFIX "hcisweep_"
 
@@ -272,69 +272,37 @@ void metrics_drop(struct metrics *m, const char *name)
 
 /* ---- rendering ------------------------------------------------------------ */
 
-struct buf {
-        char *p;
-        size_t len, cap;
-        int oom;
-};
-
-static void __attribute__((format(printf, 2, 3))) bprintf(struct buf *b, const char *fmt, ...)
-{
-        va_list ap;
-        int n;
-
-        if (b->oom)
-                return;
-        for (;;) {
-                va_start(ap, fmt);
-                n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-                va_end(ap);
-                if (n >= 0 && (size_t)n < b->cap - b->len) {
-                        b->len += (size_t)n;
-                        return;
-                }
-                size_t cap = b->cap * 2 + (size_t)(n > 0 ? n : 0);
-                char *p = realloc(b->p, cap);
-                if (!p) {
-                        b->oom = 1;
-                        return;
-                }
-                b->p = p;
-                b->cap = cap;
-        }
-}
-
-static void value(struct buf *b, double v)
+static void value(struct sbuf *b, double v)
 {
         if (isnan(v))
-                bprintf(b, "NaN\n");
+                sb_printf(b, "NaN\n");
         else if (isinf(v))
-                bprintf(b, v > 0 ? "+Inf\n" : "-Inf\n");
+                sb_printf(b, v > 0 ? "+Inf\n" : "-Inf\n");
         else
-                bprintf(b, "%.15g\n", v);
+                sb_printf(b, "%.15g\n", v);
 }
 
-static void render_family(struct buf *b, const struct family *f)
+static void render_family(struct sbuf *b, const struct family *f)
 {
         if (!f->n)
                 return;
-        bprintf(b, "# TYPE " PREFIX "%s %s\n", f->name, fam_type_names[f->type]);
+        sb_printf(b, "# TYPE " PREFIX "%s %s\n", f->name, fam_type_names[f->type]);
         if (f->help[0])
-                bprintf(b, "# HELP " PREFIX "%s %s\n", f->name, f->help);
+                sb_printf(b, "# HELP " PREFIX "%s %s\n", f->name, f->help);
         for (unsigned i = 0; i < f->n; i++) {
                 const struct sample *s = &f->s[i];
                 int any = s->labels[0] || s->quantile[0];
-                bprintf(b, PREFIX "%s%s%s%s%s", f->name, s->suffix, any ? "{" : "", s->labels,
-                        s->labels[0] && s->quantile[0] ? "," : "");
+                sb_printf(b, PREFIX "%s%s%s%s%s", f->name, s->suffix, any ? "{" : "", s->labels,
+                          s->labels[0] && s->quantile[0] ? "," : "");
                 if (s->quantile[0])
-                        bprintf(b, "quantile=\"%s\"", s->quantile);
-                bprintf(b, "%s ", any ? "}" : "");
+                        sb_printf(b, "quantile=\"%s\"", s->quantile);
+                sb_printf(b, "%s ", any ? "}" : "");
                 value(b, s->v);
         }
 }
 
 /* Host CPU from /proc/stat's first line, in seconds per mode since boot. */
-static void render_host_cpu(struct buf *b)
+static void render_host_cpu(struct sbuf *b)
 {
         static const char *const modes[] = {"user",   "nice", "system",  "idle",
                                             "iowait", "irq",  "softirq", "steal"};
@@ -349,24 +317,21 @@ static void render_host_cpu(struct buf *b)
                 fclose(f);
         if (n != 8 || hz <= 0)
                 return;
-        bprintf(b, "# TYPE " PREFIX "host_cpu_seconds counter\n");
-        bprintf(b, "# HELP " PREFIX "host_cpu_seconds host CPU time by mode, all CPUs "
-                   "(/proc/stat)\n");
+        sb_printf(b, "# TYPE " PREFIX "host_cpu_seconds counter\n");
+        sb_printf(b, "# HELP " PREFIX "host_cpu_seconds host CPU time by mode, all CPUs "
+                     "(/proc/stat)\n");
         for (unsigned i = 0; i < 8; i++) {
-                bprintf(b, PREFIX "host_cpu_seconds_total{mode=\"%s\"} ", modes[i]);
+                sb_printf(b, PREFIX "host_cpu_seconds_total{mode=\"%s\"} ", modes[i]);
                 value(b, (double)t[i] / hz);
         }
-        bprintf(b, "# TYPE " PREFIX "host_cpus gauge\n" PREFIX "host_cpus %ld\n",
-                sysconf(_SC_NPROCESSORS_ONLN));
+        sb_printf(b, "# TYPE " PREFIX "host_cpus gauge\n" PREFIX "host_cpus %ld\n",
+                  sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 char *metrics_render(struct metrics *m)
 {
-        struct buf b = {malloc(4096), 0, 4096, 0};
+        struct sbuf b = {0};
 
-        if (!b.p)
-                return NULL;
-        b.p[0] = '\0';
         if (m) {
                 pthread_mutex_lock(&m->lock);
                 for (unsigned i = 0; i < m->nf; i++)
@@ -374,12 +339,12 @@ char *metrics_render(struct metrics *m)
                 pthread_mutex_unlock(&m->lock);
         }
         render_host_cpu(&b);
-        bprintf(&b, "# EOF\n");
+        sb_printf(&b, "# EOF\n");
         if (b.oom) {
-                free(b.p);
+                sb_free(&b);
                 return NULL;
         }
-        return b.p;
+        return b.s;
 }
 
 /* ---- the HTTP side -------------------------------------------------------- */
