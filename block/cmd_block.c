@@ -132,7 +132,7 @@ const struct opt_group cmd_block_options[] = {{block_opts, NULL, "block options"
                                               {NULL, NULL, NULL}};
 
 static const char usage_text[] =
-    "usage: hcisweep block [options]\n"
+    "hcisweep block [options]\n"
     "  e.g. hcisweep block --target iscsi://127.0.0.1:3260/iqn.2026-11.io.hcisweep:lab/1 \\\n"
     "         --rw randread,randwrite --bs 4k --iodepth 1-64 --runtime 10\n"
     "  exit codes: 0 done; 1 verify mismatches; 2 bad usage or input; 3 a target could not be\n"

@@ -2,7 +2,8 @@
 # The man page and the bash completion come from the options tables: every
 # option each command's --help lists is in `hcisweep help --man` (rendered
 # by man -l without a warning) and completes; choices complete, subcommands
-# complete, and the script loads with complete -p.
+# complete, and the script loads with complete -p; every --help begins with
+# one "usage: hcisweep COMMAND" line.
 . "$TESTLIB"
 "$HCISWEEP" help --man >"$T/hcisweep.1" || fail "help --man"
 MANWIDTH=120 LC_ALL=C.UTF-8 man --warnings -l "$T/hcisweep.1" >"$T/man.txt" 2>"$T/man.err" ||
@@ -33,6 +34,13 @@ for cmd in block "oltp run" lab scale report compare analyze results; do
         done
 done
 pass "man -l renders; all $n options of --help are in the man page and complete"
+
+for cmd in block oltp "oltp run" lab "lab up" scale report compare analyze results run completion; do
+        first=$("$HCISWEEP" $cmd --help 2>&1 | head -1)
+        [[ $first == "usage: hcisweep ${cmd%% *} "* && $first != *"usage: usage"* ]] ||
+                fail "$cmd --help begins '$first'"
+done
+pass "every command's --help begins 'usage: hcisweep COMMAND'"
 
 [ "$(comp hcisweep bl)" = block ] || fail "command: $(comp hcisweep bl)"
 [ "$(comp hcisweep oltp '""')" = "prepare run cleanup" ] || fail "oltp subcommands: $(comp hcisweep oltp '""')"
