@@ -22,7 +22,7 @@ void clk_sleep_ns(uint64_t ns)
                 ;
 }
 
-void clk_iso8601_now(char *buf, unsigned len)
+void clk_iso8601_now(char *buf, size_t len)
 {
         time_t now = time(NULL);
         struct tm tm;

@@ -22,6 +22,6 @@ static inline uint64_t clk_now_ns(void)
 void clk_sleep_ns(uint64_t ns);
 
 /* Wall-clock time as ISO-8601 UTC ("2026-11-30T03:36:09Z") into buf (>= 21 bytes). */
-void clk_iso8601_now(char *buf, unsigned len);
+void clk_iso8601_now(char *buf, size_t len);
 
 #endif

@@ -130,7 +130,7 @@ static int opt_unknown(const struct opt_group *g, const char *name, char *err, s
 static void opt_fmt_num(const struct opt_def *d, double v, char *buf, size_t len)
 {
         if ((d->type == OPT_SIZE || d->type == OPT_SIZELIST) && v >= 0 && v < 0x1p64)
-                fmt_size((uint64_t)v, buf, (unsigned)len);
+                fmt_size((uint64_t)v, buf, len);
         else if (v == floor(v) && fabs(v) < 1e15)
                 snprintf(buf, len, "%.0f", v);
         else

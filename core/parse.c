@@ -265,7 +265,7 @@ int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, 
         return 0;
 }
 
-void fmt_size(uint64_t bytes, char *buf, unsigned len)
+void fmt_size(uint64_t bytes, char *buf, size_t len)
 {
         static const char units[] = "kmgtp";
         int i;

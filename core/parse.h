@@ -33,6 +33,6 @@ int parse_u64_list(const char *s, int is_size, struct u64_list *out, char *err, 
 
 /* Format a byte count the way users write it back: 4096 -> "4k", 1048576 -> "1m", 1000 -> "1000".
  */
-void fmt_size(uint64_t bytes, char *buf, unsigned len);
+void fmt_size(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -190,7 +190,7 @@ static unsigned slot_of(const struct oltp_workload *w, enum oltp_kind kind, unsi
         return (unsigned)kind * (unsigned)w->kn.tables + table - 1;
 }
 
-int oltp_wl_slot_sql(const struct oltp_workload *w, unsigned slot, char *buf, unsigned len)
+int oltp_wl_slot_sql(const struct oltp_workload *w, unsigned slot, char *buf, size_t len)
 {
         unsigned nt = (unsigned)w->kn.tables, kind, table = 0;
 

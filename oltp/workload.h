@@ -14,6 +14,7 @@
 #ifndef HCI_OLTP_WORKLOAD_H
 #define HCI_OLTP_WORKLOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "oltp/rand.h"
@@ -70,7 +71,7 @@ void oltp_wl_free(struct oltp_workload *w);
 unsigned oltp_wl_nslots(const struct oltp_workload *w);
 
 /* SQL text of a slot into buf; returns its kind, or -1 when the slot is unused by this workload. */
-int oltp_wl_slot_sql(const struct oltp_workload *w, unsigned slot, char *buf, unsigned len);
+int oltp_wl_slot_sql(const struct oltp_workload *w, unsigned slot, char *buf, size_t len);
 
 /* Parameters of a kind: number, and which ones in order (at most 4). */
 unsigned oltp_wl_params(enum oltp_kind kind, enum oltp_param out[4]);

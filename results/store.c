@@ -37,7 +37,7 @@ static int db_fail(sqlite3 *db, const char *what, char *err, size_t errlen)
         return -EIO;
 }
 
-int res_index_default_path(char *buf, unsigned len, char *err, size_t errlen)
+int res_index_default_path(char *buf, size_t len, char *err, size_t errlen)
 {
         const char *env = getenv("HCISWEEP_INDEX"), *xdg = getenv("XDG_DATA_HOME");
         const char *home = getenv("HOME");

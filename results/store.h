@@ -32,7 +32,7 @@ struct res_run {
 };
 
 /* The default database path (see above) into buf. 0 or -ENOENT when no home is known. */
-int res_index_default_path(char *buf, unsigned len, char *err, size_t errlen);
+int res_index_default_path(char *buf, size_t len, char *err, size_t errlen);
 
 /* Open (creating file, directories and table) db_path, or the default when NULL. */
 int res_index_open(const char *db_path, struct res_index **out, char *err, size_t errlen);
