@@ -76,6 +76,15 @@ jq -e 'all(.steps[]; .vm_quota | .cpu_source == "cgroup" and .nr_periods >= 0
         fail "vm_quota from cgroups: $(jq -c '[.steps[] | {vms, vm_quota,
                 h: [.hosts[] | {cpu_source, cpu_pct, nr_periods, nr_throttled, throttled_usec}]}]' "$RES")"
 grep -q "VM thr%" <<<"$RUN" || fail "no throttling column: $RUN"
+# ... and the report shows them where it shows cpu_by_owner, one figure per step
+expect_rc 0 "$HCISWEEP" report "$(dirname "$RES")"
+MD=$(sed -n 's/^markdown: //p' <<<"$OUT")
+grep -q "VM quota used % | VMs throttled % of time" "$MD" ||
+        fail "no quota columns in the report: $(grep -A5 'Where the CPU went' "$MD")"
+for n in 1 2 3; do
+        grep -Eq "^\| $n \|( [0-9.]+ \|){7}\$" "$MD" ||
+                fail "CPU row for $n VMs: $(grep -A6 'Where the CPU went' "$MD")"
+done
 # Every step has a noise band without --repeat: its intervals' batch means
 jq -e 'all(.steps[]; (.intervals | length) >= 2 and all(.intervals[]; .tps >= 0 and .t > 0)
         and (.tps_band | .source | IN("intervals", "none"))
