@@ -53,13 +53,6 @@ static const char usage_text[] =
 
 /* ---- figures and sections shared by every kind ------------------------------ */
 
-static double num(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-
-        return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static void load_table(struct doc *d, const struct run_view *v, const struct run_series *s)
 {
         static const char *const head[] = {
@@ -166,8 +159,8 @@ static void monitor_section(struct doc *d, const json_t *r)
         doc_p(d, NULL,
               "Mean host CPU: user %.1f%%, system %.1f%%, iowait %.1f%%, steal %.1f%% "
               "(highest sample %.1f%%), idle %.1f%%.",
-              num(cpu, "user"), num(cpu, "system"), num(cpu, "iowait"), num(cpu, "steal"),
-              num(sum, "steal_max"), num(cpu, "idle"));
+              res_num(cpu, "user"), res_num(cpu, "system"), res_num(cpu, "iowait"),
+              res_num(cpu, "steal"), res_num(sum, "steal_max"), res_num(cpu, "idle"));
 }
 
 /* A figure whose steady-state rule (--target-ci) was not met is flagged, never accepted quietly. */
@@ -185,7 +178,7 @@ static void steady_warning(struct doc *d, const json_t *st, const char *label)
         doc_p(d, "warn",
               "Warning: %s: the 95%% CI of its mean throughput %s, not the --target-ci %g%%, in "
               "%.0f s measured%s: a less certain figure than asked for.",
-              label, reached, num(st, "target_ci_pct"), num(st, "measured_s"),
+              label, reached, res_num(st, "target_ci_pct"), res_num(st, "measured_s"),
               json_is_false(json_object_get(st, "settled")) ? " (its warm-up never settled)" : "");
 }
 
@@ -198,7 +191,7 @@ static void steady_warnings(struct doc *d, const json_t *r)
         steady_warning(d, json_object_get(r, "steady"), "the run");
         json_array_foreach(json_object_get(r, "steps"), i, x)
         {
-                snprintf(label, sizeof(label), "%.0f VMs", num(x, "vms"));
+                snprintf(label, sizeof(label), "%.0f VMs", res_num(x, "vms"));
                 steady_warning(d, json_object_get(x, "steady"), label);
         }
         json_array_foreach(json_object_get(r, "points"), i, x)
@@ -226,7 +219,7 @@ static void warnings(struct doc *d, const json_t *r, const struct run_view *v)
                       json_string_value(json_object_get(sum, "reason"))
                           ? json_string_value(json_object_get(sum, "reason"))
                           : "CPU steal",
-                      num(sum, "steal_max"));
+                      res_num(sum, "steal_max"));
         if (!strcmp(
                 json_string_value(json_object_get(json_object_get(r, "lab"), "datadir_on"))
                     ? json_string_value(json_object_get(json_object_get(r, "lab"), "datadir_on"))

@@ -222,13 +222,6 @@ static void steady_table(struct doc *d, const json_t *r)
         doc_table_end(d);
 }
 
-static double jnum(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-
-        return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* The three figures of tipping.h, one line of meaning each. */
 static void tip_figures(struct doc *d, const json_t *tip, const struct run_series *s)
 {
@@ -246,14 +239,15 @@ static void tip_figures(struct doc *d, const json_t *tip, const struct run_serie
         if (json_is_object(u) && json_is_number(json_object_get(u, "lambda"))) {
                 char n[64] = "none (kappa = 0: the fit never turns down)";
 
-                if (!isnan(jnum(u, "peak_load")))
-                        snprintf(n, sizeof(n), "%.1f VMs", jnum(u, "peak_load"));
+                if (!isnan(res_num(u, "peak_load")))
+                        snprintf(n, sizeof(n), "%.1f VMs", res_num(u, "peak_load"));
                 doc_p(d, "tip",
                       "USL fit X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)): lambda %.4g "
                       "TPS, sigma %.4g (contention), kappa %.4g (coherency), rmse %.4g TPS; "
                       "predicted peak N* = sqrt((1 - sigma) / kappa): %s (where the fitted curve "
                       "stops rising).",
-                      jnum(u, "lambda"), jnum(u, "sigma"), jnum(u, "kappa"), jnum(u, "rmse"), n);
+                      res_num(u, "lambda"), res_num(u, "sigma"), res_num(u, "kappa"),
+                      res_num(u, "rmse"), n);
         }
 }
 
@@ -329,11 +323,11 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
         if (fit && json_is_number(json_object_get(json_object_get(tip, "usl"), "lambda"))) {
                 const json_t *u = json_object_get(tip, "usl");
                 struct res_usl us = {1,
-                                     jnum(u, "lambda"),
-                                     jnum(u, "sigma"),
-                                     jnum(u, "kappa"),
-                                     jnum(u, "peak_load"),
-                                     jnum(u, "rmse")};
+                                     res_num(u, "lambda"),
+                                     res_num(u, "sigma"),
+                                     res_num(u, "kappa"),
+                                     res_num(u, "peak_load"),
+                                     res_num(u, "rmse")};
 
                 for (unsigned i = 0; i < s->n; i++)
                         fit[i] = res_usl_eval(&us, s->p[i].load);

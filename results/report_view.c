@@ -21,14 +21,8 @@
 #include "core/hist.h"
 #include "core/parse.h"
 #include "results/report_view.h"
+#include "results/rundir.h"
 #include "results/tip_json.h"
-
-static double num(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-
-        return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* a + b where an unknown side counts as 0, NaN when both are unknown. */
 static double add2(double a, double b)
@@ -71,7 +65,7 @@ static double cv_of(const json_t *iv, const char *k1, const char *k2)
 
         json_array_foreach(iv, i, x)
         {
-                double v = add2(num(x, k1), k2 ? num(x, k2) : NAN);
+                double v = add2(res_num(x, k1), k2 ? res_num(x, k2) : NAN);
 
                 if (isnan(v))
                         continue;
@@ -130,22 +124,22 @@ static void sort_by_load(struct run_series *s)
 static int block_point(struct run_view *v, const json_t *p)
 {
         const json_t *rd = json_object_get(p, "read"), *wr = json_object_get(p, "write");
-        const json_t *h[2] = {num(rd, "ios") > 0 ? json_object_get(rd, "hist") : NULL,
-                              num(wr, "ios") > 0 ? json_object_get(wr, "hist") : NULL};
+        const json_t *h[2] = {res_num(rd, "ios") > 0 ? json_object_get(rd, "hist") : NULL,
+                              res_num(wr, "ios") > 0 ? json_object_get(wr, "hist") : NULL};
         const char *rw = json_string_value(json_object_get(p, "rw"));
         char name[96], size[32];
         struct run_series *s;
         struct run_point *x;
 
-        fmt_size((uint64_t)fmax(num(p, "bs"), 0), size, sizeof(size));
+        fmt_size((uint64_t)fmax(res_num(p, "bs"), 0), size, sizeof(size));
         snprintf(name, sizeof(name), "%s %s", rw ? rw : "?", size);
         s = series(v, name);
         x = s ? push(s) : NULL;
         if (!x)
                 return -ENOMEM;
-        x->load = num(p, "iodepth");
-        x->tput = x->ops_s = add2(num(rd, "iops"), num(wr, "iops"));
-        x->mb_s = add2(num(rd, "bw_bytes"), num(wr, "bw_bytes")) / 1e6;
+        x->load = res_num(p, "iodepth");
+        x->tput = x->ops_s = add2(res_num(rd, "iops"), res_num(wr, "iops"));
+        x->mb_s = add2(res_num(rd, "bw_bytes"), res_num(wr, "bw_bytes")) / 1e6;
         x->p99_ms = res_hist_pct_ms(h, 2, 99.0, &x->mean_ms);
         x->cv = cv_of(json_object_get(p, "intervals"), "read_iops", "write_iops");
         return 0;
@@ -166,11 +160,11 @@ static int oltp_series(struct run_view *v, const json_t *r)
 
                 if (!p)
                         return -ENOMEM;
-                p->load = num(x, "t");
-                p->tput = num(x, "tps");
-                p->ops_s = num(x, "qps");
+                p->load = res_num(x, "t");
+                p->tput = res_num(x, "tps");
+                p->ops_s = res_num(x, "qps");
                 /* the interval's own histogram percentile, as the tool recorded it */
-                p->p99_ms = num(pct, "99.0") / 1e6;
+                p->p99_ms = res_num(pct, "99.0") / 1e6;
         }
         return 0;
 }
@@ -182,26 +176,26 @@ static void scale_resources(const json_t *st, struct run_point *p)
         struct res_tip_step ts;
 
         for (unsigned k = 0; k < 4; k++)
-                p->own[k] = num(json_object_get(st, "cpu_by_owner"), owners[k]);
-        p->quota_pct = num(json_object_get(st, "vm_quota"), "used_pct");
-        p->throttled_pct = num(json_object_get(st, "vm_quota"), "throttled_time_pct");
+                p->own[k] = res_num(json_object_get(st, "cpu_by_owner"), owners[k]);
+        p->quota_pct = res_num(json_object_get(st, "vm_quota"), "used_pct");
+        p->throttled_pct = res_num(json_object_get(st, "vm_quota"), "throttled_time_pct");
         if (res_tip_step_from_json(st, &ts) >= 0) {
                 p->lo = ts.lo;
                 p->hi = ts.hi;
         }
 
-        p->cpu_busy = num(st, "cpu_busy_pct");
+        p->cpu_busy = res_num(st, "cpu_busy_pct");
         if (isnan(p->cpu_busy))
-                p->cpu_busy = num(cpu, "busy");
+                p->cpu_busy = res_num(cpu, "busy");
         if (isnan(p->cpu_busy) && json_is_object(cpu))
-                p->cpu_busy = 100.0 - add2(num(cpu, "idle"), num(cpu, "iowait"));
-        p->cpu_steal = num(cpu, "steal");
-        p->stor_iops = add2(num(sto, "r_iops"), num(sto, "w_iops"));
+                p->cpu_busy = 100.0 - add2(res_num(cpu, "idle"), res_num(cpu, "iowait"));
+        p->cpu_steal = res_num(cpu, "steal");
+        p->stor_iops = add2(res_num(sto, "r_iops"), res_num(sto, "w_iops"));
         if (isnan(p->stor_iops))
-                p->stor_iops = num(sto, "iops");
-        p->mb_s = add2(num(sto, "r_bytes_s"), num(sto, "w_bytes_s"));
+                p->stor_iops = res_num(sto, "iops");
+        p->mb_s = add2(res_num(sto, "r_bytes_s"), res_num(sto, "w_bytes_s"));
         if (isnan(p->mb_s))
-                p->mb_s = num(sto, "bytes_s");
+                p->mb_s = res_num(sto, "bytes_s");
         p->mb_s /= 1e6;
 }
 
@@ -220,12 +214,12 @@ static int scale_series(struct run_view *v, const json_t *r)
 
                 if (!p)
                         return -ENOMEM;
-                p->load = num(x, "vms");
-                p->tput = num(tot, "tps");
-                p->ops_s = num(tot, "qps");
+                p->load = res_num(x, "vms");
+                p->tput = res_num(tot, "tps");
+                p->ops_s = res_num(tot, "qps");
                 p->p99_ms = res_hist_pct_ms(&h, 1, 99.0, &p->mean_ms);
                 if (isnan(p->mean_ms))
-                        p->mean_ms = num(json_object_get(x, "lat_ns"), "mean") / 1e6;
+                        p->mean_ms = res_num(json_object_get(x, "lat_ns"), "mean") / 1e6;
                 p->cv = cv_of(json_object_get(x, "intervals"), "tps", NULL);
                 scale_resources(x, p);
         }

@@ -24,6 +24,13 @@
 #include "results/rundir.h"
 #include "results/store.h"
 
+double res_num(const json_t *o, const char *key)
+{
+        const json_t *v = json_object_get(o, key);
+
+        return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 int res_load(const char *path, json_t **out, char *err, size_t errlen)
 {
         json_error_t e;
@@ -113,13 +120,6 @@ int res_mark_partial(json_t *result, const char *why)
 
 /* ---- intervals.csv -------------------------------------------------------- */
 
-static double num(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-
-        return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* A CSV number: empty when unknown. */
 static void csv_num(struct sbuf *b, double v, const char *sep)
 {
@@ -142,12 +142,12 @@ static void block_csv(const json_t *r, struct sbuf *b)
                         const char *rw = json_string_value(json_object_get(p, "rw"));
 
                         sb_printf(b, "%s,", rw ? rw : "");
-                        csv_num(b, num(p, "bs"), ",");
-                        csv_num(b, num(p, "iodepth"), ",");
-                        csv_num(b, num(x, "t"), ",");
-                        csv_num(b, num(x, "read_iops"), ",");
-                        csv_num(b, num(x, "write_iops"), ",");
-                        csv_num(b, num(x, "reconnects"), "\n");
+                        csv_num(b, res_num(p, "bs"), ",");
+                        csv_num(b, res_num(p, "iodepth"), ",");
+                        csv_num(b, res_num(x, "t"), ",");
+                        csv_num(b, res_num(x, "read_iops"), ",");
+                        csv_num(b, res_num(x, "write_iops"), ",");
+                        csv_num(b, res_num(x, "reconnects"), "\n");
                 }
         }
 }
@@ -168,18 +168,18 @@ static void oltp_csv(const json_t *r, struct sbuf *b)
                 const json_t *q = json_object_get(x, "queries_s");
                 const json_t *pct = json_object_get(json_object_get(x, "lat_ns"), "percentile");
 
-                csv_num(b, num(x, "t"), ",");
-                csv_num(b, num(x, "tps"), ",");
-                csv_num(b, num(x, "qps"), ",");
-                csv_num(b, num(q, "read"), ",");
-                csv_num(b, num(q, "write"), ",");
-                csv_num(b, num(q, "other"), ",");
-                csv_num(b, num(x, "errors_s"), ",");
-                csv_num(b, num(x, "reconnects_s"), "");
+                csv_num(b, res_num(x, "t"), ",");
+                csv_num(b, res_num(x, "tps"), ",");
+                csv_num(b, res_num(x, "qps"), ",");
+                csv_num(b, res_num(q, "read"), ",");
+                csv_num(b, res_num(q, "write"), ",");
+                csv_num(b, res_num(q, "other"), ",");
+                csv_num(b, res_num(x, "errors_s"), ",");
+                csv_num(b, res_num(x, "reconnects_s"), "");
                 json_object_foreach((json_t *)pct0, key, v)
                 {
                         sb_printf(b, ",");
-                        csv_num(b, num(pct, key) / 1e6, "");
+                        csv_num(b, res_num(pct, key) / 1e6, "");
                 }
                 sb_printf(b, "\n");
         }

@@ -25,6 +25,10 @@
 /* Load a result: a JSON object of kind block|oltp|scale and a schema_version this build reads. */
 int res_load(const char *path, json_t **out, char *err, size_t errlen);
 
+/* The number at key in an object of a result: NaN when o has no such key or its value is not a
+ * number (a figure the result does not hold is never 0). */
+double res_num(const json_t *o, const char *key);
+
 /*
  * The result.json a RUN argument names: a run directory, a result.json
  * path, or an id of the run index (all digits, looked up in the default

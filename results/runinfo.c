@@ -17,14 +17,8 @@
 
 #include "core/parse.h"
 #include "core/resfile.h"
+#include "results/rundir.h"
 #include "results/store.h"
-
-static double jnum(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-
-        return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static const char *jstr(const json_t *o, const char *key)
 {
@@ -46,7 +40,7 @@ static void fmt_count(double v, char *buf, size_t len)
 
 static double p99_ms(const json_t *lat_ns)
 {
-        return jnum(json_object_get(lat_ns, "percentile"), "99.0") / 1e6;
+        return res_num(json_object_get(lat_ns, "percentile"), "99.0") / 1e6;
 }
 
 static void block_facts(const json_t *doc, struct res_run *r)
@@ -61,7 +55,7 @@ static void block_facts(const json_t *doc, struct res_run *r)
                 double iops = 0, v;
 
                 for (int d = 0; d < 2; d++)
-                        if (isfinite(v = jnum(json_object_get(p, d ? "write" : "read"), "iops")))
+                        if (isfinite(v = res_num(json_object_get(p, d ? "write" : "read"), "iops")))
                                 iops += v;
                 if (iops > best_iops) {
                         best_iops = iops;
@@ -77,13 +71,13 @@ static void block_facts(const json_t *doc, struct res_run *r)
                 const json_t *dj = json_object_get(best, d ? "write" : "read");
                 double v = p99_ms(json_object_get(dj, "lat_ns"));
 
-                if (jnum(dj, "ios") > 0 && isfinite(v) && (isnan(r->p99_ms) || v > r->p99_ms))
+                if (res_num(dj, "ios") > 0 && isfinite(v) && (isnan(r->p99_ms) || v > r->p99_ms))
                         r->p99_ms = v;
         }
         fmt_count(best_iops, n, sizeof(n));
-        fmt_size((uint64_t)fmax(jnum(best, "bs"), 0), bs, sizeof(bs));
+        fmt_size((uint64_t)fmax(res_num(best, "bs"), 0), bs, sizeof(bs));
         snprintf(r->headline, sizeof(r->headline), "%s %s: peak %s IOPS @ QD %.0f",
-                 jstr(best, "rw"), bs, n, jnum(best, "iodepth"));
+                 jstr(best, "rw"), bs, n, res_num(best, "iodepth"));
 }
 
 static void oltp_facts(const json_t *doc, struct res_run *r)
@@ -91,13 +85,13 @@ static void oltp_facts(const json_t *doc, struct res_run *r)
         const json_t *tot = json_object_get(doc, "totals");
         char n[32], p[48] = "";
 
-        r->tps_or_iops = jnum(tot, "tps");
+        r->tps_or_iops = res_num(tot, "tps");
         r->p99_ms = p99_ms(json_object_get(doc, "lat_ns"));
         fmt_count(r->tps_or_iops, n, sizeof(n));
         if (isfinite(r->p99_ms))
                 snprintf(p, sizeof(p), ", p99 %.2f ms", r->p99_ms);
         snprintf(r->headline, sizeof(r->headline), "%s TPS%s, %.0f threads", n, p,
-                 jnum(doc, "threads"));
+                 res_num(doc, "threads"));
 }
 
 static void scale_facts(const json_t *doc, struct res_run *r)
@@ -109,7 +103,7 @@ static void scale_facts(const json_t *doc, struct res_run *r)
 
         json_array_foreach(steps, i, s)
         {
-                double tps = jnum(json_object_get(s, "totals"), "tps");
+                double tps = res_num(json_object_get(s, "totals"), "tps");
 
                 if (isfinite(tps) && (!best || tps > r->tps_or_iops)) {
                         best = s;
@@ -122,16 +116,16 @@ static void scale_facts(const json_t *doc, struct res_run *r)
         }
         r->p99_ms = p99_ms(json_object_get(best, "lat_ns"));
         fmt_count(r->tps_or_iops, n, sizeof(n));
-        if (isfinite(jnum(tip, "vms")))
-                snprintf(t, sizeof(t), ", tipping point %.0f VMs (%s)", jnum(tip, "vms"),
+        if (isfinite(res_num(tip, "vms")))
+                snprintf(t, sizeof(t), ", tipping point %.0f VMs (%s)", res_num(tip, "vms"),
                          jstr(tip, "limited_by"));
-        snprintf(r->headline, sizeof(r->headline), "peak %s TPS @ %.0f VMs%s", n, jnum(best, "vms"),
-                 t);
+        snprintf(r->headline, sizeof(r->headline), "peak %s TPS @ %.0f VMs%s", n,
+                 res_num(best, "vms"), t);
 }
 
 static int check_doc(const json_t *doc, const char *path, char *err, size_t errlen)
 {
-        double ver = jnum(doc, "schema_version");
+        double ver = res_num(doc, "schema_version");
         const char *kind = jstr(doc, "kind");
 
         if (!json_is_object(doc) || isnan(ver)) {

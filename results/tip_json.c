@@ -13,14 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/rundir.h"
 #include "results/tip_json.h"
-
-static double num(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-
-        return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static double first_known(double a, double b)
 {
@@ -37,15 +31,15 @@ static void band(const json_t *st, struct res_tip_step *s)
         size_t i, n = 0;
 
         if (json_array_size(reps) >= 2) {
-                json_array_foreach(reps, i, x) if (n < 64 && !isnan(num(x, "tps"))) r[n++] =
-                    num(x, "tps");
+                json_array_foreach(reps, i, x) if (n < 64 && !isnan(res_num(x, "tps"))) r[n++] =
+                    res_num(x, "tps");
                 res_tip_band(r, (unsigned)n, 1, &mid, &lo, &hi);
-                s->lo = first_known(num(sp, "min"), lo);
-                s->hi = first_known(num(sp, "max"), hi);
+                s->lo = first_known(res_num(sp, "min"), lo);
+                s->hi = first_known(res_num(sp, "max"), hi);
                 return;
         }
-        if (num(json_object_get(st, "steady"), "ci_pct") >= 0) { /* --target-ci's 95% CI */
-                double h = s->tput * num(json_object_get(st, "steady"), "ci_pct") / 100;
+        if (res_num(json_object_get(st, "steady"), "ci_pct") >= 0) { /* --target-ci's 95% CI */
+                double h = s->tput * res_num(json_object_get(st, "steady"), "ci_pct") / 100;
 
                 s->lo = fmax(s->tput - h, 0);
                 s->hi = s->tput + h;
@@ -55,7 +49,7 @@ static void band(const json_t *st, struct res_tip_step *s)
         if (n < 2 || !(v = malloc(n * sizeof(*v))))
                 return;
         n = 0;
-        json_array_foreach(iv, i, x) if (!isnan(num(x, "tps"))) v[n++] = num(x, "tps");
+        json_array_foreach(iv, i, x) if (!isnan(res_num(x, "tps"))) v[n++] = res_num(x, "tps");
         res_tip_band_of_intervals(s->tput, v, (unsigned)n, &s->lo, &s->hi);
         free(v);
 }
@@ -73,7 +67,7 @@ static void vm_disks(const json_t *disks, struct res_tip_res *r)
                 return;
         json_array_foreach(disks, i, d)
         {
-                double u = num(d, "util_pct"), n = num(d, "iops"), l = num(d, "lat_ms");
+                double u = res_num(d, "util_pct"), n = res_num(d, "iops"), l = res_num(d, "lat_ms");
 
                 if (!isnan(u) && !(u <= util))
                         util = u;
@@ -95,38 +89,40 @@ static void resources(const json_t *st, struct res_tip_res *r)
         const json_t *mem = json_object_get(st, "memory"),
                      *own = json_object_get(st, "cpu_by_owner");
         const json_t *vq = json_object_get(st, "vm_quota");
-        double secs = num(json_object_get(st, "totals"), "seconds");
+        double secs = res_num(json_object_get(st, "totals"), "seconds");
 
-        r->cpu_busy_pct = first_known(num(st, "cpu_busy_pct"), num(cpu, "busy"));
+        r->cpu_busy_pct = first_known(res_num(st, "cpu_busy_pct"), res_num(cpu, "busy"));
         if (isnan(r->cpu_busy_pct) && json_is_object(cpu))
-                r->cpu_busy_pct = 100 - num(cpu, "idle") - first_known(num(cpu, "iowait"), 0);
-        r->steal_pct = num(cpu, "steal");
-        r->storage_cpu_pct = first_known(num(own, "storage"), num(sto, "target_host_share_pct"));
-        r->storage_cpu_user_pct = num(sto, "target_cpu_user_pct");
-        r->storage_cpu_sys_pct = num(sto, "target_cpu_system_pct");
-        r->storage_util_pct = first_known(num(sto, "util_pct"), num(sto, "disk_util_pct"));
-        r->storage_lat_ms = first_known(num(sto, "lat_ms"), num(sto, "disk_lat_ms"));
-        r->storage_iops = first_known(num(sto, "iops"), num(sto, "disk_iops"));
+                r->cpu_busy_pct =
+                    100 - res_num(cpu, "idle") - first_known(res_num(cpu, "iowait"), 0);
+        r->steal_pct = res_num(cpu, "steal");
+        r->storage_cpu_pct =
+            first_known(res_num(own, "storage"), res_num(sto, "target_host_share_pct"));
+        r->storage_cpu_user_pct = res_num(sto, "target_cpu_user_pct");
+        r->storage_cpu_sys_pct = res_num(sto, "target_cpu_system_pct");
+        r->storage_util_pct = first_known(res_num(sto, "util_pct"), res_num(sto, "disk_util_pct"));
+        r->storage_lat_ms = first_known(res_num(sto, "lat_ms"), res_num(sto, "disk_lat_ms"));
+        r->storage_iops = first_known(res_num(sto, "iops"), res_num(sto, "disk_iops"));
         vm_disks(json_object_get(sto, "vm_disks"), r);
-        r->vm_cpu_pct = num(vq, "used_pct");
-        r->vm_throttled_pct = num(vq, "throttled_pct");
-        r->vm_throttled_time_pct = num(vq, "throttled_time_pct");
-        r->driver_cpu_pct = num(own, "driver");
-        r->swap_pages = num(mem, "swap_pages");
-        r->oom_kills = num(mem, "oom_kills");
-        if (secs > 0 && !isnan(num(mem, "major_faults")))
-                r->majflt_per_s = num(mem, "major_faults") / secs;
+        r->vm_cpu_pct = res_num(vq, "used_pct");
+        r->vm_throttled_pct = res_num(vq, "throttled_pct");
+        r->vm_throttled_time_pct = res_num(vq, "throttled_time_pct");
+        r->driver_cpu_pct = res_num(own, "driver");
+        r->swap_pages = res_num(mem, "swap_pages");
+        r->oom_kills = res_num(mem, "oom_kills");
+        if (secs > 0 && !isnan(res_num(mem, "major_faults")))
+                r->majflt_per_s = res_num(mem, "major_faults") / secs;
 }
 
 int res_tip_step_from_json(const json_t *st, struct res_tip_step *s)
 {
         const char *state = json_string_value(json_object_get(st, "state"));
-        double vms = num(st, "vms"), tps = num(json_object_get(st, "totals"), "tps");
+        double vms = res_num(st, "vms"), tps = res_num(json_object_get(st, "totals"), "tps");
 
         if (isnan(vms) || isnan(tps))
                 return -EINVAL;
         res_tip_step_init(s, vms,
-                          first_known(num(json_object_get(st, "tps_spread"), "median"), tps));
+                          first_known(res_num(json_object_get(st, "tps_spread"), "median"), tps));
         band(st, s);
         resources(st, &s->r);
         return state && strcmp(state, "ok") ? 0 : 1;
