@@ -434,11 +434,10 @@ static int lv_powerdown(struct lab_backend *b, unsigned i)
 /* 1 while VM i's domain exists. A transient domain is gone only once libvirt
  * has finished with it; "not running" comes earlier (state shutdown, QEMU
  * still up), so teardown waits for this. */
-static int lv_exists(void *ctx, char *err, size_t errlen)
+static int lv_exists(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
-        const struct lv_vm *v = ctx;
         virDomainPtr dom;
-        int rc = lv_lookup(v->b, v->i, &dom, err, errlen);
+        int rc = lv_lookup(b, i, &dom, err, errlen);
 
         if (rc < 0)
                 return rc;
@@ -448,23 +447,15 @@ static int lv_exists(void *ctx, char *err, size_t errlen)
         return 1;
 }
 
-static int lv_ask(void *ctx)
-{
-        const struct lv_vm *v = ctx;
-
-        return lv_powerdown(v->b, v->i);
-}
-
 /* After an orderly shutdown, or in its place: destroy (a transient domain is gone after it). */
 static int lv_off(struct lab_backend *b, unsigned i, int asked, char *err, size_t errlen)
 {
-        struct lv_vm vm = {b, i};
         virDomainPtr dom;
         int rc;
 
         if (i < 1 || i > LAB_MAX_VMS || !b->h.lab.st.vm[i].exists)
                 return 0;
-        if (asked && !guest_wait_off(lv_exists, lv_ask, &vm, GUEST_SHUTDOWN_MS))
+        if (asked && !guest_wait_off(b, i, lv_exists, lv_powerdown, GUEST_SHUTDOWN_MS))
                 log_warn("vm%u: still running %u s after Ctrl-Alt-Del, destroying it", i,
                          GUEST_SHUTDOWN_MS / 1000);
         rc = lv_lookup(b, i, &dom, err, errlen);

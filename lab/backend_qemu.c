@@ -252,11 +252,6 @@ static int vm_wait_ready(struct lab_backend *b, unsigned i, const struct lab_end
         return guest_wait_ready(&boot, err, errlen);
 }
 
-struct qemu_vm {
-        struct lab_backend *b;
-        unsigned i;
-};
-
 /* Ask a running guest to shut down (qmp.h says why); 1 if it was asked. */
 static int qemu_powerdown(struct lab_backend *b, unsigned i)
 {
@@ -274,28 +269,18 @@ static int qemu_powerdown(struct lab_backend *b, unsigned i)
         return 1;
 }
 
-static int vm_alive(void *ctx, char *err, size_t errlen)
+static int vm_running(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
-        const struct qemu_vm *v = ctx;
-
-        return qemu_alive(&v->b->h.lab.st.vm[v->i], err, errlen);
-}
-
-static int vm_ask(void *ctx)
-{
-        const struct qemu_vm *v = ctx;
-
-        return qemu_powerdown(v->b, v->i);
+        return qemu_alive(&b->h.lab.st.vm[i], err, errlen);
 }
 
 /* After an orderly shutdown, or in its place: SIGTERM, then SIGKILL. */
 static int qemu_off(struct lab_backend *b, unsigned i, int asked, char *err, size_t errlen)
 {
-        struct qemu_vm vm = {b, i};
         lab_path_t sock;
         int rc;
 
-        if (asked && !guest_wait_off(vm_alive, vm_ask, &vm, GUEST_SHUTDOWN_MS))
+        if (asked && !guest_wait_off(b, i, vm_running, qemu_powerdown, GUEST_SHUTDOWN_MS))
                 log_warn("vm%u: still running %u s after Ctrl-Alt-Del, switching it off", i,
                          GUEST_SHUTDOWN_MS / 1000);
         rc = labdir_stop_vm(&b->h.lab, i, QEMU_COMM, VM_STOP_MS, err, errlen);

@@ -280,19 +280,20 @@ int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen)
 
 /* ---- teardown ------------------------------------------------------------ */
 
-int guest_wait_off(int (*alive)(void *ctx, char *err, size_t errlen), int (*ask)(void *ctx),
-                   void *ctx, unsigned timeout_ms)
+int guest_wait_off(struct lab_backend *b, unsigned i,
+                   int (*alive)(struct lab_backend *b, unsigned i, char *err, size_t errlen),
+                   int (*ask)(struct lab_backend *b, unsigned i), unsigned timeout_ms)
 {
         char ignored[256];
 
         for (unsigned t = 0; t < timeout_ms; t += 100) {
-                if (alive(ctx, ignored, sizeof(ignored)) <= 0)
+                if (alive(b, i, ignored, sizeof(ignored)) <= 0)
                         return 1;
                 if (ask && t && t % 10000 == 0)
-                        ask(ctx);
+                        ask(b, i);
                 clk_sleep_ns(100 * 1000000ULL);
         }
-        return alive(ctx, ignored, sizeof(ignored)) <= 0;
+        return alive(b, i, ignored, sizeof(ignored)) <= 0;
 }
 
 int guest_destroy(struct lab_backend *b, struct labdir *lab,

@@ -81,13 +81,14 @@ int guest_wait_ready(const struct guest_boot *boot, char *err, size_t errlen);
  * switched off: systemd stopping MariaDB and syncing, under TCG too. */
 #define GUEST_SHUTDOWN_MS 90000U
 
-/* Wait up to timeout_ms, polling alive(ctx), until the VM is off: 1 once
+/* Wait up to timeout_ms, polling alive(b, i), until VM i is off: 1 once
  * it is (or alive() cannot tell), 0 if it still runs. Every 10 s it calls
- * ask(ctx) again (when not NULL): a key pressed before the guest's
+ * ask(b, i) again (when not NULL): a key pressed before the guest's
  * keyboard driver came up is lost, and one more Ctrl-Alt-Del during an
  * orderly shutdown changes nothing. */
-int guest_wait_off(int (*alive)(void *ctx, char *err, size_t errlen), int (*ask)(void *ctx),
-                   void *ctx, unsigned timeout_ms);
+int guest_wait_off(struct lab_backend *b, unsigned i,
+                   int (*alive)(struct lab_backend *b, unsigned i, char *err, size_t errlen),
+                   int (*ask)(struct lab_backend *b, unsigned i), unsigned timeout_ms);
 
 /* A VM lab's teardown, the order both VM backends need: every guest is
  * asked for an orderly shutdown at once (ask: 1 if it was asked), then
