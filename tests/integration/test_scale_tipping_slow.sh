@@ -6,6 +6,8 @@
 # once the host is full, so the tipping point must not be the first step and
 # must name a resource; `analyze` on the result agrees with it, and the steps
 # carry cpu_by_owner and the VMs' throttling from their cgroups' cpu.stat.
+# Steps of 10 s (20 half-second intervals) keep each step's noise band
+# narrow enough on a quiet host for the rule to decide.
 . "$TESTLIB"
 
 ADDR=$(test_addr 0)
@@ -18,7 +20,7 @@ on_exit kill_listed
 on_exit "$HCISWEEP" lab down "${common[@]}"
 
 expect_rc 0 "$HCISWEEP" scale --vms 1,2,4,6,8 --vm-cpus 0.25 --vm-memory 256M --lun-size 256M \
-        "${common[@]}" --tables 1 --table-size 2000 --threads 2 --time 6 --warmup-time 1 \
+        "${common[@]}" --tables 1 --table-size 2000 --threads 2 --time 10 --warmup-time 1 \
         --output-dir "$T/runs"
 echo "$OUT"
 RES=$(sed -n 's/^result: //p' <<<"$OUT")
