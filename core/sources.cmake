@@ -1,4 +1,4 @@
 list(APPEND HCISWEEP_SOURCES
   core/clock.c core/hist.c core/parse.c core/opts.c core/log.c
   core/monitor.c core/progress.c core/resfile.c core/metrics.c core/steady.c
-  core/bdev.c core/secret.c core/procfs.c core/sbuf.c)
+  core/bdev.c core/secret.c core/procfs.c core/sbuf.c core/reactor.c)
