@@ -1,14 +1,17 @@
 /*
- * engine.c - connections as state machines over epoll, a few threads.
+ * engine.c - connections as state machines over a reactor, a few threads.
  *
  * Why this shape: a sysbench thread per connection stops scaling long
  * before the servers do when one client drives dozens of database VMs.
- * Here a thread owns a slice of the connections and an epoll set; each
- * connection walks CONNECT -> PREPARE (every statement slot) -> IDLE ->
- * EXEC (the planned steps of one transaction) and back, through the
- * driver's start/cont calls, and falls into BACKOFF/CONNECT when its server
- * goes away. A driver call that completes at once is followed immediately,
- * so a fast server costs no epoll round trip per statement.
+ * Here a thread owns a slice of the connections and a reactor
+ * (core/reactor.h): each connection's socket and timer call back into the
+ * state machine below, which walks CONNECT -> PREPARE (every statement
+ * slot) -> IDLE -> EXEC (the planned steps of one transaction) and back,
+ * through the driver's start/cont calls, and falls into BACKOFF/CONNECT
+ * when its server goes away. A driver call that completes at once is
+ * followed immediately, so a fast server costs no epoll round trip per
+ * statement. The loop itself (worker_main) only adds what the reactor does
+ * not know: the start of the run, arrivals of --rate, and the stop.
  *
  * Accounting: each thread counts into one of its two tallies (counts,
  * histograms and down time per host) and the reporting thread, at every
@@ -26,16 +29,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
 #include "core/exitcode.h"
+#include "core/reactor.h"
 #include "core/steady.h"
 #include "oltp/engine.h"
 
-#define MAX_EVENTS     256
 #define MAX_WAIT_NS    20000000ull   /* re-check stop flags at least this often */
 #define DRAIN_NS       5000000000ull /* in-flight transactions get this long at the end */
 #define QUEUE_CAP      (1u << 16)
@@ -50,12 +52,13 @@ struct conn {
         struct oltp_dconn *d;
         struct worker *w;
         unsigned idx, host;
-        int fd, registered, pending, in_idle, in_txn, ever_ready;
-        uint32_t ev;
+        int pending, in_idle, in_txn, ever_ready;
+        struct re_file rf;  /* the driver's socket while an operation waits on it */
+        struct re_timer rt; /* the driver's timeout, or the end of a backoff */
         enum cstate st;
         unsigned slot, nsteps, step;
         unsigned q[3]; /* statements done in this transaction, per class */
-        uint64_t t_sched, t_started, deadline, down_since;
+        uint64_t t_sched, t_started, down_since;
         unsigned backoff_ms;
         uint64_t txns, busy_ns;
         struct oltp_rng rng;
@@ -83,9 +86,10 @@ struct engine;
 struct worker {
         pthread_t th;
         struct engine *e;
-        int epfd, kicked;
+        struct reactor *re;
+        int kicked;
         struct conn **conns;
-        unsigned nconns, npending, ntimed;
+        unsigned nconns, npending;
         struct tally tl[2]; /* the worker writes tl[tl_cur], the reporter drains the other */
         _Atomic unsigned tl_cur;
         _Atomic int tl_busy; /* the worker is writing into tl[tl_cur] */
@@ -156,24 +160,20 @@ static const struct oltp_dsn *dsn_of(const struct conn *c)
         return &c->w->e->cfg->hosts[c->host];
 }
 
-/* ---- waiting: epoll registration and deadlines ---- */
+/* ---- waiting: the reactor's watches and timers ---- */
 
+/* when 0: none. The heap has room for every connection's timer, so arming cannot fail. */
 static void set_deadline(struct conn *c, uint64_t when)
 {
-        if (!c->deadline && when)
-                c->w->ntimed++;
-        else if (c->deadline && !when)
-                c->w->ntimed--;
-        c->deadline = when;
+        if (when)
+                re_timer_arm(c->w->re, &c->rt, when);
+        else
+                re_timer_cancel(c->w->re, &c->rt);
 }
 
 static void unregister(struct conn *c)
 {
-        if (c->registered)
-                epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-        c->registered = 0;
-        c->fd = -1;
-        c->ev = 0;
+        re_unwatch(c->w->re, &c->rf);
 }
 
 static void set_pending(struct conn *c, int on)
@@ -186,24 +186,13 @@ static void set_pending(struct conn *c, int on)
 static void conn_wait(struct conn *c, int mask)
 {
         const struct oltp_driver_ops *ops = c->w->e->ops;
-        int fd = ops->fd(c->d);
-        uint32_t ev = (mask & OLTP_WAIT_READ ? EPOLLIN : 0) |
-                      (mask & OLTP_WAIT_WRITE ? EPOLLOUT : 0) |
-                      (mask & OLTP_WAIT_EXCEPT ? EPOLLPRI : 0);
-        struct epoll_event ee = {.events = ev, .data.ptr = c};
+        unsigned want = (mask & OLTP_WAIT_READ ? RE_READ : 0) |
+                        (mask & OLTP_WAIT_WRITE ? RE_WRITE : 0) |
+                        (mask & OLTP_WAIT_EXCEPT ? RE_PRI : 0);
 
         set_pending(c, 1);
-        if (fd != c->fd)
-                unregister(c);
-        c->fd = fd;
-        if (fd >= 0 && !c->registered) {
-                if (epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ee) == 0)
-                        c->registered = 1;
-                c->ev = ev;
-        } else if (fd >= 0 && ev != c->ev) {
-                epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ee);
-                c->ev = ev;
-        }
+        /* a socket epoll refuses is left to the driver's timeout */
+        re_watch(c->w->re, &c->rf, ops->fd(c->d), want);
         if (mask & OLTP_WAIT_TIMEOUT)
                 set_deadline(c, clk_now_ns() + (uint64_t)ops->timeout_ms(c->d) * 1000000ull);
         else if (c->st != CS_BACKOFF)
@@ -604,8 +593,10 @@ static void advance(struct conn *c, int rc)
         }
 }
 
-static void conn_event(struct conn *c, uint32_t events)
+/* The reactor's callback for the connection's socket. */
+static void conn_event(struct re_file *f, unsigned fired)
 {
+        struct conn *c = f->arg;
         int ready = 0;
 
         if (!c->pending) {
@@ -613,18 +604,20 @@ static void conn_event(struct conn *c, uint32_t events)
                 unregister(c);
                 return;
         }
-        if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+        if (fired & (RE_READ | RE_HUP))
                 ready |= OLTP_WAIT_READ;
-        if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+        if (fired & (RE_WRITE | RE_HUP))
                 ready |= OLTP_WAIT_WRITE;
-        if (events & EPOLLPRI)
+        if (fired & RE_PRI)
                 ready |= OLTP_WAIT_EXCEPT;
         advance(c, c->w->e->ops->cont(c->d, ready));
 }
 
-static void conn_timer(struct conn *c)
+/* The reactor's callback for the connection's timer (disarmed already). */
+static void conn_timer(struct re_timer *t)
 {
-        set_deadline(c, 0);
+        struct conn *c = t->arg;
+
         if (c->st == CS_BACKOFF) {
                 advance(c, start_connect(c));
                 return;
@@ -682,36 +675,15 @@ static void kick(struct worker *w)
         }
 }
 
+/* The loop's own limit on a wait: the next arrival, and the stop flags' re-check. The
+ * reactor shortens it to the earliest connection timer. */
 static uint64_t next_wake(struct worker *w, uint64_t now)
 {
         uint64_t t = now + MAX_WAIT_NS;
 
         if (w->e->cfg->rate > 0 && w->kicked && w->next_arrival < t)
                 t = w->next_arrival;
-        if (w->ntimed) {
-                for (unsigned i = 0; i < w->nconns; i++) {
-                        struct conn *c = w->conns[i];
-
-                        if (c->deadline && c->deadline <= now)
-                                conn_timer(c);
-                        else if (c->deadline && c->deadline < t)
-                                t = c->deadline;
-                }
-        }
         return t;
-}
-
-static void wait_events(struct worker *w, uint64_t now, uint64_t until)
-{
-        struct epoll_event evs[MAX_EVENTS];
-        uint64_t d = until > now ? until - now : 0;
-        struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
-        int n = epoll_pwait2(w->epfd, evs, MAX_EVENTS, &ts, NULL);
-
-        if (n < 0 && errno == ENOSYS)
-                n = epoll_wait(w->epfd, evs, MAX_EVENTS, (int)((d + 999999) / 1000000));
-        for (int i = 0; i < n; i++)
-                conn_event(evs[i].data.ptr, evs[i].events);
 }
 
 static void *worker_main(void *arg)
@@ -732,7 +704,7 @@ static void *worker_main(void *arg)
                 if (drain_until && (!w->npending || now > drain_until))
                         break;
                 arrivals(w, now);
-                wait_events(w, now, next_wake(w, now));
+                re_run_once(w->re, next_wake(w, now));
         }
         for (unsigned i = 0; i < w->nconns; i++) {
                 unregister(w->conns[i]);
@@ -759,7 +731,8 @@ static struct conn *conn_new(struct engine *e, unsigned idx)
         }
         c->idx = idx;
         c->host = idx % e->cfg->nhosts;
-        c->fd = -1;
+        re_file_init(&c->rf, conn_event, c);
+        re_timer_init(&c->rt, conn_timer, c);
         c->c_len = OLTP_C_LEN;
         c->pad_len = OLTP_PAD_LEN;
         oltp_rng_seed(&c->rng, e->cfg->seed * 0x9e3779b97f4a7c15ull + idx + 1);
@@ -801,15 +774,16 @@ static void tally_fini(struct tally *t, unsigned nhosts)
         hist_free(t->qwait);
 }
 
-/* 0, -ENOMEM, or -errno of epoll_create1 (too many open files). */
-static int worker_init(struct engine *e, struct worker *w, unsigned id)
+/* 0, or -errno with err set (out of memory, too many open files for the reactor). */
+static int worker_init(struct engine *e, struct worker *w, unsigned id, char *err, size_t errlen)
 {
         const struct oltp_engine_cfg *cfg = e->cfg;
 
-        w->e = e; /* from here on worker_free has an epoll fd (or -1) and memory to release */
-        w->epfd = epoll_create1(EPOLL_CLOEXEC);
-        if (w->epfd < 0)
+        w->e = e; /* from here on worker_free has a reactor (or NULL) and memory to release */
+        /* one timer per connection at most: the heap never grows */
+        if (!(w->re = re_new(cfg->nconns / e->nw + 1, err, errlen)))
                 return -errno;
+        snprintf(err, errlen, "out of memory");
         w->conns = calloc(cfg->nconns / e->nw + 1, sizeof(*w->conns));
         w->idle = calloc(cfg->nconns / e->nw + 1, sizeof(*w->idle));
         w->queue = cfg->rate > 0 ? calloc(QUEUE_CAP, sizeof(*w->queue)) : NULL;
@@ -835,8 +809,7 @@ static void worker_free(struct engine *e, struct worker *w)
 {
         if (!w->e)
                 return;
-        if (w->epfd >= 0)
-                close(w->epfd);
+        re_free(w->re);
         for (unsigned i = 0; w->conns && i < w->nconns; i++) {
                 if (w->conns[i]->d)
                         e->ops->conn_free(w->conns[i]->d);
@@ -1180,14 +1153,9 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
                                                      .warmup_max_s = oltp_engine_warmup_max(cfg),
                                                      .measure_max_s = cfg->time_s})))
                 goto out_nomem;
-        for (unsigned i = 0; i < e.nw; i++) {
-                if ((rc = worker_init(&e, &e.w[i], i)) == -ENOMEM)
-                        goto out_nomem;
-                if (rc < 0) {
-                        snprintf(err, errlen, "cannot create an epoll instance: %s", strerror(-rc));
+        for (unsigned i = 0; i < e.nw; i++)
+                if ((rc = worker_init(&e, &e.w[i], i, err, errlen)) < 0)
                         goto out;
-                }
-        }
         rc = start_workers(&e, err, errlen);
         if (rc)
                 goto out;
