@@ -752,6 +752,50 @@ static void cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mo
                 mon_cpu_div(out, wsum);
 }
 
+/* The CPUs of set within sample s, each counted once, weight w each. */
+static unsigned set_cpus_add(const struct sample *s, const cpu_set_t *set, double w,
+                             struct mon_cpu *acc, double *wsum)
+{
+        unsigned n = 0;
+
+        for (size_t i = 0; i < s->ncpus; i++) {
+                if (s->cpus[i].id < 0 || s->cpus[i].id >= CPU_SETSIZE ||
+                    !CPU_ISSET(s->cpus[i].id, set))
+                        continue;
+                mon_cpu_add(acc, &s->cpus[i].pct, w);
+                *wsum += w;
+                n++;
+        }
+        return n;
+}
+
+unsigned mon_cpus_between(const struct mon *m, uint64_t t0, uint64_t t1, const cpu_set_t *set,
+                          struct mon_cpu *out)
+{
+        pthread_mutex_t *lock = m ? (pthread_mutex_t *)&m->lock : NULL;
+        int all = t0 == 0 && t1 == 0;
+        unsigned most = 0;
+        double wsum = 0;
+
+        memset(out, 0, sizeof(*out));
+        if (!m)
+                return 0;
+        pthread_mutex_lock(lock);
+        for (size_t i = 0; i < m->nsamples; i++) {
+                const struct sample *s = &m->samples[i];
+                unsigned n;
+
+                if (!all && (s->t0_ns < t0 || s->t0_ns > t1))
+                        continue;
+                n = set_cpus_add(s, set, (double)(s->t1_ns - s->t0_ns), out, &wsum);
+                most = n > most ? n : most;
+        }
+        pthread_mutex_unlock(lock);
+        if (wsum > 0)
+                mon_cpu_div(out, wsum);
+        return most;
+}
+
 void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out)
 {
         /* The sampling thread may be appending (and reallocating) samples. */

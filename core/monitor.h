@@ -13,6 +13,7 @@
 #ifndef HCI_MONITOR_H
 #define HCI_MONITOR_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <jansson.h>
 
@@ -46,6 +47,13 @@ void mon_cpu_div(struct mon_cpu *c, double d);
 /* Mean host CPU split over the samples whose start lies in [t0, t1] ns (clk_now_ns); whole run when
  * t0 == t1 == 0. Any thread, while sampling runs too. */
 void mon_cpu_between(const struct mon *m, uint64_t t0, uint64_t t1, struct mon_cpu *out);
+
+/* The same over the CPUs in set only (each CPU weighs the same): how busy a
+ * group of CPUs was, e.g. the compute CPUs of a two-layer lab while the
+ * storage service has CPUs of its own. Returns how many of the set's CPUs
+ * the samples held (0: none, *out all zero). */
+unsigned mon_cpus_between(const struct mon *m, uint64_t t0, uint64_t t1, const cpu_set_t *set,
+                          struct mon_cpu *out);
 
 /*
  * The "monitor" object of CLI.md:

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -174,6 +175,46 @@ static void test_window_selects_samples(void **state)
         mon_free(m);
 }
 
+static double busy_of(const struct mon_cpu *c)
+{
+        return c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
+}
+
+/* A set of CPUs: every online CPU gives the host's figure (the total line is
+ * the sum of the CPU lines), one CPU a full split of its own, a CPU the host
+ * does not have nothing. */
+static void test_cpu_set_window(void **state)
+{
+        char err[256];
+        struct mon_cpu all, every, one, none;
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        cpu_set_t set;
+        struct mon *m;
+
+        (void)state;
+        m = mon_start(100, err, sizeof(err));
+        assert_non_null(m);
+        burn_ms(250);
+        mon_stop(m);
+        mon_cpu_between(m, 0, 0, &all);
+        CPU_ZERO(&set);
+        for (long c = 0; c < ncpu; c++)
+                CPU_SET((int)c, &set);
+        assert_int_equal(mon_cpus_between(m, 0, 0, &set, &every), (unsigned)ncpu);
+        /* jiffies round per CPU line: a point or two apart at most */
+        assert_true(fabs(busy_of(&every) - busy_of(&all)) < 3.0);
+        assert_true(fabs(every.idle - all.idle) < 3.0);
+        CPU_ZERO(&set);
+        CPU_SET(0, &set);
+        assert_int_equal(mon_cpus_between(m, 0, 0, &set, &one), 1);
+        assert_true(busy_of(&one) + one.iowait + one.idle > 99.0);
+        CPU_ZERO(&set);
+        CPU_SET(CPU_SETSIZE - 1, &set);
+        assert_int_equal(mon_cpus_between(m, 0, 0, &set, &none), 0);
+        assert_true(busy_of(&none) == 0 && none.idle == 0);
+        mon_free(m);
+}
+
 /* Another thread reads the window while the monitor thread appends samples (scale and block
  * do this every step): under ThreadSanitizer an unguarded read is a reported race. */
 static void test_window_while_sampling(void **state)
@@ -269,6 +310,7 @@ int main(void)
             cmocka_unit_test(test_samples_while_burning),
             cmocka_unit_test(test_window_selects_samples),
             cmocka_unit_test(test_window_while_sampling),
+            cmocka_unit_test(test_cpu_set_window),
             cmocka_unit_test(test_short_run_has_one_sample),
             cmocka_unit_test(test_bad_interval),
             cmocka_unit_test(test_free_without_stop),
