@@ -28,6 +28,16 @@
 
 #define MAX_WORDS 64
 
+/* The fuzzer's assertion: a broken property is a finding, so say which and
+ * abort (libFuzzer saves the input that did it). */
+#define FUZZ_ASSERT(cond, ...)                                                                     \
+        do {                                                                                       \
+                if (!(cond)) {                                                                     \
+                        fprintf(stderr, "fuzz_opts: " __VA_ARGS__);                                \
+                        abort();                                                                   \
+                }                                                                                  \
+        } while (0)
+
 struct cfg {
         char *str, *json, *target, *password;
         int force, engine;
@@ -108,22 +118,14 @@ static void round_trip(const struct opt_group *g)
         opt_to_ini(m, g);
         fclose(m);
         memset(&back, 0, sizeof(back));
-        if (opt_defaults(g2, err, sizeof(err)) || write_file(echo_path, (uint8_t *)text, len))
-                abort();
-        if (opt_read_ini(echo_path, apply_key, g2, err, sizeof(err))) {
-                fprintf(stderr, "the INI echo does not read back: %s\n%s", err, text);
-                abort();
-        }
+        FUZZ_ASSERT(!opt_defaults(g2, err, sizeof(err)), "no defaults: %s\n", err);
+        FUZZ_ASSERT(!write_file(echo_path, (uint8_t *)text, len), "cannot write %s\n", echo_path);
+        FUZZ_ASSERT(!opt_read_ini(echo_path, apply_key, g2, err, sizeof(err)),
+                    "the INI echo does not read back: %s\n%s", err, text);
         a = opt_to_json(g);
         b = opt_to_json(g2);
-        if (!a || !b) {
-                fprintf(stderr, "no JSON echo of the config:\n%s", text);
-                abort();
-        }
-        if (!json_equal(a, b)) {
-                fprintf(stderr, "the INI echo reads back as another config:\n%s", text);
-                abort();
-        }
+        FUZZ_ASSERT(a && b, "no JSON echo of the config:\n%s", text);
+        FUZZ_ASSERT(json_equal(a, b), "the INI echo reads back as another config:\n%s", text);
         json_decref(a);
         json_decref(b);
         opt_free(g2);
@@ -148,8 +150,7 @@ static void echo(const struct opt_group *g)
         json_t *j = opt_to_json(g);
         char *text = j ? json_dumps(j, 0) : NULL;
 
-        if (!text)
-                abort(); /* a result would hold no config */
+        FUZZ_ASSERT(text, "no JSON echo: a result would hold no config\n");
         free(text);
         json_decref(j);
         check_urls(((struct cfg *)g->cfg)->target);
@@ -188,8 +189,7 @@ static void run_ini(const struct opt_group *g, const uint8_t *data, size_t n)
 {
         char err[512];
 
-        if (write_file(ini_path, data, n))
-                abort();
+        FUZZ_ASSERT(!write_file(ini_path, data, n), "cannot write %s\n", ini_path);
         if (opt_read_ini(ini_path, apply_key, (void *)g, err, sizeof(err)) == 0) {
                 echo(g);
                 round_trip(g);
@@ -214,8 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         if (n == 0)
                 return 0;
         memset(&c, 0, sizeof(c));
-        if (opt_defaults(g, err, sizeof(err)))
-                abort();
+        FUZZ_ASSERT(!opt_defaults(g, err, sizeof(err)), "no defaults: %s\n", err);
         if (data[0] & 1)
                 run_ini(g, data + 1, n - 1);
         else
