@@ -536,6 +536,8 @@ static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *s
         st->alive = proc_alive(v->pid, "mariadbd");
         st->cpu_usage_ns = st->alive ? proc_cpu_ns(v->pid) : -1;
         fill_cg_stats(&v->cg, st);
+        if (!st->cpuset[0]) /* pinned by affinity where there is no cpuset group */
+                snprintf(st->cpuset, sizeof(st->cpuset), "%s", b->h.lab.st.vm_cpuset);
         st->datadir_on = on_lun(b) ? LAB_DATADIR_LUN : LAB_DATADIR_HOST;
         st->initiator_pid = -1;
         if (on_lun(b)) {

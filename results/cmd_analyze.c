@@ -47,7 +47,7 @@ static const char usage_text[] =
     "hcisweep analyze FILE [--latency-slo MS] [--json OUT]\n"
     "  FILE: CSV (header: load,throughput[,latency_ms,throughput_min,throughput_max,\n"
     "        cpu_busy_pct,storage_cpu_pct,storage_util_pct,storage_lat_ms,vm_cpu_pct,\n"
-    "        vm_throttled_time_pct]),\n"
+    "        vm_throttled_time_pct,compute_cpu_pct]),\n"
     "        sysbench output, fio JSON output, or an hcisweep result.json (block, oltp, scale)\n"
     "  Prints the measured peak, the USL fit and the knee = the tipping point, with the\n"
     "  resource that limited it when the file has resource figures.";

@@ -246,6 +246,7 @@ static const struct {
     {"throughput_max", offsetof(struct ramp_point, hi)},
     {"cpu_busy_pct", offsetof(struct ramp_point, r.cpu_busy_pct)},
     {"storage_cpu_pct", offsetof(struct ramp_point, r.storage_cpu_pct)},
+    {"compute_cpu_pct", offsetof(struct ramp_point, r.compute_cpu_pct)},
     {"storage_util_pct", offsetof(struct ramp_point, r.storage_util_pct)},
     {"storage_lat_ms", offsetof(struct ramp_point, r.storage_lat_ms)},
     {"vm_cpu_pct", offsetof(struct ramp_point, r.vm_cpu_pct)},

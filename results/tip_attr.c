@@ -43,9 +43,16 @@ static int sat(double v)
         return known(v) && v >= RES_TIP_SAT_PCT;
 }
 
+/* The compute layer's busy CPU: its own CPUs' when it has some (two-layer),
+ * else the host's. */
+static double cpu_of(const struct res_tip_res *r)
+{
+        return known(r->compute_cpu_pct) ? r->compute_cpu_pct : r->cpu_busy_pct;
+}
+
 static int cpu_left(const struct res_tip_res *r)
 {
-        return !known(r->cpu_busy_pct) || r->cpu_busy_pct < RES_TIP_SAT_PCT;
+        return !known(cpu_of(r)) || cpu_of(r) < RES_TIP_SAT_PCT;
 }
 
 static int vm_quota_sat(const struct res_tip_res *r)
@@ -102,6 +109,8 @@ static void both_steps(const struct res_tip_res *t, const struct res_tip_res *a,
         struct text x = {buf, len, 0};
 
         buf[0] = '\0';
+        put(&x, "compute CPUs (the VMs' own) %.0f%% -> %.0f%% busy", t->compute_cpu_pct,
+            a->compute_cpu_pct, ", ");
         put(&x, "host CPU %.0f%% -> %.0f%% busy", t->cpu_busy_pct, a->cpu_busy_pct, ", ");
         put(&x, "storage service CPU %.1f%% -> %.1f%% of the host", t->storage_cpu_pct,
             a->storage_cpu_pct, ", ");
@@ -139,6 +148,7 @@ static void headroom(const struct res_tip_res *t, const struct res_tip_res *a, c
         struct text x = {buf, len, 0};
 
         buf[0] = '\0';
+        put(&x, "compute CPUs %.0f%% idle", 100 - t->compute_cpu_pct, NAN, ", ");
         put(&x, "host CPU %.0f%% idle", 100 - t->cpu_busy_pct, NAN, ", ");
         put(&x, "storage %.0f%% utilised", t->storage_util_pct, NAN, ", ");
         put(&x, "storage IOPS %.0f", t->storage_iops, NAN, ", ");
@@ -157,7 +167,7 @@ static void missing(const struct res_tip_res *t, const struct res_tip_res *a, ch
         static const char *const names[] = {"host CPU",        "storage utilisation",
                                             "storage latency", "storage service CPU",
                                             "VM quota use",    "VM throttling"};
-        const double v[][2] = {{t->cpu_busy_pct, a->cpu_busy_pct},
+        const double v[][2] = {{cpu_of(t), cpu_of(a)},
                                {t->storage_util_pct, a->storage_util_pct},
                                {t->storage_lat_ms, a->storage_lat_ms},
                                {t->storage_cpu_pct, a->storage_cpu_pct},
@@ -181,9 +191,14 @@ static enum res_tip_limit classify(const struct res_tip_res *t, const struct res
                 *what = "memory: the VMs swapped, faulted or were OOM-killed";
                 return RES_LIM_MEMORY;
         }
-        if (sat(a->cpu_busy_pct) && storage_starved(t, a)) {
-                *what = "cpu, compute limiting storage: the host CPU saturated while the storage "
-                        "service's share of it stayed flat or fell and its latency rose";
+        if (sat(cpu_of(a)) && storage_starved(t, a)) {
+                *what =
+                    known(a->compute_cpu_pct)
+                        ? "cpu, compute limiting storage: the compute CPUs saturated while the "
+                          "storage service's share of the host stayed flat or fell and its "
+                          "latency rose"
+                        : "cpu, compute limiting storage: the host CPU saturated while the storage "
+                          "service's share of it stayed flat or fell and its latency rose";
                 return RES_LIM_CPU;
         }
         if (vm_quota_sat(a) && cpu_left(a)) {
@@ -199,10 +214,14 @@ static enum res_tip_limit classify(const struct res_tip_res *t, const struct res
                 *what = "storage: its latency more than doubled with CPU to spare";
                 return RES_LIM_STORAGE;
         }
-        if (sat(a->cpu_busy_pct)) {
-                *what = sat(a->storage_util_pct)
-                            ? "cpu: the host CPU saturated, the storage side with it"
-                            : "cpu: the host CPU saturated";
+        if (sat(cpu_of(a))) {
+                static const char *const said[2][2] = {
+                    {"cpu: the host CPU saturated",
+                     "cpu: the host CPU saturated, the storage side with it"},
+                    {"cpu: the compute CPUs (the VMs' own) saturated",
+                     "cpu: the compute CPUs (the VMs' own) saturated, the storage side with it"}};
+
+                *what = said[known(a->compute_cpu_pct)][sat(a->storage_util_pct)];
                 return RES_LIM_CPU;
         }
         *what = NULL;

@@ -108,6 +108,8 @@ static void resources(const json_t *st, struct res_tip_res *r)
         r->vm_throttled_pct = res_num(vq, "throttled_pct");
         r->vm_throttled_time_pct = res_num(vq, "throttled_time_pct");
         r->driver_cpu_pct = res_num(own, "driver");
+        r->compute_cpu_pct = first_known(res_num(st, "compute_cpu_pct"),
+                                         res_num(json_object_get(st, "compute_cpu"), "busy"));
         r->swap_pages = res_num(mem, "swap_pages");
         r->oom_kills = res_num(mem, "oom_kills");
         if (secs > 0 && !isnan(res_num(mem, "major_faults")))
@@ -184,6 +186,9 @@ json_t *res_tip_json(const struct res_tip *t, const struct res_tip_step *s, cons
         bad |= json_object_set_new(o, "limited_by", json_string(res_tip_limit_name(t->limited_by)));
         bad |= json_object_set_new(o, "reason", json_string(t->reason));
         bad |= json_object_set_new(o, "undecided", json_boolean(t->undecided));
+        if (t->found && isfinite(t->load_hi))
+                bad |= json_object_set_new(
+                    o, "between", json_pack("[o,o]", load_json(t->load), load_json(t->load_hi)));
         if (t->peak >= 0)
                 bad |=
                     json_object_set_new(o, "peak",

@@ -192,6 +192,68 @@ static void say_undecided(const struct res_tip_step *s, int p, int k, double e, 
                  pct(ehi), 100 * RES_TIP_SHARE);
 }
 
+/*
+ * The tipping step t is known only to lie between t and u (t -> u was
+ * within the noise), but from t to a later step j the efficiency was
+ * below the threshold beyond the noise: the curve tipped at t or at u.
+ * The answer is t, the last step known to scale, and the range; the
+ * attribution reads t against j, where the break was decided.
+ */
+static void say_between(const struct res_tip_step *s, int t, int u, int j, double eu, double lowest,
+                        const char *unit, struct res_tip *out)
+{
+        char why[1300], n1[48], n2[48], n3[48], first[200] = "";
+        double elo, ehi, e = res_tip_efficiency(&s[t], &s[j], &elo, &ehi);
+
+        out->found = 1;
+        out->step = t;
+        out->load = s[t].load;
+        out->load_hi = s[u].load;
+        out->limited_by = res_tip_attribute(&s[t], &s[j], unit, why, sizeof(why));
+        at(unit, s[t].load, n1, sizeof(n1));
+        at(unit, s[u].load, n2, sizeof(n2));
+        at(unit, s[j].load, n3, sizeof(n3));
+        if (!isnan(lowest))
+                snprintf(first, sizeof(first),
+                         " every step up to %s kept an efficiency of at least %.0f%% (lowest "
+                         "%.0f%%);",
+                         n1, 100 * RES_TIP_SHARE, pct(lowest));
+        snprintf(out->reason, sizeof(out->reason),
+                 "between %s and %s:%s from %s to %s the efficiency (%s) was %.0f%%, within the "
+                 "noise of %.0f%%; from %s to %s throughput went %.1f -> %.1f, %.0f%% "
+                 "[%.0f..%.0f%%], below %.0f%% beyond the noise: the curve tipped at %s or %s. %s",
+                 n1, n2, first, n1, n2, eff_words(unit), pct(eu), 100 * RES_TIP_SHARE, n1, n3,
+                 s[t].tput, s[j].tput, pct(e), pct(elo), pct(ehi), 100 * RES_TIP_SHARE, n1, n2,
+                 why);
+}
+
+/*
+ * The step k after prev could not be decided: the later steps decide from
+ * prev. Returns the step the curve is known to have scaled up to (prev = j,
+ * the walk goes on from there), or -1 once the answer is written.
+ */
+static int decide_later(const struct res_tip_step *s, unsigned n, int prev, int k, double e,
+                        double elo, double ehi, double *lowest, const char *unit,
+                        struct res_tip *out)
+{
+        for (unsigned j = (unsigned)k + 1; j < n; j++) {
+                double lo2, hi2, e2 = res_tip_efficiency(&s[prev], &s[j], &lo2, &hi2);
+
+                if (isnan(e2))
+                        continue;
+                if (lo2 >= RES_TIP_SHARE) {
+                        *lowest = isnan(*lowest) ? e2 : fmin(*lowest, e2);
+                        return (int)j;
+                }
+                if (hi2 < RES_TIP_SHARE) {
+                        say_between(s, prev, k, (int)j, e, *lowest, unit, out);
+                        return -1;
+                }
+        }
+        say_undecided(s, prev, k, e, elo, ehi, unit, out);
+        return -1;
+}
+
 void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, struct res_tip *out)
 {
         double lowest = NAN;
@@ -201,7 +263,7 @@ void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, st
         memset(out, 0, sizeof(*out));
         unit = unit ? unit : "VMs";
         out->step = -1;
-        out->load = NAN;
+        out->load = out->load_hi = NAN;
         out->peak = peak_of(s, n);
         fit(s, n, &out->usl);
         if (!n) {
@@ -218,11 +280,14 @@ void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, st
                         prev = (int)k;
                         continue;
                 }
-                if (ehi < RES_TIP_SHARE)
+                if (ehi < RES_TIP_SHARE) {
                         say_tipped(s, prev, (int)k, e, lowest, unit, out);
-                else
-                        say_undecided(s, prev, (int)k, e, elo, ehi, unit, out);
-                return;
+                        return;
+                }
+                prev = decide_later(s, n, prev, (int)k, e, elo, ehi, &lowest, unit, out);
+                if (prev < 0)
+                        return;
+                k = (unsigned)prev;
         }
         if (isnan(lowest))
                 snprintf(out->reason, sizeof(out->reason),

@@ -29,12 +29,21 @@
  * throughput when unknown). A step's efficiency is decided only beyond the
  * noise: its half-widths in ln X (of both steps, added in quadrature) give
  * a band on e; the step "scaled" when the whole band is >= RES_TIP_SHARE,
- * "tipped" when it is wholly below, and otherwise it cannot be decided and
- * the answer says "more repeats needed" (undecided = 1, no tipping point).
+ * "tipped" when it is wholly below. Otherwise the later steps decide,
+ * each measured from the last step that scaled: when one of them lies
+ * wholly below RES_TIP_SHARE the curve tipped at that last scaled step or
+ * at the undecided one ("between 2 and 3 VMs": load .. load_hi, the
+ * attribution read against the deciding step); when one lies wholly above,
+ * the curve scaled through it and the walk goes on from there. Only when
+ * no later step decides does the answer say "more repeats needed"
+ * (undecided = 1, no tipping point).
  *
  * Attribution compares the tipping step with the step after it, where the
  * scaling broke, and names the resource that saturated in between:
  *   memory    OOM kills, swapping or > RES_TIP_MAJFLT_PER_S major faults/s;
+ *   (the CPU figure below is the compute layer's: the CPUs the VMs are
+ *   pinned to when they have CPUs of their own, as in two-layer, where the
+ *   storage service's CPUs idling would hide them; else the host's)
  *   cpu       host CPU >= RES_TIP_SAT_PCT busy (steal included); "compute
  *             limiting storage" when the storage service, in the I/O path
  *             (>= RES_TIP_STORAGE_CPU_MIN % of the host), kept its CPU share
@@ -101,6 +110,7 @@ struct res_tip_res {
         double vm_throttled_time_pct; /* the share of the step's time a VM spent throttled */
         double storage_cpu_user_pct;  /* the storage service's user CPU, % of one CPU */
         double storage_cpu_sys_pct;   /* ... its system CPU, % of one CPU */
+        double compute_cpu_pct;       /* two-layer: the VMs' own CPUs busy, % of them */
 };
 
 struct res_tip_step {
@@ -122,11 +132,13 @@ struct res_usl {
 };
 
 struct res_tip {
-        int found;     /* 1: a tipping point within the steps */
-        int undecided; /* 1: the step at index step is within the noise */
-        int step;      /* tipping step (found) or undecided step; -1 otherwise */
-        double load;   /* load of the tipping step; NAN when not found */
-        int peak;      /* index of the measured peak, -1 when there are no steps */
+        int found;      /* 1: a tipping point within the steps */
+        int undecided;  /* 1: the step at index step is within the noise */
+        int step;       /* tipping step (found) or undecided step; -1 otherwise */
+        double load;    /* load of the tipping step; NAN when not found */
+        double load_hi; /* the tipping point lies in [load, load_hi] when the step after it
+                           was within the noise and a later one decided; else NAN */
+        int peak;       /* index of the measured peak, -1 when there are no steps */
         enum res_tip_limit limited_by;
         char reason[2048]; /* sentences citing the figures */
         struct res_usl usl;

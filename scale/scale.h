@@ -123,6 +123,7 @@ struct scale_rep {
         double load_iops; /* block load IOPS, -1 without --block-load */
         struct oltp_counts total;
         struct mon_cpu cpu;
+        struct mon_cpu compute_cpu; /* the VMs' own CPUs when pinned (compute_cpus) */
         struct scale_rates rates;
         int lost;        /* a VM was lost (degraded) */
         int interrupted; /* SIGINT */
@@ -157,6 +158,10 @@ struct scale_step {
         double seconds;
         double tps, tps_min, tps_max; /* median over repeats */
         struct mon_cpu cpu;           /* mean over repeats */
+        /* Two-layer: the CPUs the VMs are pinned to ("0"), the compute
+         * layer, and their mean split; "" when the VMs share every CPU. */
+        char compute_cpus[64];
+        struct mon_cpu compute_cpu;
         struct scale_rates rates;     /* mean over repeats (counts summed) */
         int state;                    /* enum scale_state */
         char error[1024];

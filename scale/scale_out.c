@@ -150,6 +150,9 @@ void scale_print_step(const struct scale_step *s, unsigned repeat,
         if (s->error[0])
                 printf("  %s", s->error);
         printf("\n");
+        if (s->compute_cpus[0])
+                printf("%5s compute CPUs %s (the VMs' own): %.1f%% busy\n", "", s->compute_cpus,
+                       scale_cpu_busy(&s->compute_cpu));
         if (s->have_steady) {
                 char st[256];
 
@@ -411,6 +414,12 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
                                       num_or_null(own[1]), "driver", num_or_null(own[2]), "other",
                                       own[3]));
         json_object_set_new(o, "vm_quota", quota_json(s, quota));
+        if (s->compute_cpus[0]) {
+                json_t *c = cpu_json(&s->compute_cpu);
+
+                json_object_set_new(c, "cpus", json_string(s->compute_cpus));
+                json_object_set_new(o, "compute_cpu", c);
+        }
         if (s->error[0])
                 json_object_set_new(o, "error", json_string(s->error));
         if (s->consoles)

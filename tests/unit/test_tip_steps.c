@@ -79,6 +79,32 @@ static void test_compute_limiting_storage(void **state)
         has(&t, "Headroom at 2 VMs: host CPU 14% idle, storage 40% utilised");
 }
 
+/* Two-layer: the host at 70% hides the VMs' own CPU (CPU 0) at 99% while the
+ * storage service idles on CPU 1. The compute layer limited it; without the
+ * compute figure the VMs' throttling, with host CPU left, read as their quotas. */
+static void test_two_layer_compute_cpus(void **state)
+{
+        static const char *const t2 = "\"host_cpu\":{\"busy\":62},\"cpu_by_owner\":{\"storage\":9},"
+                                      "\"storage\":{\"util_pct\":30,\"lat_ms\":0.5},"
+                                      "\"vm_quota\":{\"used_pct\":80,\"throttled_time_pct\":3}";
+        static const char *const a4 = "\"host_cpu\":{\"busy\":70},\"cpu_by_owner\":{\"storage\":9},"
+                                      "\"storage\":{\"util_pct\":32,\"lat_ms\":0.55},"
+                                      "\"vm_quota\":{\"used_pct\":50,\"throttled_time_pct\":30}";
+        char t[512], a[512];
+        struct res_tip r;
+
+        (void)state;
+        tip_of(t2, a4, &r);
+        assert_int_equal(r.limited_by, RES_LIM_VM_CPU);
+        snprintf(t, sizeof(t), "%s,\"compute_cpu\":{\"cpus\":\"0\",\"busy\":85}", t2);
+        snprintf(a, sizeof(a), "%s,\"compute_cpu\":{\"cpus\":\"0\",\"busy\":99}", a4);
+        tip_of(t, a, &r);
+        assert_int_equal(r.limited_by, RES_LIM_CPU);
+        has(&r, "cpu: the compute CPUs (the VMs' own) saturated");
+        has(&r, "compute CPUs (the VMs' own) 85% -> 99% busy, host CPU 62% -> 70% busy");
+        has(&r, "Headroom at 2 VMs: compute CPUs 15% idle, host CPU 38% idle");
+}
+
 /* (b) the busiest VM disk saturated with CPU to spare */
 static void test_storage_bound(void **state)
 {
@@ -231,6 +257,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_compute_limiting_storage),
+            cmocka_unit_test(test_two_layer_compute_cpus),
             cmocka_unit_test(test_storage_bound),
             cmocka_unit_test(test_vm_bound),
             cmocka_unit_test(test_memory),
