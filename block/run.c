@@ -88,6 +88,7 @@ struct blk_run {
         struct blk_run_opts o;
         _Atomic int stop;
         _Atomic int interrupted;
+        _Atomic int measure_told; /* blk_run_measure(): the ramp_until_told ramp ends */
         _Atomic int failures;
         _Atomic uint64_t measure_from, measure_until;
 };
@@ -910,10 +911,20 @@ static void ramp(struct blk_run *r, const struct blk_point_spec *p, struct point
                 while (!should_end(r) && steady_sample(r, b) == STEADY_WARMUP)
                         ;
                 atomic_store(&r->measure_from, clk_now_ns());
+        } else if (p->ramp_until_told) {
+                while (!should_end(r) && !atomic_load(&r->measure_told) &&
+                       (!p->ramp_ns || clk_now_ns() < t0 + p->ramp_ns))
+                        clk_sleep_ns(5000000ull);
+                atomic_store(&r->measure_from, clk_now_ns());
         } else if (p->ramp_ns) {
                 wait_until(r, t0 + p->ramp_ns);
                 atomic_store(&r->measure_from, clk_now_ns());
         }
+}
+
+void blk_run_measure(struct blk_run *r)
+{
+        atomic_store(&r->measure_told, 1);
 }
 
 /* Until t, taking the rule's samples on the way; the time the rule ended the point, or 0. */
@@ -948,7 +959,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
         t0 = clk_now_ns();
         if ((rc = steady_open(&sb, p, t0)) < 0)
                 return rc;
-        atomic_store(&r->measure_from, p->ramp_ns || sb.st ? UINT64_MAX : t0);
+        atomic_store(&r->measure_from, p->ramp_ns || p->ramp_until_told || sb.st ? UINT64_MAX : t0);
         atomic_store(&r->measure_until, UINT64_MAX);
         if ((rc = start_workers(r)) < 0) {
                 steady_free(sb.st);
@@ -974,6 +985,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
         }
         res->t_end_ns = clk_now_ns();
         atomic_store(&r->measure_until, res->t_end_ns);
+        atomic_store(&r->measure_told, 0); /* told for this point only */
         /* CPU of the measured window only: the drain after it is not in runtime_s either. */
         res->cpu_user_s = cpu_seconds(1) - u0;
         res->cpu_sys_s = cpu_seconds(0) - s0;

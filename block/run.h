@@ -80,6 +80,12 @@ struct blk_point_spec {
          * longest each may take (ramp_ns 0: half of run_ns).
          */
         double target_ci_pct;
+        /*
+         * 1: the ramp lasts until blk_run_measure() says the measured window
+         * opens (the caller's own rule decides when, e.g. `scale --target-ci`
+         * opening its OLTP window), or until ramp_ns when that is not 0.
+         */
+        int ramp_until_told;
 };
 
 /* Counts for one direction. */
@@ -183,6 +189,10 @@ int blk_run_verify_readback(struct blk_run *r, const struct blk_point_spec *p,
  * blk_run_resume() (a Ctrl-C between two points still stops the sweep).
  */
 void blk_run_interrupt(struct blk_run *r);
+
+/* Open the measured window of the point running now, or of the next one,
+ * whose ramp_until_told is set (any thread: sets a flag). */
+void blk_run_measure(struct blk_run *r);
 
 /*
  * Clear an interrupt so the run can take further points on the sessions it

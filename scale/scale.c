@@ -482,6 +482,7 @@ static void open_window(struct scale *s)
         scale_probe_take(s->watch.probe, &s->run.snap0);
         s->run.t0 = s->run.snap0.t_ns;
         s->run.window_open = 1;
+        scale_load_measure(s->watch.ld);
 }
 
 static void on_tick(void *user, double done_s)
@@ -662,9 +663,10 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         r->load_iops = -1;
         r->niv = 0;
         /* With --target-ci no one knows the run's length up front: the block
-         * load runs, unramped, until the OLTP run ends. */
+         * load warms up until the OLTP window opens, then runs until the
+         * OLTP run ends. */
         if (s->watch.ld &&
-            (rc = scale_load_start(s->watch.ld, ec.target_ci_pct > 0 ? 0 : ec.warmup_s,
+            (rc = scale_load_start(s->watch.ld, ec.target_ci_pct > 0 ? -1 : ec.warmup_s,
                                    ec.target_ci_pct > 0 ? 0 : ec.time_s, err, errlen)) < 0)
                 return rc;
         m = mon_start(500, why, sizeof(why));

@@ -226,8 +226,9 @@ int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *er
             .bs = l->sp.bs,
             .iodepth = l->sp.iodepth,
             .rwmixread = l->sp.rwmixread,
-            .ramp_ns = (uint64_t)(ramp_s * 1e9),
-            .run_ns = run_s > 0 ? (uint64_t)(run_s * 1e9) : 86400ull * 1000000000ull,
+            .ramp_ns = ramp_s > 0 ? (uint64_t)(ramp_s * 1e9) : 0,
+            .ramp_until_told =
+                ramp_s<0, .run_ns = run_s> 0 ? (uint64_t)(run_s * 1e9) : 86400ull * 1000000000ull,
             .interval_ms = 1000,
         };
         memset(&l->res, 0, sizeof(l->res));
@@ -243,6 +244,12 @@ int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *er
         }
         l->running = 1;
         return 0;
+}
+
+void scale_load_measure(struct scale_load *l)
+{
+        if (l && l->running)
+                blk_run_measure(l->run);
 }
 
 static void load_add(struct scale_load_res *acc, const struct blk_point_result *r)

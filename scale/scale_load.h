@@ -38,8 +38,11 @@ const char *scale_load_rw_name(enum blk_rw rw);
 /* Open the n LUN URLs (iscsi://...) for a step; -errno with err naming the LUN. */
 int scale_load_open(struct scale_load **out, const struct scale_load_spec *sp,
                     const char *const *urls, unsigned n, char *err, size_t errlen);
-/* Start one point in its own thread: ramp_s unmeasured, then run_s (0: until stopped). */
+/* Start one point in its own thread: ramp_s unmeasured (< 0: until
+ * scale_load_measure()), then run_s (0: until stopped). */
 int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *err, size_t errlen);
+/* The OLTP run's measured window opened: so does the block load's (any thread). */
+void scale_load_measure(struct scale_load *l);
 /*
  * The OLTP run is over: stop the point if more than a moment of it is left,
  * wait for it, add it to acc; *iops is its IOPS. 0, or -errno when a LUN
