@@ -162,8 +162,8 @@ struct scale_step {
          * layer, and their mean split; "" when the VMs share every CPU. */
         char compute_cpus[64];
         struct mon_cpu compute_cpu;
-        struct scale_rates rates;     /* mean over repeats (counts summed) */
-        int state;                    /* enum scale_state */
+        struct scale_rates rates; /* mean over repeats (counts summed) */
+        int state;                /* enum scale_state */
         char error[1024];
         uint64_t consoles;          /* bit i-1: VM i's console tail saved (scale_console_name) */
         json_t *monitor;            /* of its last repeat; owned */
