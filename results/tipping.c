@@ -199,8 +199,8 @@ static void say_undecided(const struct res_tip_step *s, int p, int k, double e, 
  * The answer is t, the last step known to scale, and the range; the
  * attribution reads t against j, where the break was decided.
  */
-static void say_between(const struct res_tip_step *s, int t, int u, int j, double eu, double lowest,
-                        const char *unit, struct res_tip *out)
+static void say_between(const struct res_tip_step *s, int t, int u, int j, const double eu[3],
+                        double lowest, const char *unit, struct res_tip *out)
 {
         char why[1300], n1[48], n2[48], n3[48], first[200] = "";
         double elo, ehi, e = res_tip_efficiency(&s[t], &s[j], &elo, &ehi);
@@ -219,12 +219,13 @@ static void say_between(const struct res_tip_step *s, int t, int u, int j, doubl
                          "%.0f%%);",
                          n1, 100 * RES_TIP_SHARE, pct(lowest));
         snprintf(out->reason, sizeof(out->reason),
-                 "between %s and %s:%s from %s to %s the efficiency (%s) was %.0f%%, within the "
-                 "noise of %.0f%%; from %s to %s throughput went %.1f -> %.1f, %.0f%% "
-                 "[%.0f..%.0f%%], below %.0f%% beyond the noise: the curve tipped at %s or %s. %s",
-                 n1, n2, first, n1, n2, eff_words(unit), pct(eu), 100 * RES_TIP_SHARE, n1, n3,
-                 s[t].tput, s[j].tput, pct(e), pct(elo), pct(ehi), 100 * RES_TIP_SHARE, n1, n2,
-                 why);
+                 "between %s and %s:%s from %s to %s the efficiency (%s) was %.0f%%, a noise "
+                 "band of %.0f..%.0f%% that straddles %.0f%%; from %s to %s throughput went "
+                 "%.1f -> %.1f, %.0f%% [%.0f..%.0f%%], below %.0f%% beyond the noise: the curve "
+                 "tipped at %s or %s. %s",
+                 n1, n2, first, n1, n2, eff_words(unit), pct(eu[0]), pct(eu[1]), pct(eu[2]),
+                 100 * RES_TIP_SHARE, n1, n3, s[t].tput, s[j].tput, pct(e), pct(elo), pct(ehi),
+                 100 * RES_TIP_SHARE, n1, n2, why);
 }
 
 /*
@@ -246,7 +247,8 @@ static int decide_later(const struct res_tip_step *s, unsigned n, int prev, int 
                         return (int)j;
                 }
                 if (hi2 < RES_TIP_SHARE) {
-                        say_between(s, prev, k, (int)j, e, *lowest, unit, out);
+                        say_between(s, prev, k, (int)j, (const double[3]){e, elo, ehi}, *lowest,
+                                    unit, out);
                         return -1;
                 }
         }
