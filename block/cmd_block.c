@@ -70,9 +70,10 @@ static const struct opt_def block_opts[] = {
     {"bs", OPT_SIZELIST, O(bs), "4k", 512, 64 << 20, "block size(s), a list sweeps", NULL, 0},
     {"iodepth", OPT_LIST, O(iodepth), "1", 1, 4096,
      "I/Os in flight per job: 1,4,16 or 1-128 (doubling) sweeps", NULL, 0},
-    {"iodepth_batch_submit", OPT_INT, O(batch_submit), "0", 0, 4096,
-     "push queued I/Os to the engine every N (0: once per refill, in the reap's system call)", NULL,
-     0},
+    {"iodepth_batch_submit", OPT_INT, O(batch_submit), "1", 0, 4096,
+     "push queued I/Os to the engine every N, as fio (0: once per refill, in the reap's system "
+     "call)",
+     NULL, 0},
     {"iodepth_batch_complete_min", OPT_INT, O(batch_complete_min), "1", 1, 4096,
      "wait for at least N completions before refilling", NULL, 0},
     {"iodepth_batch_complete_max", OPT_INT, O(batch_complete_max), "0", 0, 4096,
