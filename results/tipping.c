@@ -150,15 +150,40 @@ static double pct(double e)
         return isinf(e) ? (e < 0 ? -100 : 100) : 100 * e;
 }
 
-static void say_tipped(const struct res_tip_step *s, int t, int a, double e, double lowest,
-                       const char *unit, struct res_tip *out)
+/*
+ * The resource that stopped the scaling, read from t against the step a
+ * where the break was decided, or, when no resource was at its limit
+ * there, against the later steps in turn: a resource close to its limit
+ * at a (host CPU 89%) shows saturated a step or two later, where the
+ * curve stays flat. The first later step that names one is cited; when
+ * none does, the reason is a's.
+ */
+static enum res_tip_limit attribute_after(const struct res_tip_step *s, unsigned n, int t, int a,
+                                          const char *unit, char *why, size_t len)
+{
+        enum res_tip_limit l = res_tip_attribute(&s[t], &s[a], unit, why, len);
+        char later[1300];
+
+        for (unsigned j = (unsigned)a + 1; l == RES_LIM_NONE && j < n; j++) {
+                enum res_tip_limit lj = res_tip_attribute(&s[t], &s[j], unit, later, sizeof(later));
+
+                if (lj != RES_LIM_NONE) {
+                        snprintf(why, len, "%s", later);
+                        l = lj;
+                }
+        }
+        return l;
+}
+
+static void say_tipped(const struct res_tip_step *s, unsigned n, int t, int a, double e,
+                       double lowest, const char *unit, struct res_tip *out)
 {
         char why[1500], n1[48], n2[48];
 
         out->found = 1;
         out->step = t;
         out->load = s[t].load;
-        out->limited_by = res_tip_attribute(&s[t], &s[a], unit, why, sizeof(why));
+        out->limited_by = attribute_after(s, n, t, a, unit, why, sizeof(why));
         at(unit, s[t].load, n1, sizeof(n1));
         at(unit, s[a].load, n2, sizeof(n2));
         if (isnan(lowest))
@@ -199,8 +224,8 @@ static void say_undecided(const struct res_tip_step *s, int p, int k, double e, 
  * The answer is t, the last step known to scale, and the range; the
  * attribution reads t against j, where the break was decided.
  */
-static void say_between(const struct res_tip_step *s, int t, int u, int j, const double eu[3],
-                        double lowest, const char *unit, struct res_tip *out)
+static void say_between(const struct res_tip_step *s, unsigned n, int t, int u, int j,
+                        const double eu[3], double lowest, const char *unit, struct res_tip *out)
 {
         char why[1300], n1[48], n2[48], n3[48], first[200] = "";
         double elo, ehi, e = res_tip_efficiency(&s[t], &s[j], &elo, &ehi);
@@ -209,7 +234,7 @@ static void say_between(const struct res_tip_step *s, int t, int u, int j, const
         out->step = t;
         out->load = s[t].load;
         out->load_hi = s[u].load;
-        out->limited_by = res_tip_attribute(&s[t], &s[j], unit, why, sizeof(why));
+        out->limited_by = attribute_after(s, n, t, j, unit, why, sizeof(why));
         at(unit, s[t].load, n1, sizeof(n1));
         at(unit, s[u].load, n2, sizeof(n2));
         at(unit, s[j].load, n3, sizeof(n3));
@@ -247,7 +272,7 @@ static int decide_later(const struct res_tip_step *s, unsigned n, int prev, int 
                         return (int)j;
                 }
                 if (hi2 < RES_TIP_SHARE) {
-                        say_between(s, prev, k, (int)j, (const double[3]){e, elo, ehi}, *lowest,
+                        say_between(s, n, prev, k, (int)j, (const double[3]){e, elo, ehi}, *lowest,
                                     unit, out);
                         return -1;
                 }
@@ -283,7 +308,7 @@ void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, st
                         continue;
                 }
                 if (ehi < RES_TIP_SHARE) {
-                        say_tipped(s, prev, (int)k, e, lowest, unit, out);
+                        say_tipped(s, n, prev, (int)k, e, lowest, unit, out);
                         return;
                 }
                 prev = decide_later(s, n, prev, (int)k, e, elo, ehi, &lowest, unit, out);

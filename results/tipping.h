@@ -39,7 +39,11 @@
  * (undecided = 1, no tipping point).
  *
  * Attribution compares the tipping step with the step after it, where the
- * scaling broke, and names the resource that saturated in between:
+ * scaling broke (or, when no resource was at its limit there, with each
+ * later step in turn, citing the first that names one: a resource just
+ * short of its limit where the gain collapsed saturates a step or two
+ * later while the curve stays flat), and names the resource that
+ * saturated in between:
  *   memory    OOM kills, swapping or > RES_TIP_MAJFLT_PER_S major faults/s;
  *   (the CPU figure below is the compute layer's: the CPUs the VMs are
  *   pinned to when they have CPUs of their own, as in two-layer, where the

@@ -223,6 +223,40 @@ static void test_undecided_then_scaled(void **state)
         assert_non_null(strstr(t.reason, "still scaling"));
 }
 
+/*
+ * This machine's HCI main job: the gain collapsed from 2 to 3 VMs with host
+ * CPU at 89% (no resource at its limit yet); at 4 VMs the host CPU was
+ * saturated while the storage service's share stayed flat and its latency
+ * rose: compute limiting storage, cited from 2 to 4 VMs.
+ */
+static void test_attribution_reads_later_steps(void **state)
+{
+        const double x[] = {1, 2, 3, 4}, y[] = {356, 705, 659, 668};
+        const double busy[] = {50, 81, 89, 95}, sto[] = {8, 10.3, 11.5, 10.6},
+                     lat[] = {0.6, 0.74, 1.04, 1.3};
+        struct res_tip_step s[N(x)];
+        struct res_tip t;
+
+        (void)state;
+        ramp(s, x, y, N(x));
+        for (unsigned i = 0; i < N(s); i++) {
+                s[i].r.cpu_busy_pct = busy[i];
+                s[i].r.storage_cpu_pct = sto[i];
+                s[i].r.storage_lat_ms = lat[i];
+        }
+        res_tip_find(s, N(s), "VMs", &t);
+        assert_int_equal(t.found, 1);
+        assert_near(t.load, 2, 0);
+        assert_int_equal(t.limited_by, RES_LIM_CPU);
+        assert_non_null(strstr(t.reason, "compute limiting storage"));
+        assert_non_null(strstr(t.reason, "from 2 to 4 VMs: host CPU 81% -> 95% busy"));
+        /* without the later step nothing was at its limit */
+        res_tip_find(s, 3, "VMs", &t);
+        assert_int_equal(t.found, 1);
+        assert_int_equal(t.limited_by, RES_LIM_NONE);
+        assert_non_null(strstr(t.reason, "from 2 to 3 VMs"));
+}
+
 static void test_band(void **state)
 {
         const double rep[] = {110, 90, 100}, iv[] = {90, 110, 90, 110};
@@ -509,6 +543,7 @@ int main(void)
             cmocka_unit_test(test_noisy_flat),
             cmocka_unit_test(test_undecided_then_flat),
             cmocka_unit_test(test_undecided_then_scaled),
+            cmocka_unit_test(test_attribution_reads_later_steps),
             cmocka_unit_test(test_band),
             cmocka_unit_test(test_band_batch_means),
             cmocka_unit_test(test_usl_fit),
