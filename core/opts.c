@@ -1079,7 +1079,11 @@ static int opt_ini_next(struct opt_ini *c, size_t room)
         return 1;
 }
 
-/* Length of the next chunk from pos: at most room, ending between two non-blanks. */
+/*
+ * Length of the next chunk from pos: at most room, ending between two
+ * non-blanks; 0 when there is no such place (a cut anywhere else would
+ * lose the blanks inih trims off a chunk, and change the value).
+ */
 static size_t opt_ini_cut(const struct opt_ini *c, size_t room)
 {
         const char *s = c->line + c->pos;
@@ -1092,7 +1096,7 @@ static size_t opt_ini_cut(const struct opt_ini *c, size_t room)
                     s[n] != ';' && s[n] != '#')
                         return n;
         }
-        return room;
+        return 0;
 }
 
 static int opt_ini_note_chunk(struct opt_ini *c)
@@ -1130,6 +1134,12 @@ static char *opt_ini_read(char *str, int num, void *stream)
                 return str;
         }
         n = opt_ini_cut(c, room);
+        if (!n && c->pos < c->len) {
+                opt_ini_stop(c, -EINVAL,
+                             "a long value whose blanks cannot be kept: no two adjacent "
+                             "non-blank characters in 190 characters");
+                return NULL;
+        }
         snprintf(str, (size_t)num, "%s%.*s\n", c->pos ? " " : "", (int)n, c->line + c->pos);
         c->pos += n;
         return str;

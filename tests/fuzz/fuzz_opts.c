@@ -133,12 +133,30 @@ static void round_trip(const struct opt_group *g)
 }
 
 /* A string INI can hold as it is: one line, no blanks at its ends, no comment. */
+/* A long value splits only between two adjacent non-blanks (core/opts.c, inih's
+ * line limit): one without such a place every 150 characters cannot be read back. */
+static int ini_splittable(const char *s, size_t n)
+{
+        size_t last = 0;
+
+        for (size_t i = 1; i < n; i++) {
+                if (s[i - 1] != ' ' && s[i - 1] != '\t' && s[i] != ' ' && s[i] != '\t' &&
+                    s[i] != '#')
+                        last = i;
+                else if (i - last > 150)
+                        return 0;
+        }
+        return 1;
+}
+
 static int ini_safe(const char *s)
 {
         size_t n = s ? strlen(s) : 0;
 
         if (!n)
                 return 1;
+        if (n > 150 && !ini_splittable(s, n))
+                return 0;
         if (strpbrk(s, "\n\r;") || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
             s[n - 1] == '\t' || strspn(s, " \t\v\f") == n)
                 return 0;

@@ -591,6 +591,27 @@ static void test_read_ini_errors(void **state)
         snprintf(want, sizeof(want), "%s:3: NUL byte in the line", path);
         assert_string_equal(f->err, want);
         unlink(path);
+        free(path);
+
+        /* A long value with no two adjacent non-blanks to split it at: refused, never changed. */
+        {
+                char text[700] = "[a]\nmysql-user = x";
+
+                for (int i = 0; i < 120; i++)
+                        strcat(text, "  y");
+                strcat(text, "\n");
+                memset(&s, 0, sizeof(s));
+                s.f = f;
+                path = write_temp(text);
+        }
+        assert_int_equal(opt_read_ini(path, ini_apply, &s, f->err, sizeof(f->err)), -EINVAL);
+        snprintf(want, sizeof(want),
+                 "%s:2: a long value whose blanks cannot be kept: no two adjacent non-blank "
+                 "characters in 190 characters",
+                 path);
+        assert_string_equal(f->err, want);
+        assert_int_equal(s.n, 0);
+        unlink(path);
 
         /* The file is gone now. */
         assert_int_equal(opt_read_ini(path, ini_apply, &s, f->err, sizeof(f->err)), -ENOENT);
