@@ -144,7 +144,7 @@ struct res_tip {
                            was within the noise and a later one decided; else NAN */
         int peak;       /* index of the measured peak, -1 when there are no steps */
         enum res_tip_limit limited_by;
-        char reason[2048]; /* sentences citing the figures */
+        char reason[4096]; /* sentences citing the figures */
         struct res_usl usl;
 };
 
