@@ -15,7 +15,8 @@
  *              QUEUED    -> it will come back from reap()
  *              BUSY      -> no room now: reap first, then queue it again
  *         ops->commit(inst)                  if non-NULL, every --iodepth_batch_submit
- *                                            I/Os: push what queue() batched
+ *                                            I/Os: push what queue() batched (not after
+ *                                            the I/O that fills the queue: reap pushes it)
  *         n = ops->reap(inst, min, max, out, timeout_ms)
  *                                            also pushes what is still batched, in
  *                                            the same system call where it can

@@ -4,9 +4,10 @@
  * One ring per instance, sized to the instance's depth, so a free slot in
  * the core loop always finds a free submission entry. queue() only fills
  * an entry; commit() pushes what is queued, which the core loop does after
- * every I/O by default (--iodepth_batch_submit 1, as fio); reap() submits
- * whatever is left and waits for completions in one system call
- * (io_uring_enter with both counts). The struct
+ * every I/O by default (--iodepth_batch_submit 1, as fio) but the one that
+ * fills the queue; reap() submits whatever is left and waits for
+ * completions in one system call (io_uring_enter with both counts), so at
+ * --iodepth 1 each I/O costs one system call, not two. The struct
  * blk_io travels as the entry's user data, so nothing is allocated per I/O.
  * The file is registered with the ring when the kernel allows it, which
  * saves a file reference per I/O; --fixedbufs registers the buffers too.

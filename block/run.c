@@ -314,7 +314,13 @@ static unsigned fill_queue(struct worker *w, unsigned inflight, uint64_t now, in
                 q = w->ops->queue(w->inst, io);
                 if (q == BLK_Q_QUEUED) {
                         inflight++;
-                        if (w->batch_submit && ++batched >= w->batch_submit && w->ops->commit) {
+                        /*
+                         * The I/O that fills the queue is not pushed on its
+                         * own: the reap that follows pushes it in the call
+                         * that waits, one system call fewer per refill.
+                         */
+                        if (w->batch_submit && ++batched >= w->batch_submit && w->ops->commit &&
+                            inflight < w->depth && w->nfree) {
                                 batched = 0;
                                 if ((*rc = w->ops->commit(w->inst)) < 0)
                                         break;
