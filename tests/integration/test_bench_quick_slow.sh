@@ -23,12 +23,19 @@ grep -q '^| iscsi-null | 16 | iscsi-perf |' <<<"$OUT" || fail "no iscsi-perf row
 grep -q '^| null | 1 | fio |' <<<"$OUT" || fail "no fio null row"
 grep -Eq "^summary_direct: iops_ratio_min=$NUM iops_ratio_median=$NUM cpu_per_io_ratio_median=$NUM\$" \
         <<<"$OUT" || fail "block_vs_peers printed no direct-I/O summary: $(tail -5 <<<"$OUT")"
+grep -Eq "^# direct points below 0.97: [0-9]+ of [0-9]+; of those, [0-9]+ had a pair" <<<"$OUT" ||
+        fail "block_vs_peers printed no count of the direct points below 0.97"
+grep -Eq "^\| file \| 4k-randread \| 8 \| 1 \| $NUM \| $NUM\.\.$NUM \(1\) \| $NUM \|\$" <<<"$OUT" ||
+        fail "no direct ratio row with the pairs' spread"
 grep -q '^## page-cache suite' <<<"$OUT" || fail "the page-cache suite is not labelled"
 for row in '| file | 4k-randread | 8 | 1 | fio |' '| file | 1m-write | 1 | 1 | hcisweep |' \
         '| multi | 4k-randrw70 | 8 | 1 | hcisweep |'; do
         grep -qF "$row" <<<"$OUT" || fail "no direct row '$row'"
 done
 no_leftovers "portal=$(test_addr 0):" block_vs_peers
+
+expect_rc 1 "$SRC/bench/block_vs_peers" --suite direct --hcisweep "$HCISWEEP" --direct-pairs 0
+grep -q "direct-pairs" <<<"$OUT" || fail "--direct-pairs 0 was not refused by name: $OUT"
 
 # A block device that holds a filesystem is refused before anything is written.
 img=$T/fs.img
