@@ -33,6 +33,7 @@
 #define EXPORT_READY_MS 20000U
 #define INITIATOR_STOP  10000U
 #define SYNC_MS         60000U
+#define LOOP_GONE_MS    10000U
 #define VERIFY_MAX      (16ULL << 20)
 #define EXT4_MAGIC_OFF  1080
 
@@ -299,16 +300,44 @@ static int loop_attach(const char *file, char *dev, size_t devlen, char *err, si
         return rc;
 }
 
+/*
+ * ENXIO means the device is no longer bound: an earlier LOOP_CLR_FD made
+ * while something still held it open (the umount finishing, a udev probe)
+ * only marked it to detach at its last close, and that is under way.
+ */
 static int loop_detach(int n)
 {
         char dev[32];
         int fd = open_loop(n, dev, sizeof(dev)), rc;
 
         if (fd < 0)
-                return -errno;
-        rc = ioctl(fd, LOOP_CLR_FD) == 0 ? 0 : -errno;
+                return errno == ENXIO ? 0 : -errno;
+        rc = ioctl(fd, LOOP_CLR_FD) == 0 || errno == ENXIO ? 0 : -errno;
         close(fd);
         return rc;
+}
+
+/* Detach every loop device on fuse, and wait (bounded) until the kernel has let them go. */
+static int loops_detach(unsigned i, const char *fuse, char *err, size_t errlen)
+{
+        uint64_t deadline = clk_now_ns() + LOOP_GONE_MS * 1000000ULL;
+        int n, rc;
+
+        while ((n = bdev_loop_of(fuse)) >= 0) {
+                if ((rc = loop_detach(n)) < 0) {
+                        snprintf(err, errlen, "vm%u: detaching loop%d: %s", i, n, strerror(-rc));
+                        return rc;
+                }
+                if (bdev_loop_of(fuse) != n)
+                        continue;
+                if (clk_now_ns() > deadline) {
+                        snprintf(err, errlen, "vm%u: loop%d still on %s %u s after detaching it", i,
+                                 n, fuse, LOOP_GONE_MS / 1000);
+                        return -EBUSY;
+                }
+                clk_sleep_ns(10 * 1000000ULL);
+        }
+        return 0;
 }
 
 /* ---- the filesystem ----------------------------------------------------- */
@@ -492,16 +521,13 @@ int vmdisk_down(struct labdir *l, unsigned i, char *err, size_t errlen)
 {
         struct lab_vm *v = &l->st.vm[i];
         lab_path_t fuse, disk;
-        int rc, n;
+        int rc;
 
         paths(l, i, fuse, disk);
         vmdisk_abort(l, i); /* a broken chain: its I/O fails now instead of hanging */
         rc = fs_unmount(l, i, disk, err, errlen);
-        while (!rc && (n = bdev_loop_of(fuse)) >= 0) {
-                rc = loop_detach(n);
-                if (rc < 0)
-                        snprintf(err, errlen, "vm%u: detaching loop%d: %s", i, n, strerror(-rc));
-        }
+        if (!rc)
+                rc = loops_detach(i, fuse, err, errlen);
         if (!rc)
                 rc = proc_stop(v->initiator, INITIATOR_COMM, SIGTERM, INITIATOR_STOP, err, errlen);
         /* an initiator killed with -9 leaves its FUSE mount behind, disconnected */
