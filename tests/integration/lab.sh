@@ -14,4 +14,4 @@ gone() {
         [[ $stat == *"($2) "[!ZX]* ]] && return 1
         return 0
 }
-kill_listed() { sed -n 's/^\(pid\|initiator\) = //p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
+kill_listed() { sed -n 's/^\(pid\|initiator\) = \([1-9][0-9]*\)$/\2/p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }

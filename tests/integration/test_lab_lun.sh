@@ -128,7 +128,10 @@ ST=$OUT
 N=25
 sql 1 'create table sbtest.crash (id int primary key auto_increment, v char(64)) engine=innodb'
 for ((r = 0; r < N; r++)); do sql 1 "insert into sbtest.crash (v) values (repeat('r', 64))"; done
-kill -9 "$(field vm1 pid "$ST")" "$(field vm1 initiator "$ST")"
+# a pid of 0 would be this test's own process group: check before killing
+P1=$(field vm1 pid "$ST") P2=$(field vm1 initiator "$ST")
+[[ $P1 =~ ^[1-9][0-9]*$ && $P2 =~ ^[1-9][0-9]*$ ]] || fail "vm1 pid '$P1' or initiator '$P2' not listed: $ST"
+kill -9 "$P1" "$P2"
 expect_rc 0 lab up --vms 2 --vm-memory 256M --lun-size $LUN
 grep -q "^vm1 .*state=started" <<<"$OUT" || fail "vm1 not restarted: $OUT"
 [ "$(sql 1 'select count(*) from sbtest.crash')" = $N ] || fail "committed rows lost in the crash"
