@@ -2,8 +2,10 @@
 #   . "$TESTLIB"
 # Gives: $HCISWEEP (the binary), $SRC (repo root), $T (a private temp dir,
 # removed at exit), fail/pass, expect_rc, on_exit (cleanup stack run at
-# exit, last registered first), and test_addr/test_port for a loopback
-# address and port of this test's own.
+# exit, last registered first), test_addr/test_port for a loopback
+# address and port of this test's own, and kill_listed [LABDIR] (default
+# $LAB): the last resort if `lab down` fails, kill -9 every process the
+# lab's state lists.
 set -u
 : "${HCISWEEP:?run through ctest, or set HCISWEEP to the binary}"
 : "${SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
@@ -49,3 +51,10 @@ near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d
 _h=$(( $(printf '%s' "$TEST_NAME" | cksum | cut -d' ' -f1) + ${HCISWEEP_TEST_SALT:-0} * 7919 ))
 test_addr() { echo "127.0.$((2 + _h % 200)).$((1 + ${1:-0}))"; }
 test_port() { echo $((20000 + (_h % 2000) * 10 + ${1:-0})); }
+
+# A stopped service reads `pid = 0` in a kept state, and kill -9 0 would be
+# this test's own process group (ctest's too): positive PIDs only.
+kill_listed() {
+        sed -n 's/^\(pid\|initiator\) = \([1-9][0-9]*\)$/\2/p' "${1:-$LAB}/state" 2>/dev/null |
+                xargs -r kill -9
+}

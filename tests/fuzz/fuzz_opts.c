@@ -132,7 +132,6 @@ static void round_trip(const struct opt_group *g)
         free(text);
 }
 
-/* A string INI can hold as it is: one line, no blanks at its ends, no comment. */
 /* A long value splits only between two adjacent non-blanks (core/opts.c, inih's
  * line limit): one without such a place every 150 characters cannot be read back. */
 static int ini_splittable(const char *s, size_t n)
@@ -149,6 +148,7 @@ static int ini_splittable(const char *s, size_t n)
         return 1;
 }
 
+/* A string INI can hold as it is: one line, no blanks at its ends, no comment. */
 static int ini_safe(const char *s)
 {
         size_t n = s ? strlen(s) : 0;

@@ -4,7 +4,6 @@
 #   field NAME KEY TEXT  the value of KEY=... on the line of TEXT starting with NAME
 #   gone PID COMM        true if PID is no longer COMM (gone, reused, or a zombie
 #                        waiting for init to reap it)
-#   kill_listed          last resort if `lab down` fails: kill -9 every PID of the state
 sql() { MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.$1" -P "$PORT" -u root \
         -N -B -e "$2"; }
 field() { sed -n "s/^$1 .* $2=\([^ ]*\).*/\1/p" <<<"$3"; }
@@ -14,4 +13,3 @@ gone() {
         [[ $stat == *"($2) "[!ZX]* ]] && return 1
         return 0
 }
-kill_listed() { sed -n 's/^\(pid\|initiator\) = \([1-9][0-9]*\)$/\2/p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }

@@ -21,7 +21,6 @@ common=(--backend qemu --lab-dir "$LAB" --addr-base "$BASE" --base-port "$PORT"
         --target-port "$TPORT")
 db=(--mysql-host "$BASE.1" --mysql-port "$PORT" --mysql-user root --mysql-db sbtest
         --mysql-password-file "$LAB/password" --tables 1 --table-size 1000)
-kill_listed() { sed -n 's/^pid = \([1-9][0-9]*\)$/\1/p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
 on_exit kill_listed
 on_exit "$HCISWEEP" lab down "${common[@]}"
 sql() { MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.1" -P "$PORT" -u root \

@@ -16,7 +16,6 @@ common=(--lab-dir "$LAB" --addr-base "$BASE" --base-port "$(test_port 0)"
 scommon=(--lab-dir "$SLAB" --addr-base "${BASE%.*}.$((${BASE##*.} + 1))"
         --base-port "$(test_port 2)" --target-port "$(test_port 3)" --datadir-on host)
 small=(--tables 1 --table-size 300 --threads 2 --warmup-time 0.5 --output-dir "$T/runs")
-kill_listed() { sed -n 's/^pid = \([1-9][0-9]*\)$/\1/p' "$1/state" 2>/dev/null | xargs -r kill -9; }
 on_exit kill_listed "$LAB"
 on_exit kill_listed "$SLAB"
 on_exit "$HCISWEEP" lab down "${common[@]}"

@@ -10,7 +10,6 @@ LAB=$T/lab
 MADDR=$(test_addr 9):$(test_port 9)
 common=(--lab-dir "$LAB" --addr-base "$BASE" --base-port "$(test_port 0)"
         --target-port "$(test_port 1)")
-kill_listed() { sed -n 's/^pid = \([1-9][0-9]*\)$/\1/p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
 on_exit kill_listed
 on_exit "$HCISWEEP" lab down "${common[@]}"
 

@@ -14,7 +14,6 @@ DEAD_PORT=$(test_port 1)
 LAB=$T/lab
 lab() { "$HCISWEEP" lab "$@" --lab-dir "$LAB" --addr-base "${ADDR%.*}" --base-port "$PORT" \
         --target-port "$(test_port 2)" --datadir-on host; }
-kill_listed() { sed -n 's/^pid = \([1-9][0-9]*\)$/\1/p' "$LAB/state" 2>/dev/null | xargs -r kill -9; }
 on_exit kill_listed
 on_exit lab down
 expect_rc 0 lab up --vms 1 --vm-memory 128M --lun-size 1M
