@@ -230,7 +230,6 @@ direct_print() {
         echo
         echo "| target | shape | qd | jobs | IOPS ratio | pairs low..high | CPU/IO ratio |"
         echo "|---|---|---:|---:|---:|---:|---:|"
-        direct_ratios >"$BENCH_DIR/dratios"
         awk '{ printf "| %s | %s | %s | %s | %s | %s..%s (%d) | %s |\n", $1, $2, $3, $4, $5, $7, $8, $9, $6 }' \
                 "$BENCH_DIR/dratios"
         echo
