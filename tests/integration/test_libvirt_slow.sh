@@ -73,7 +73,12 @@ start_libvirtd() { # DIR [TCP_PORT]: configuration, socket, state and logs under
         for d in run:/run/libvirt lib:/var/lib/libvirt log:/var/log/libvirt cache:/var/cache/libvirt; do
                 mounts+="mount --bind '$L/${d%%:*}' '${d#*:}' && "
         done
-        unshare -m --propagation private sh -c "mount --bind '$L/etc' /etc/libvirt && $mounts \
+        # The new mount namespace copies every mount there is: another test's lab
+        # datadirs and exports would stay busy in it, so that test's loop device
+        # could not be detached until this libvirtd exits. Ours drops them.
+        local drop="findmnt -rn -o TARGET | grep '^/tmp/hcisweep-' | grep -v '^$T/' | sort -r |
+                xargs -r -n1 umount -l;"
+        unshare -m --propagation private sh -c "$drop mount --bind '$L/etc' /etc/libvirt && $mounts \
                 exec libvirtd --daemon $listen --config '$L/etc/libvirtd.conf' --pid-file '$L/libvirtd.pid'" ||
                 fail "libvirtd in $L did not start"
         on_exit stop_libvirtd "$L"
