@@ -45,12 +45,18 @@ expect_rc() {
 # rounds some values the other way (14032115.85 -> 14032115.9 against 14032115.8).
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
-# A loopback address and a port private to this test: derived from the test
-# name so tests running in parallel do not collide. HCISWEEP_TEST_SALT (a
-# number) moves every test elsewhere, so two checkouts can run the suite at once.
+# A loopback address and ports private to this test: the address derived from
+# the test name, the ports from the slot ctest gives each test (the name's
+# hash when run by hand), so tests running in parallel do not collide.
+# HCISWEEP_TEST_SALT (a number) moves every test elsewhere, so two checkouts
+# can run the suite at once. Ports stay in 10000..32767, below the kernel's
+# ephemeral range (ip_local_port_range 32768..60999): a port there can be
+# taken at any moment as the local end of some outgoing connection, and a
+# server or QEMU host forward binding it then fails.
 _h=$(( $(printf '%s' "$TEST_NAME" | cksum | cut -d' ' -f1) + ${HCISWEEP_TEST_SALT:-0} * 7919 ))
+_slot=$(( (${HCISWEEP_TEST_SLOT:-$((_h % 100))} + ${HCISWEEP_TEST_SALT:-0} * 100) % 2270 ))
 test_addr() { echo "127.0.$((2 + _h % 200)).$((1 + ${1:-0}))"; }
-test_port() { echo $((20000 + (_h % 2000) * 10 + ${1:-0})); }
+test_port() { echo $((10000 + _slot * 10 + ${1:-0})); }
 
 # A stopped service reads `pid = 0` in a kept state, and kill -9 0 would be
 # this test's own process group (ctest's too): positive PIDs only.

@@ -24,7 +24,7 @@ command -v libvirtd >/dev/null && command -v virsh >/dev/null ||
 ADDR=$(test_addr 0)
 BASE=${ADDR%.*}
 PORT=$(test_port 0)
-TPORT=$(($(test_port 1) % 10000 + 10000)) # tgtd takes control ports below 32768
+TPORT=$(test_port 1)
 LAB=$T/lab
 CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
 export HCISWEEP_GUEST_DIR=$CACHE
