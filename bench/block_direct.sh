@@ -22,6 +22,21 @@ direct_shapes() {
         fi
 }
 
+# --direct-shapes: names of direct_shapes, and "multi" for the several-file
+# points; empty runs them all. A long run of one weak family needs no more.
+direct_check_shapes() {
+        local known s picked
+        known="$(direct_shapes | cut -d' ' -f1 | tr '\n' ' ')multi"
+        IFS=, read -r -a picked <<<"$DIRECT_SHAPES"
+        for s in "${picked[@]}"; do
+                [[ " $known " == *" $s "* ]] || bench_die "--direct-shapes: no shape '$s' (shapes: $known)"
+        done
+}
+
+direct_picked() { # NAME: true when --direct-shapes runs it
+        [[ -z $DIRECT_SHAPES || ,$DIRECT_SHAPES, == *",$1,"* ]]
+}
+
 # A block device is used only when it holds no partition table, filesystem,
 # LVM or RAID signature and is not mounted: the suite writes over all of it.
 direct_check_device() { # DEV
@@ -162,6 +177,7 @@ direct_suite() {
         [ -z "${DIRECT_DEVICE:-}" ] || targets+=(device)
         for tgt in "${targets[@]}"; do
                 while read -r name rw bs; do
+                        direct_picked "$name" || continue
                         [ "$tgt" != file ] || direct_warm "$DIRECT_FILE"
                         for qd in "${DIRECT_QD_LIST[@]}"; do
                                 for jobs in "${DIRECT_JOBS_LIST[@]}"; do
@@ -171,6 +187,7 @@ direct_suite() {
                 done < <(direct_shapes)
         done
         # Several targets at once, as the seeds ran them: one job per file.
+        direct_picked multi || return 0
         direct_warm "${DIRECT_MULTI[@]}"
         for qd in $DIRECT_MULTI_QDS; do
                 direct_point multi "4k-randread" randread 4k "$qd" 1
@@ -248,6 +265,7 @@ direct_print() {
 # many had a pair where hcisweep was ahead: a shortfall the noise can make.
 direct_summary() {
         awk '{ print $5, $6 }' "$BENCH_DIR/dratios" >"$BENCH_DIR/dr"
+        [ -z "$DIRECT_SHAPES" ] || echo "# direct shapes: only $DIRECT_SHAPES (--direct-shapes), not the whole suite"
         echo "summary_direct: iops_ratio_min=$(awk '{ print $1 }' "$BENCH_DIR/dr" | sort -g | head -n 1 | awk '{ printf "%.3f", $1 } END { if (NR == 0) printf "nan" }')" \
                 "iops_ratio_median=$(awk '{ print $1 }' "$BENCH_DIR/dr" | bench_median)" \
                 "cpu_per_io_ratio_median=$(awk '{ print $2 }' "$BENCH_DIR/dr" | bench_median)"

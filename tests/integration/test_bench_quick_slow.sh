@@ -36,6 +36,14 @@ no_leftovers "portal=$(test_addr 0):" block_vs_peers
 
 expect_rc 1 "$SRC/bench/block_vs_peers" --suite direct --hcisweep "$HCISWEEP" --direct-pairs 0
 grep -q "direct-pairs" <<<"$OUT" || fail "--direct-pairs 0 was not refused by name: $OUT"
+expect_rc 1 "$SRC/bench/block_vs_peers" --suite direct --hcisweep "$HCISWEEP" --direct-shapes 4k-randread,2m-read
+grep -q "no shape '2m-read'" <<<"$OUT" || fail "--direct-shapes 2m-read was not refused by name: $OUT"
+# One shape alone: its rows only, and the summary says it covers a subset.
+expect_rc 0 "$SRC/bench/block_vs_peers" --quick --suite direct --hcisweep "$HCISWEEP" \
+        --direct-shapes 1m-write --direct-iodepth 1
+grep -qF '| file | 1m-write | 1 | 1 | hcisweep |' <<<"$OUT" || fail "--direct-shapes 1m-write: no 1m-write row"
+! grep -Eq '^\| (file \| 4k-randread|multi) \|' <<<"$OUT" || fail "--direct-shapes 1m-write ran other shapes: $OUT"
+grep -q '^# direct shapes: only 1m-write ' <<<"$OUT" || fail "the summary does not say it covers a subset"
 
 # A block device that holds a filesystem is refused before anything is written.
 img=$T/fs.img
