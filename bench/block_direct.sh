@@ -8,6 +8,9 @@
 # shape names the access pattern (4k-randrw70, 1m-write, ...); target is
 # "file", "device" or "multi" (several files in one run: hcisweep's aggregate
 # row against one fio run with a job per file).
+# DIRECT_A names the side measured against fio: hcisweep, or with --direct-aa
+# fio itself ("fio-again"), which gives the bench's noise floor: what the
+# minimum and the median look like when both sides are the same program.
 
 # The shapes: NAME RW BS. 70:30 is randrw at --rwmixread 70 for both tools.
 direct_shapes() {
@@ -157,11 +160,13 @@ direct_run_hcisweep() { # TARGET RW BS QD JOBS
         bench_cpu_seconds "$cpu"
 }
 
-# Pairs alternate: odd repeats run hcisweep first, even ones fio first.
+direct_run_fio-again() { direct_run_fio "$@"; }
+
+# Pairs alternate: odd repeats run the measured side first, even ones fio first.
 direct_point() { # TARGET SHAPE RW BS QD JOBS
         local rep t tools r
         for ((rep = 1; rep <= DIRECT_PAIRS; rep++)); do
-                if ((rep % 2)); then tools=(hcisweep fio); else tools=(fio hcisweep); fi
+                if ((rep % 2)); then tools=("$DIRECT_A" fio); else tools=(fio "$DIRECT_A"); fi
                 for t in "${tools[@]}"; do
                         bench_log "direct $1 $2 qd=$5 jobs=$6 rep=$rep $t"
                         r=$("direct_run_$t" "$1" "$3" "$4" "$5" "$6") ||
@@ -212,13 +217,17 @@ direct_medians() {
 }
 
 # Per point: target shape qd jobs iops_ratio cpu_per_io_ratio lo hi pairs
-# (hcisweep / fio): the median over the pairs of each pair's ratio, so a
-# change of load between pairs falls on both tools of a pair alike; lo and
-# hi are the lowest and highest pair's IOPS ratio, the spread of the noise.
+# ci_lo ci_hi ci_cover ($DIRECT_A / fio): the median over the pairs of each
+# pair's ratio, so a change of load between pairs falls on both tools of a
+# pair alike; lo and hi are the lowest and highest pair's IOPS ratio, the
+# spread of the noise; ci_lo..ci_hi is the median's distribution-free
+# confidence interval (order statistics k and n+1-k, the widest k whose
+# binomial cover is still >= 95%; with fewer than 6 pairs only lo..hi, whose
+# cover ci_cover is then below 95%).
 direct_ratios() {
-        awk '{ k = $1 " " $2 " " $5 " " $6; p = k " " $7
-               if ($8 == "hcisweep") { hi[p] = $10; hc[p] = ($9 > 0 ? $14 / $9 : 0) }
-               else { fi_[p] = $10; fc[p] = ($9 > 0 ? $14 / $9 : 0) }
+        awk -v a="$DIRECT_A" '{ k = $1 " " $2 " " $5 " " $6; p = k " " $7
+               if ($8 == a) { hi[p] = $10; hc[p] = ($9 > 0 ? $14 / $9 : 0) }
+               else if ($8 == "fio") { fi_[p] = $10; fc[p] = ($9 > 0 ? $14 / $9 : 0) }
                pts[p] = k }
              END { for (p in pts) if ((p in hi) && (p in fi_) && fi_[p] > 0 && fc[p] > 0)
                      print pts[p], hi[p] / fi_[p], hc[p] / fc[p] }' "$DROWS" |
@@ -229,9 +238,21 @@ direct_ratios() {
                 printf '%s %s %s %s %.3f %.3f %s\n' "$t" "$s" "$q" "$j" \
                         "$(awk '{ print $5 }' "$BENCH_DIR/dsel2" | bench_median)" \
                         "$(awk '{ print $6 }' "$BENCH_DIR/dsel2" | bench_median)" \
-                        "$(awk '{ print $5 }' "$BENCH_DIR/dsel2" | sort -g |
-                                awk '{ v[NR] = $1 } END { printf "%.3f %.3f %d", v[1], v[NR], NR }')"
+                        "$(awk '{ print $5 }' "$BENCH_DIR/dsel2" | sort -g | direct_median_ci)"
         done
+}
+
+# Sorted ratios in, "lo hi n ci_lo ci_hi cover" out: P(X(k) <= median <=
+# X(n+1-k)) = 1 - 2 P(Binomial(n, 1/2) <= k-1), for the largest k that keeps
+# it >= 0.95 (k = 1 when none does).
+direct_median_ci() {
+        awk '{ v[NR] = $1 }
+             END { n = NR; p = 0.5 ^ n; cdf = p; k = 1; cover = 1 - 2 * cdf
+                   for (j = 1; j < n / 2; j++) { # cdf = P(B <= j), the cover of k = j + 1
+                           p = p * (n - j + 1) / j; cdf += p
+                           if (1 - 2 * cdf < 0.95) break
+                           k = j + 1; cover = 1 - 2 * cdf }
+                   printf "%.3f %.3f %d %.3f %.3f %.3f", v[1], v[n], n, v[k], v[n + 1 - k], cover }'
 }
 
 direct_print() {
@@ -242,13 +263,14 @@ direct_print() {
         awk '{ printf "| %s | %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.2f |\n",
                 $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$BENCH_DIR/dmedians"
         echo
-        echo "hcisweep ÷ fio per point: the median over the pairs of each pair's ratio;"
-        echo "pairs low..high is the spread of the IOPS ratio over the pairs"
+        echo "$DIRECT_A ÷ fio per point: the median over the pairs of each pair's ratio; its"
+        echo "confidence interval (cover in brackets: 95% or more from 6 pairs on) and the"
+        echo "lowest and highest pair, the spread of the noise"
         echo
-        echo "| target | shape | qd | jobs | IOPS ratio | pairs low..high | CPU/IO ratio |"
-        echo "|---|---|---:|---:|---:|---:|---:|"
-        awk '{ printf "| %s | %s | %s | %s | %s | %s..%s (%d) | %s |\n", $1, $2, $3, $4, $5, $7, $8, $9, $6 }' \
-                "$BENCH_DIR/dratios"
+        echo "| target | shape | qd | jobs | IOPS ratio | median's interval | pairs low..high | CPU/IO ratio |"
+        echo "|---|---|---:|---:|---:|---:|---:|---:|"
+        awk '{ printf "| %s | %s | %s | %s | %s | %s..%s [%.0f%%] | %s..%s (%d) | %s |\n",
+                $1, $2, $3, $4, $5, $10, $11, 100 * $12, $7, $8, $9, $6 }' "$BENCH_DIR/dratios"
         echo
         echo "<details><summary>every run (target shape rw bs qd jobs pair tool ios iops bytes/s mean_ns p99_ns cpu_s load)</summary>"
         echo
@@ -262,14 +284,20 @@ direct_print() {
 }
 
 # The summary, then how many points fell short of 0.97 and, of those, how
-# many had a pair where hcisweep was ahead: a shortfall the noise can make.
+# many had a pair where the measured side was ahead (a shortfall the noise
+# can make) and how many lie below 0.97 with their whole interval (one it
+# hardly can). --direct-aa names its line summary_direct_aa.
 direct_summary() {
+        local name=summary_direct
+        [ "$DIRECT_A" = hcisweep ] || name=summary_direct_aa
         awk '{ print $5, $6 }' "$BENCH_DIR/dratios" >"$BENCH_DIR/dr"
         [ -z "$DIRECT_SHAPES" ] || echo "# direct shapes: only $DIRECT_SHAPES (--direct-shapes), not the whole suite"
-        echo "summary_direct: iops_ratio_min=$(awk '{ print $1 }' "$BENCH_DIR/dr" | sort -g | head -n 1 | awk '{ printf "%.3f", $1 } END { if (NR == 0) printf "nan" }')" \
+        [ "$DIRECT_A" = hcisweep ] || echo "# --direct-aa: fio against fio, the noise floor of these points; no hcisweep run"
+        echo "$name: iops_ratio_min=$(awk '{ print $1 }' "$BENCH_DIR/dr" | sort -g | head -n 1 | awk '{ printf "%.3f", $1 } END { if (NR == 0) printf "nan" }')" \
                 "iops_ratio_median=$(awk '{ print $1 }' "$BENCH_DIR/dr" | bench_median)" \
                 "cpu_per_io_ratio_median=$(awk '{ print $2 }' "$BENCH_DIR/dr" | bench_median)"
-        awk '{ n++ } $5 < 0.97 { k++; if ($8 >= 1.0) m++ }
-             END { printf "# direct points below 0.97: %d of %d; of those, %d had a pair with hcisweep ahead\n", k, n, m }' \
+        awk -v a="$DIRECT_A" '{ n++ } $5 < 0.97 { k++; if ($8 >= 1.0) m++; if ($11 < 0.97) w++ }
+             END { printf "# direct points below 0.97: %d of %d; of those, %d had a pair with %s ahead," \
+                          " %d lie below 0.97 with their whole interval\n", k, n, m, a, w }' \
                 "$BENCH_DIR/dratios"
 }

@@ -23,10 +23,10 @@ grep -q '^| iscsi-null | 16 | iscsi-perf |' <<<"$OUT" || fail "no iscsi-perf row
 grep -q '^| null | 1 | fio |' <<<"$OUT" || fail "no fio null row"
 grep -Eq "^summary_direct: iops_ratio_min=$NUM iops_ratio_median=$NUM cpu_per_io_ratio_median=$NUM\$" \
         <<<"$OUT" || fail "block_vs_peers printed no direct-I/O summary: $(tail -5 <<<"$OUT")"
-grep -Eq "^# direct points below 0.97: [0-9]+ of [0-9]+; of those, [0-9]+ had a pair" <<<"$OUT" ||
+grep -Eq "^# direct points below 0.97: [0-9]+ of [0-9]+; of those, [0-9]+ had a pair with hcisweep ahead, [0-9]+ lie below 0.97 with their whole interval\$" <<<"$OUT" ||
         fail "block_vs_peers printed no count of the direct points below 0.97"
-grep -Eq "^\| file \| 4k-randread \| 8 \| 1 \| $NUM \| $NUM\.\.$NUM \(1\) \| $NUM \|\$" <<<"$OUT" ||
-        fail "no direct ratio row with the pairs' spread"
+grep -Eq "^\| file \| 4k-randread \| 8 \| 1 \| $NUM \| $NUM\.\.$NUM \[0%\] \| $NUM\.\.$NUM \(1\) \| $NUM \|\$" <<<"$OUT" ||
+        fail "no direct ratio row with the median's interval and the pairs' spread"
 grep -q '^## page-cache suite' <<<"$OUT" || fail "the page-cache suite is not labelled"
 for row in '| file | 4k-randread | 8 | 1 | fio |' '| file | 1m-write | 1 | 1 | hcisweep |' \
         '| multi | 4k-randrw70 | 8 | 1 | hcisweep |'; do
@@ -44,6 +44,18 @@ expect_rc 0 "$SRC/bench/block_vs_peers" --quick --suite direct --hcisweep "$HCIS
 grep -qF '| file | 1m-write | 1 | 1 | hcisweep |' <<<"$OUT" || fail "--direct-shapes 1m-write: no 1m-write row"
 ! grep -Eq '^\| (file \| 4k-randread|multi) \|' <<<"$OUT" || fail "--direct-shapes 1m-write ran other shapes: $OUT"
 grep -q '^# direct shapes: only 1m-write ' <<<"$OUT" || fail "the summary does not say it covers a subset"
+# The noise floor: fio against fio, under its own summary name, no hcisweep run.
+expect_rc 0 "$SRC/bench/block_vs_peers" --quick --suite direct --hcisweep "$HCISWEEP" \
+        --direct-shapes 1m-write --direct-iodepth 1 --direct-aa
+grep -qF '| file | 1m-write | 1 | 1 | fio-again |' <<<"$OUT" || fail "--direct-aa: no fio-again row"
+! grep -q '| hcisweep |' <<<"$OUT" || fail "--direct-aa ran hcisweep"
+grep -Eq "^summary_direct_aa: iops_ratio_min=$NUM iops_ratio_median=$NUM cpu_per_io_ratio_median=$NUM\$" \
+        <<<"$OUT" || fail "--direct-aa printed no summary_direct_aa: $(tail -3 <<<"$OUT")"
+! grep -q '^summary_direct:' <<<"$OUT" || fail "--direct-aa printed its floor as summary_direct"
+# The median's interval: order statistics 6 and 15 of 20 cover it 95.9% of the time.
+median_ci() { bash -c '. "$1" && seq 1 "$2" | direct_median_ci' _ "$SRC/bench/block_direct.sh" "$1"; }
+[ "$(median_ci 20)" = "1.000 20.000 20 6.000 15.000 0.959" ] || fail "median interval of 1..20: $(median_ci 20)"
+[ "$(median_ci 5)" = "1.000 5.000 5 1.000 5.000 0.938" ] || fail "median interval of 1..5: $(median_ci 5)"
 
 # A block device that holds a filesystem is refused before anything is written.
 img=$T/fs.img
