@@ -148,7 +148,7 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
         shift = rc == -EINVAL ? -1 : size_shift(end);
         if (shift < 0)
                 return errf(err, errlen, -EINVAL, "'%s' is not a size", w);
-        if (rc == -ERANGE || (shift && v > (UINT64_MAX >> shift)))
+        if (rc == -ERANGE || v > ((uint64_t)INT64_MAX >> shift))
                 return errf(err, errlen, -ERANGE, "'%s' is too large", w);
         *out = v << shift;
         return 0;

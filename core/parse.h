@@ -3,6 +3,8 @@
  *
  * Sizes follow fio: a number with an optional binary suffix k/m/g/t (also
  * KiB/MiB/…; upper or lower case), "4k" = 4096. Plain numbers are bytes.
+ * A size is at most INT64_MAX (8 EiB less a byte): file offsets (off_t) and
+ * JSON integers are signed, so a larger one could only turn negative later.
  * Lists: "1,4,16"; "1-128" is a doubling range (1,2,4,…,128); "4-32:4" is a
  * stepped range (4,8,…,32). Items of a list may themselves be sizes.
  *

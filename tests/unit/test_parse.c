@@ -51,8 +51,9 @@ static void test_sizes(void **state)
         assert_int_equal(size_of("512b"), 512);
         assert_int_equal(size_of("0"), 0);
         assert_int_equal(size_of(" 8k "), 8192);
-        assert_int_equal(size_of("16777215t"), UINT64_MAX - ((UINT64_C(1) << 40) - 1));
-        assert_int_equal(size_of("18446744073709551615"), UINT64_MAX);
+        /* The largest sizes: INT64_MAX, and the last whole tebibyte below it. */
+        assert_int_equal(size_of("8388607t"), (UINT64_C(8388607) << 40));
+        assert_int_equal(size_of("9223372036854775807"), INT64_MAX);
 }
 
 static void test_bad_sizes(void **state)
@@ -65,6 +66,8 @@ static void test_bad_sizes(void **state)
         expect_size_err("4 k", -EINVAL, "'4 k' is not a size");
         expect_size_err("", -EINVAL, "'' is not a size");
         expect_size_err("-4k", -EINVAL, "'-4k' is negative");
+        expect_size_err("8388608t", -ERANGE, "'8388608t' is too large");
+        expect_size_err("9223372036854775808", -ERANGE, "'9223372036854775808' is too large");
         expect_size_err("16777216t", -ERANGE, "'16777216t' is too large");
         expect_size_err("18446744073709551616", -ERANGE, "'18446744073709551616' is too large");
 }
@@ -229,7 +232,7 @@ static void test_fmt_size(void **state)
                                         UINT64_C(3) << 30,
                                         UINT64_C(5) << 40,
                                         UINT64_C(1) << 50,
-                                        UINT64_MAX};
+                                        (uint64_t)INT64_MAX};
         char buf[32];
         unsigned i;
 
