@@ -150,34 +150,44 @@ static void test_samples_while_burning(void **state)
         mon_free(m);
 }
 
-static void test_window_selects_samples(void **state)
+static double busy_of(const struct mon_cpu *c)
+{
+        return c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
+}
+
+/* Host-wide shares of a window add up to 100 (the burn may count as nice, the rest as steal). */
+static double split_sum(const struct mon_cpu *c)
+{
+        return busy_of(c) + c->iowait + c->idle;
+}
+
+/* A monitor sampling every 100 ms over a burn of ms, stopped. */
+static struct mon *sampled_burn(unsigned ms)
 {
         char err[256];
+        struct mon *m = mon_start(100, err, sizeof(err));
+
+        assert_non_null(m);
+        burn_ms(ms);
+        mon_stop(m);
+        return m;
+}
+
+static void test_window_selects_samples(void **state)
+{
         struct mon_cpu none, all, wide;
-        struct mon *m;
+        struct mon *m = sampled_burn(250);
 
         (void)state;
-        m = mon_start(100, err, sizeof(err));
-        assert_non_null(m);
-        burn_ms(250);
-        mon_stop(m);
         /* a window before the run holds no sample: all zero */
         mon_cpu_between(m, 1, 2, &none);
         assert_true(none.user == 0 && none.idle == 0 && none.steal == 0);
         /* a window around the whole run is the whole run */
         mon_cpu_between(m, 0, 0, &all);
         mon_cpu_between(m, 1, UINT64_MAX, &wide);
-        /* host-wide shares: the burn may count as nice, and the rest as steal */
-        assert_true(all.user + all.nice + all.system + all.iowait + all.irq + all.softirq +
-                        all.steal + all.idle >
-                    99.0);
+        assert_true(split_sum(&all) > 99.0);
         assert_memory_equal(&all, &wide, sizeof(all));
         mon_free(m);
-}
-
-static double busy_of(const struct mon_cpu *c)
-{
-        return c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
 }
 
 /* A set of CPUs: every online CPU gives the host's figure (the total line is
@@ -185,17 +195,12 @@ static double busy_of(const struct mon_cpu *c)
  * does not have nothing. */
 static void test_cpu_set_window(void **state)
 {
-        char err[256];
         struct mon_cpu all, every, one, none;
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         cpu_set_t set;
-        struct mon *m;
+        struct mon *m = sampled_burn(250);
 
         (void)state;
-        m = mon_start(100, err, sizeof(err));
-        assert_non_null(m);
-        burn_ms(250);
-        mon_stop(m);
         mon_cpu_between(m, 0, 0, &all);
         CPU_ZERO(&set);
         for (long c = 0; c < ncpu; c++)
@@ -207,7 +212,7 @@ static void test_cpu_set_window(void **state)
         CPU_ZERO(&set);
         CPU_SET(0, &set);
         assert_int_equal(mon_cpus_between(m, 0, 0, &set, &one), 1);
-        assert_true(busy_of(&one) + one.iowait + one.idle > 99.0);
+        assert_true(split_sum(&one) > 99.0);
         CPU_ZERO(&set);
         CPU_SET(CPU_SETSIZE - 1, &set);
         assert_int_equal(mon_cpus_between(m, 0, 0, &set, &none), 0);
@@ -237,8 +242,7 @@ static void test_window_while_sampling(void **state)
         mon_stop(m);
         assert_true(reads > 0);
         mon_cpu_between(m, 0, 0, &c);
-        assert_true(c.user + c.nice + c.system + c.iowait + c.irq + c.softirq + c.steal + c.idle >
-                    99.0);
+        assert_true(split_sum(&c) > 99.0);
         mon_free(m);
 }
 
