@@ -255,6 +255,36 @@ direct_median_ci() {
                    printf "%.3f %.3f %d %.3f %.3f %.3f", v[1], v[n], n, v[k], v[n + 1 - k], cover }'
 }
 
+# The minimum that equal tools would give these very pairs: if both sides
+# were the same program, each pair's ratio r would as likely have come out
+# 1/r. So each of DRAWS draws inverts every pair's ratio with probability
+# 1/2, takes each point's median and their minimum; out: the median of those
+# minimums and their 5th percentile (a fixed seed: the same rows give the
+# same line). Reads the pairs file (target shape qd jobs ratio cpu_ratio).
+direct_null_min() { # PAIRS DRAWS
+        awk -v draws="$2" '{ k = $1 " " $2 " " $3 " " $4
+               if (!(k in idx)) { idx[k] = ++np; n[np] = 0 }
+               i = idx[k]; r[i, ++n[i]] = $5 }
+             END { if (np == 0) { print "nan nan"; exit }
+                   srand(1)
+                   for (d = 1; d <= draws; d++) {
+                           lo = -1
+                           for (i = 1; i <= np; i++) {
+                                   m = n[i]
+                                   for (j = 1; j <= m; j++) {
+                                           v = (rand() < 0.5) ? r[i, j] : 1 / r[i, j]
+                                           for (h = j - 1; h >= 1 && w[h] > v; h--) w[h + 1] = w[h]
+                                           w[h + 1] = v }
+                                   med = (m % 2) ? w[(m + 1) / 2] : (w[m / 2] + w[m / 2 + 1]) / 2
+                                   if (lo < 0 || med < lo) lo = med }
+                           mins[d] = lo }
+                   for (j = 2; j <= draws; j++) {          # insertion sort of the minimums
+                           v = mins[j]
+                           for (h = j - 1; h >= 1 && mins[h] > v; h--) mins[h + 1] = mins[h]
+                           mins[h + 1] = v }
+                   printf "%.3f %.3f\n", mins[int((draws + 1) / 2)], mins[int(draws / 20) + 1] }' "$1"
+}
+
 direct_print() {
         echo "## direct-I/O suite (O_DIRECT, io_uring; file on $DIRECT_DISK${DIRECT_DEVICE:+, device $DIRECT_DEVICE})"
         echo
@@ -286,9 +316,10 @@ direct_print() {
 # The summary, then how many points fell short of 0.97 and, of those, how
 # many had a pair where the measured side was ahead (a shortfall the noise
 # can make) and how many lie below 0.97 with their whole interval (one it
-# hardly can). --direct-aa names its line summary_direct_aa.
+# hardly can), and the minimum that equal tools would give the same pairs.
+# --direct-aa names its line summary_direct_aa.
 direct_summary() {
-        local name=summary_direct
+        local name=summary_direct null_med null_p5
         [ "$DIRECT_A" = hcisweep ] || name=summary_direct_aa
         awk '{ print $5, $6 }' "$BENCH_DIR/dratios" >"$BENCH_DIR/dr"
         [ -z "$DIRECT_SHAPES" ] || echo "# direct shapes: only $DIRECT_SHAPES (--direct-shapes), not the whole suite"
@@ -300,4 +331,7 @@ direct_summary() {
              END { printf "# direct points below 0.97: %d of %d; of those, %d had a pair with %s ahead," \
                           " %d lie below 0.97 with their whole interval\n", k, n, m, a, w }' \
                 "$BENCH_DIR/dratios"
+        read -r null_med null_p5 < <(direct_null_min "$BENCH_DIR/dpairs" 2000)
+        echo "# equal tools would give these pairs iops_ratio_min=$null_med (the median of 2000 draws," \
+                "each pair's ratio inverted at random; below $null_p5 one draw in 20)"
 }

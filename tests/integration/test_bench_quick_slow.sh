@@ -25,6 +25,8 @@ grep -Eq "^summary_direct: iops_ratio_min=$NUM iops_ratio_median=$NUM cpu_per_io
         <<<"$OUT" || fail "block_vs_peers printed no direct-I/O summary: $(tail -5 <<<"$OUT")"
 grep -Eq "^# direct points below 0.97: [0-9]+ of [0-9]+; of those, [0-9]+ had a pair with hcisweep ahead, [0-9]+ lie below 0.97 with their whole interval\$" <<<"$OUT" ||
         fail "block_vs_peers printed no count of the direct points below 0.97"
+grep -Eq "^# equal tools would give these pairs iops_ratio_min=$NUM \(the median of 2000 draws," <<<"$OUT" ||
+        fail "block_vs_peers printed no minimum for equal tools"
 grep -Eq "^\| file \| 4k-randread \| 8 \| 1 \| $NUM \| $NUM\.\.$NUM \[0%\] \| $NUM\.\.$NUM \(1\) \| $NUM \|\$" <<<"$OUT" ||
         fail "no direct ratio row with the median's interval and the pairs' spread"
 grep -q '^## page-cache suite' <<<"$OUT" || fail "the page-cache suite is not labelled"
@@ -56,6 +58,13 @@ grep -Eq "^summary_direct_aa: iops_ratio_min=$NUM iops_ratio_median=$NUM cpu_per
 median_ci() { bash -c '. "$1" && seq 1 "$2" | direct_median_ci' _ "$SRC/bench/block_direct.sh" "$1"; }
 [ "$(median_ci 20)" = "1.000 20.000 20 6.000 15.000 0.959" ] || fail "median interval of 1..20: $(median_ci 20)"
 [ "$(median_ci 5)" = "1.000 5.000 5 1.000 5.000 0.938" ] || fail "median interval of 1..5: $(median_ci 5)"
+# Equal tools' minimum: ratios of 1 stay 1 however they are inverted; a point at
+# 0.5 becomes 2 in half the draws, so the minimum is 0.5 in at least one in 20.
+null_min() { bash -c '. "$1" && direct_null_min "$2" 200' _ "$SRC/bench/block_direct.sh" "$1"; }
+printf 'file a 1 1 1 1\nfile a 1 1 1 1\nfile a 1 1 1 1\n' >"$T/ones"
+[ "$(null_min "$T/ones")" = "1.000 1.000" ] || fail "equal tools' minimum of ratios 1: $(null_min "$T/ones")"
+printf 'file b 8 1 0.5 1\nfile b 8 1 0.5 1\nfile b 8 1 0.5 1\n' >>"$T/ones"
+[ "$(null_min "$T/ones" | cut -d' ' -f2)" = 0.500 ] || fail "equal tools' minimum with a point at 0.5: $(null_min "$T/ones")"
 
 # A block device that holds a filesystem is refused before anything is written.
 img=$T/fs.img
