@@ -24,7 +24,7 @@ const char *const blk_rw_names[] = {"randread", "randwrite", "randrw", "read", "
 
 enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN, C_DONE /* every I/O of a point, ramp too */ };
 
-#define WPAT_WINDOWS       16
+#define STAMP_EVERY        512           /* bytes between two stamps of a plain write */
 #define DRAIN_GRACE_NS     5000000000ull /* past --io-timeout before in-flight I/Os count as lost */
 #define INTERRUPT_GRACE_NS 500000000ull  /* how long an interrupt still waits for in-flight I/Os */
 
@@ -42,13 +42,14 @@ struct worker {
         /* I/O slots: preallocated, recycled through a stack of free ones */
         struct blk_io *ios;
         unsigned nios;
-        void *bufmem; /* one buffer per slot: reads, and stamped (verify) writes */
+        void *bufmem; /* one buffer per slot, for its reads and its writes alike */
         void **slotbuf;
-        void *wpat; /* incompressible bytes that plain writes send, never overwritten */
+        unsigned char *stale; /* per slot: its buffer holds what a read brought in */
+        void *wsrc;           /* incompressible bytes that refill a stale slot's buffer */
         struct blk_io **freel;
         unsigned nfree;
         struct blk_io **done;
-        struct iovec *iov; /* every slot buffer, then the write pattern (registrable) */
+        struct iovec *iov; /* every slot buffer (registrable) */
 
         /* per phase */
         enum wmode mode;
@@ -125,6 +126,29 @@ static int bitmap_test(const struct worker *w, uint64_t off)
         return (w->written[i / 64] >> (i % 64)) & 1;
 }
 
+/*
+ * A plain write sends its slot's own buffer, as fio does: in-flight writes
+ * come from as many distinct buffers as a real writer's would, not from one
+ * hot pattern the CPU caches keep for the target to copy. The bytes are
+ * random (filled once; a buffer a read has overwritten is refilled, so a
+ * read never turns the next write into zeros), and every 512 bytes start
+ * with the sector's offset and the I/O's sequence number, so no two blocks
+ * ever written are alike and a deduplicating target stores each of them.
+ */
+static void plain_write_buf(struct worker *w, struct blk_io *io)
+{
+        char *b = io->buf;
+
+        if (w->stale[io->slot]) {
+                memcpy(b, w->wsrc, io->len);
+                w->stale[io->slot] = 0;
+        }
+        for (uint32_t o = 0; o + 16 <= io->len; o += STAMP_EVERY) {
+                uint64_t stamp[2] = {io->offset + o, w->seq};
+                memcpy(b + o, stamp, sizeof(stamp));
+        }
+}
+
 /* Pick the next I/O of the current phase; 0 when a one-pass phase is done. */
 static int next_io(struct worker *w, struct blk_io *io)
 {
@@ -164,19 +188,15 @@ static int next_io(struct worker *w, struct blk_io *io)
         io->ddir = write ? BLK_WRITE : BLK_READ;
         io->error = 0;
         io->sense_key = 0;
-        /*
-         * Reads land in the slot's own buffer; plain writes send one of 16
-         * windows of a random pattern that nothing ever overwrites (so a
-         * read never turns the next write into zeros, and the windows keep
-         * a deduplicating target from collapsing every block into one).
-         */
         io->buf = w->slotbuf[io->slot];
         io->buf_index = io->slot;
         if (write && w->generation) {
                 vfy_fill(io->buf, io->len, w->geom.block_size, io->offset, w->generation, w->seq);
+                w->stale[io->slot] = 1;
         } else if (write) {
-                io->buf = (char *)w->wpat + (w->seq % WPAT_WINDOWS) * 4096;
-                io->buf_index = w->nios;
+                plain_write_buf(w, io);
+        } else {
+                w->stale[io->slot] = 1;
         }
         w->seq++;
         atomic_store_explicit(&w->issued, w->seq, memory_order_relaxed);
@@ -451,7 +471,8 @@ static void worker_free(struct worker *w)
         free(w->ios);
         free(w->bufmem);
         free(w->slotbuf);
-        free(w->wpat);
+        free(w->stale);
+        free(w->wsrc);
         free(w->freel);
         free(w->done);
         free(w->iov);
@@ -477,17 +498,19 @@ static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *er
         w->freel = calloc(w->nios, sizeof(*w->freel));
         w->done = calloc(w->nios, sizeof(*w->done));
         w->slotbuf = calloc(w->nios, sizeof(*w->slotbuf));
-        w->iov = calloc(w->nios + 1, sizeof(*w->iov));
+        w->iov = calloc(w->nios, sizeof(*w->iov));
+        w->stale = calloc(w->nios, 1);
         w->hist[0] = hist_new();
         w->hist[1] = hist_new();
         if (!w->ios || !w->freel || !w->done || !w->slotbuf || !w->iov || !w->hist[0] ||
-            !w->hist[1] || posix_memalign(&w->bufmem, 4096, bufsz * w->nios) ||
-            posix_memalign(&w->wpat, 4096, bufsz + (WPAT_WINDOWS - 1) * 4096)) {
+            !w->hist[1] || !w->stale || posix_memalign(&w->bufmem, 4096, bufsz * w->nios) ||
+            posix_memalign(&w->wsrc, 4096, bufsz)) {
                 snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", w->nios,
                          bufsz);
                 return -ENOMEM;
         }
-        fill_random(w->wpat, bufsz + (WPAT_WINDOWS - 1) * 4096, (uint64_t)(uintptr_t)w | 1);
+        fill_random(w->wsrc, bufsz, (uint64_t)(uintptr_t)w | 1);
+        fill_random(w->bufmem, bufsz * w->nios, (uint64_t)(uintptr_t)w ^ 0x9E3779B97F4A7C15ull);
         for (unsigned i = 0; i < w->nios; i++) {
                 w->slotbuf[i] = (char *)w->bufmem + i * bufsz;
                 w->ios[i].buf = w->slotbuf[i];
@@ -495,7 +518,6 @@ static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *er
                 w->freel[i] = &w->ios[i];
                 w->iov[i] = (struct iovec){w->slotbuf[i], bufsz};
         }
-        w->iov[w->nios] = (struct iovec){w->wpat, bufsz + (WPAT_WINDOWS - 1) * 4096};
         w->nfree = w->nios;
         w->rng = clk_now_ns() ^ ((uint64_t)(uintptr_t)w << 17) ^ 0x9E3779B97F4A7C15ull;
         return 0;
@@ -555,7 +577,7 @@ static int open_worker(struct blk_run *r, struct worker *w, const struct blk_tar
         if ((rc = worker_alloc(w, &r->o, err, errlen)) < 0)
                 return rc;
         a.bufs = w->iov;
-        a.nbufs = w->nios + 1;
+        a.nbufs = w->nios;
         rc = t->ops->open(&a, &w->inst, &w->geom, eerr, sizeof(eerr));
         if (rc < 0) {
                 w->inst = NULL;
@@ -637,6 +659,7 @@ static int sync_io(struct worker *w, int ddir, uint64_t off, uint32_t len)
 
         io->buf = w->slotbuf[0];
         io->buf_index = 0;
+        w->stale[0] = 1;
         io->offset = off;
         io->len = len;
         io->ddir = (uint8_t)ddir;
