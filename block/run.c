@@ -44,8 +44,8 @@ struct worker {
         unsigned nios;
         void *bufmem; /* one buffer per slot, for its reads and its writes alike */
         void **slotbuf;
-        unsigned char *stale; /* per slot: its buffer holds what a read brought in */
-        void *wsrc;           /* incompressible bytes that refill a stale slot's buffer */
+        uint32_t *fresh; /* per slot: bytes at its buffer's start that hold random data */
+        void *wsrc;      /* incompressible bytes that refill a stale slot's buffer */
         struct blk_io **freel;
         unsigned nfree;
         struct blk_io **done;
@@ -130,22 +130,40 @@ static int bitmap_test(const struct worker *w, uint64_t off)
  * A plain write sends its slot's own buffer, as fio does: in-flight writes
  * come from as many distinct buffers as a real writer's would, not from one
  * hot pattern the CPU caches keep for the target to copy. The bytes are
- * random (filled once; a buffer a read has overwritten is refilled, so a
- * read never turns the next write into zeros), and every 512 bytes start
- * with the sector's offset and the I/O's sequence number, so no two blocks
- * ever written are alike and a deduplicating target stores each of them.
+ * random (copied in before a writing phase, and again when a read of a mixed
+ * point overwrote them, so a read never turns the next write into zeros),
+ * and every 512 bytes start with the sector's offset and the I/O's sequence
+ * number, so no two blocks ever written are alike and a deduplicating target
+ * stores each of them.
  */
 static void plain_write_buf(struct worker *w, struct blk_io *io)
 {
         char *b = io->buf;
 
-        if (w->stale[io->slot]) {
+        if (w->fresh[io->slot] < io->len) {
                 memcpy(b, w->wsrc, io->len);
-                w->stale[io->slot] = 0;
+                w->fresh[io->slot] = io->len;
         }
         for (uint32_t o = 0; o + 16 <= io->len; o += STAMP_EVERY) {
                 uint64_t stamp[2] = {io->offset + o, w->seq};
                 memcpy(b + o, stamp, sizeof(stamp));
+        }
+}
+
+/* Before a phase of plain writes: random bytes in every slot whose buffer does not hold them,
+ * so the phase's first writes pay for no copy. Read-only phases leave buffers untouched. */
+static void refill_stale(struct worker *w, enum wmode mode, const struct blk_point_spec *p)
+{
+        int writes = mode == WM_FILL || mode == WM_RANDFILL ||
+                     (mode == WM_POINT && p->rw != BLK_RW_READ && p->rw != BLK_RW_RANDREAD);
+
+        if (!writes || w->generation)
+                return;
+        for (unsigned i = 0; i < w->nios; i++) {
+                if (w->fresh[i] < w->bs) {
+                        memcpy(w->slotbuf[i], w->wsrc, w->bs);
+                        w->fresh[i] = w->bs;
+                }
         }
 }
 
@@ -192,11 +210,11 @@ static int next_io(struct worker *w, struct blk_io *io)
         io->buf_index = io->slot;
         if (write && w->generation) {
                 vfy_fill(io->buf, io->len, w->geom.block_size, io->offset, w->generation, w->seq);
-                w->stale[io->slot] = 1;
+                w->fresh[io->slot] = 0;
         } else if (write) {
                 plain_write_buf(w, io);
         } else {
-                w->stale[io->slot] = 1;
+                w->fresh[io->slot] = 0; /* a read lands here */
         }
         w->seq++;
         atomic_store_explicit(&w->issued, w->seq, memory_order_relaxed);
@@ -471,7 +489,7 @@ static void worker_free(struct worker *w)
         free(w->ios);
         free(w->bufmem);
         free(w->slotbuf);
-        free(w->stale);
+        free(w->fresh);
         free(w->wsrc);
         free(w->freel);
         free(w->done);
@@ -499,18 +517,17 @@ static int worker_alloc(struct worker *w, const struct blk_run_opts *o, char *er
         w->done = calloc(w->nios, sizeof(*w->done));
         w->slotbuf = calloc(w->nios, sizeof(*w->slotbuf));
         w->iov = calloc(w->nios, sizeof(*w->iov));
-        w->stale = calloc(w->nios, 1);
+        w->fresh = calloc(w->nios, sizeof(*w->fresh)); /* filled by the first phase that writes */
         w->hist[0] = hist_new();
         w->hist[1] = hist_new();
         if (!w->ios || !w->freel || !w->done || !w->slotbuf || !w->iov || !w->hist[0] ||
-            !w->hist[1] || !w->stale || posix_memalign(&w->bufmem, 4096, bufsz * w->nios) ||
+            !w->hist[1] || !w->fresh || posix_memalign(&w->bufmem, 4096, bufsz * w->nios) ||
             posix_memalign(&w->wsrc, 4096, bufsz)) {
                 snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", w->nios,
                          bufsz);
                 return -ENOMEM;
         }
         fill_random(w->wsrc, bufsz, (uint64_t)(uintptr_t)w | 1);
-        fill_random(w->bufmem, bufsz * w->nios, (uint64_t)(uintptr_t)w ^ 0x9E3779B97F4A7C15ull);
         for (unsigned i = 0; i < w->nios; i++) {
                 w->slotbuf[i] = (char *)w->bufmem + i * bufsz;
                 w->ios[i].buf = w->slotbuf[i];
@@ -659,7 +676,7 @@ static int sync_io(struct worker *w, int ddir, uint64_t off, uint32_t len)
 
         io->buf = w->slotbuf[0];
         io->buf_index = 0;
-        w->stale[0] = 1;
+        w->fresh[0] = 0;
         io->offset = off;
         io->len = len;
         io->ddir = (uint8_t)ddir;
@@ -732,6 +749,7 @@ static void phase_reset(struct worker *w, enum wmode mode, const struct blk_poin
         memset(w->timeouts, 0, sizeof(w->timeouts));
         w->vfy_checked = w->vfy_mismatches = 0;
         w->nbad = 0;
+        refill_stale(w, mode, p);
         if (w->ops->stats)
                 w->ops->stats(w->inst, &st);
         w->reconn_base = st.reconnects;
