@@ -58,10 +58,7 @@ static uint32_t crc_sw_raw(uint32_t c, const uint8_t *p, size_t len)
         return c;
 }
 
-/*
- * The portable implementation, kept callable on every CPU so tests can
- * hold the hardware path to it. Not in verify.h: nothing else needs it.
- */
+/* The portable implementation, callable on every CPU (see verify.h). */
 uint32_t vfy_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
         pthread_once(&crc_tab_once, crc_tab_init);

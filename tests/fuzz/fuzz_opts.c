@@ -214,6 +214,10 @@ static void run_ini(const struct opt_group *g, const uint8_t *data, size_t n)
         }
 }
 
+/* libFuzzer's entry points: it declares them in no header of its own. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
         (void)argc;
