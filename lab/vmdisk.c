@@ -33,6 +33,8 @@
 #define EXPORT_READY_MS 20000U
 #define INITIATOR_STOP  10000U
 #define SYNC_MS         60000U
+#define UMOUNT_TRIES    25U /* 25 x 200 ms: a busy mount has 5 s to let go */
+#define UMOUNT_RETRY_NS (200 * 1000000ULL)
 #define LOOP_GONE_MS    10000U
 #define VERIFY_MAX      (16ULL << 20)
 #define EXT4_MAGIC_OFF  1080
@@ -514,7 +516,18 @@ static int fs_unmount(struct labdir *l, unsigned i, const char *disk, char *err,
         labdir_vm_path(l, i, "disk.log", log);
         if (!chain_broken(l, i))
                 run_ok(l, i, sync_fs, log, SYNC_MS, err, errlen);
-        return run_ok(l, i, umount, log, SYNC_MS, err, errlen);
+        /* "target is busy" right after mariadbd exits: the kernel drops a
+         * dead process's open files and cwd a moment after it is reaped, so
+         * a busy mount gets a few more tries before it counts as a failure. */
+        for (unsigned t = 0;; t++) {
+                int rc = run_ok(l, i, umount, log, SYNC_MS, err, errlen);
+
+                if (!rc || !bdev_mounted(disk, NULL, 0))
+                        return 0;
+                if (t + 1 >= UMOUNT_TRIES || chain_broken(l, i))
+                        return rc;
+                clk_sleep_ns(UMOUNT_RETRY_NS);
+        }
 }
 
 int vmdisk_down(struct labdir *l, unsigned i, char *err, size_t errlen)

@@ -15,12 +15,15 @@ export MYSQL_PWD=$PW
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
 
-"$HCISWEEP" oltp run "${C[@]}" --threads 4 --time 9 --report-interval 1 --json "$T/r.json" \
+"$HCISWEEP" oltp run "${C[@]}" --threads 4 --time 12 --report-interval 1 --json "$T/r.json" \
         >"$T/run.out" 2>&1 &
 pid=$!
 on_exit "kill $pid"
 sleep 2
 "$DB" stop --dir "$T/db"
+# down for longer than two intervals, so at least one whole interval sees no
+# transaction however the restart falls against the interval boundaries
+sleep 2.5
 start
 wait $pid || { cat "$T/run.out" >&2; fail "run across a restart exited $?"; }
 python3 - "$T/r.json" <<'PY' || { cat "$T/run.out" >&2; fail "figures across a restart"; }
@@ -28,7 +31,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 t, iv = j["totals"], j["intervals"]
 assert t["reconnects"] > 0, t
-assert len(iv) == 9, len(iv)
+assert len(iv) == 12, len(iv)
 # the outage shows as a gap; after it, transactions flow again
 gap = [i for i, x in enumerate(iv) if x["tps"] == 0]
 assert gap, "no outage seen"
