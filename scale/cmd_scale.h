@@ -7,7 +7,7 @@
 
 #include "core/opts.h"
 
-/* `hcisweep scale [options]` (scale.c). argv[0] is "scale". Returns an exit
+/* `hcisweep scale [options]` (cmd_scale.c). argv[0] is "scale". Returns an exit
  * code of core/exitcode.h (HCI_EXIT_INTERRUPTED, 130, when interrupted). */
 int cmd_scale(int argc, char **argv);
 

@@ -13,8 +13,17 @@
 #define HCI_SCALE_LIVE_H
 
 struct metrics;
-struct scale_step;
 
-void scale_live_step_done(struct metrics *m, const struct scale_step *st, unsigned steps_done);
+/* A finished step's figures, as the endpoint shows them; CPU in % of one
+ * CPU, < 0 when the step did not measure it. */
+struct scale_live_step {
+        unsigned vms;
+        double tps;         /* median over repeats */
+        double vms_cpu_pct; /* all VMs */
+        double storage_cpu_pct;
+        double host_cpu_pct; /* the whole host busy */
+};
+
+void scale_live_step_done(struct metrics *m, const struct scale_live_step *st, unsigned steps_done);
 
 #endif

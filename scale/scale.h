@@ -1,8 +1,9 @@
 /*
- * scale.h - what the parts of `hcisweep scale` share (scale.c runs the
+ * scale.h - what the parts of `hcisweep scale` share (cmd_scale.c runs the
  * plan, scale_probe.c reads the host, storage and VM counters around each
- * measured window, scale_load.c runs the optional block load on the LUNs
- * during it, scale_out.c prints the table and builds the JSON). Internal to
+ * measured window, scale_sum.c sums a step's repeats, scale_load.c runs the
+ * optional block load on the LUNs during it, scale_out.c prints the table
+ * and builds a step's JSON). Internal to
  * scale/; one controlling thread (the block load runs its point in a thread
  * of its own).
  */
@@ -198,6 +199,10 @@ struct scale_quota {
         double throttled_pct, throttled_time_pct;
 };
 void scale_vm_quota(const struct scale_step *s, struct scale_quota *q);
+
+/* scale_sum.c: the step's figures from its nrep repeats (st->rates,
+ * st->cpu, st->tps and its spread, st->steady). */
+void scale_summarise(struct scale_step *st);
 
 /* scale_out.c */
 /* The step's noise band [*lo, *hi] of its TPS: the repeats' min..max, else
