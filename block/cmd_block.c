@@ -211,7 +211,7 @@ static int add_target(struct block_cmd *b, const char *item, const struct blk_en
                 snprintf(t->label, sizeof(t->label), "%s", item);
         if (!t->is_url && stat(item, &st) == 0)
                 t->is_dev = S_ISBLK(st.st_mode);
-        else if (!t->is_url && ops->takes_url == 0 && strcmp(ops->name, "null"))
+        else if (!t->is_url && (ops->caps & BLK_CAP_NEEDS_SIZE))
                 t->created = 1;
         b->nt++;
         return 0;
@@ -232,7 +232,7 @@ static const struct blk_engine_ops *pick_engine(int engine, int is_url, char *er
                 snprintf(err, errlen, "option --engine: %s is not built into this hcisweep", name);
                 return NULL;
         }
-        if (strcmp(ops->name, "null") && ops->takes_url != is_url) {
+        if (!(ops->caps & BLK_CAP_NO_DATA) && ops->takes_url != is_url) {
                 snprintf(err, errlen, "option --engine: %s takes %s, not %s", ops->name,
                          ops->takes_url ? "--target URLs" : "--filename paths",
                          is_url ? "an iscsi:// URL" : "a path");
@@ -268,6 +268,8 @@ static int split_targets(struct block_cmd *b, char *list, int want_url, char *er
 
 static int build_targets(struct block_cmd *b, char *err, size_t errlen)
 {
+        const struct blk_engine_ops *ops =
+            b->cfg.engine ? blk_engine_find(blk_engine_choices[b->cfg.engine]) : NULL;
         int rc = 0;
 
         if (b->cfg.target && (b->lists[0] = strdup(b->cfg.target)))
@@ -276,9 +278,9 @@ static int build_targets(struct block_cmd *b, char *err, size_t errlen)
                 rc = split_targets(b, b->lists[1], 0, err, errlen);
         if (rc < 0)
                 return rc;
-        if (b->nt == 0 && blk_engine_choices[b->cfg.engine] &&
-            !strcmp(blk_engine_choices[b->cfg.engine], "null"))
-                return add_target(b, "null", blk_engine_find("null"), err, errlen);
+        /* An engine that moves no data needs no target: it gets one named after itself. */
+        if (b->nt == 0 && ops && (ops->caps & BLK_CAP_NO_DATA))
+                return add_target(b, ops->name, ops, err, errlen);
         if (b->nt == 0) {
                 snprintf(err, errlen,
                          "no target: give --target URL or --filename PATH (or --engine null)");
@@ -437,7 +439,7 @@ static int check_safety(struct block_cmd *b, char *err, size_t errlen)
                 return -ENOMEM;
         /* A regular file may be a filesystem image: only one made by this run is known empty. */
         for (unsigned i = 0; i < b->nt && rc == 0; i++) {
-                if (b->t[i].created || !strcmp(b->t[i].spec.ops->name, "null"))
+                if (b->t[i].created || (b->t[i].spec.ops->caps & BLK_CAP_NO_DATA))
                         continue;
                 memset(buf, 0, BLK_SAFETY_HEAD);
                 int n = blk_run_read_head(b->run, i, buf, BLK_SAFETY_HEAD, err, errlen);
@@ -909,9 +911,10 @@ static int check_usage(struct block_cmd *b, char *err, size_t errlen)
         char why[400];
 
         for (unsigned i = 0; c->verify && i < b->nt; i++)
-                if (!strcmp(b->t[i].spec.ops->name, "null")) {
+                if (b->t[i].spec.ops->caps & BLK_CAP_NO_DATA) {
                         snprintf(err, errlen,
-                                 "option --verify: the null engine stores nothing to verify");
+                                 "option --verify: the %s engine stores nothing to verify",
+                                 b->t[i].spec.ops->name);
                         return -EINVAL;
                 }
         if (c->json && res_check_file(c->json, why, sizeof(why)) < 0) {

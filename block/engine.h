@@ -95,10 +95,21 @@ struct blk_eng_stats {
         uint64_t reconnects; /* sessions re-established after a loss */
 };
 
+/*
+ * What an engine can do, in blk_engine_ops.caps: the command asks these,
+ * never the engine's name.
+ */
+/* Moves no data: the target names nothing (any path or URL, or none at all),
+ * so there is nothing to create, check for a filesystem or verify. */
+#define BLK_CAP_NO_DATA 1u
+/* A missing path becomes a regular file of --size bytes (file engines). */
+#define BLK_CAP_NEEDS_SIZE 2u
+
 struct blk_engine_ops {
         const char *name;
         const char *help; /* one line for --help */
         int takes_url;    /* 1: path is an iscsi:// URL; 0: a file/device path */
+        unsigned caps;    /* BLK_CAP_* */
 
         /* Once per process before any open (may be NULL). 0 or -errno. */
         int (*setup)(char *err, size_t errlen);

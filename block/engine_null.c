@@ -80,6 +80,7 @@ static void null_close(void *inst)
 const struct blk_engine_ops blk_engine_null = {
     .name = "null",
     .help = "no I/O at all, every I/O done at the next reap: measures the harness itself",
+    .caps = BLK_CAP_NO_DATA,
     .open = null_open,
     .queue = null_queue,
     .reap = null_reap,

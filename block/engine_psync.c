@@ -98,6 +98,7 @@ static void psync_close(void *inst)
 const struct blk_engine_ops blk_engine_psync = {
     .name = "psync",
     .help = "pread/pwrite, one synchronous call per I/O (files and block devices)",
+    .caps = BLK_CAP_NEEDS_SIZE,
     .open = psync_open,
     .queue = psync_queue,
     .reap = blk_reap_none,

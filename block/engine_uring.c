@@ -422,6 +422,7 @@ static void uring_close(void *inst)
 const struct blk_engine_ops blk_engine_io_uring = {
     .name = "io_uring",
     .help = "asynchronous I/O through io_uring (files and block devices)",
+    .caps = BLK_CAP_NEEDS_SIZE,
     .open = uring_open,
     .queue = uring_queue,
     .commit = uring_commit,

@@ -1,5 +1,5 @@
 /*
- * commands.h - the one table of hcisweep's commands (CLI.md), used by main
+ * commands.h - the one table of hcisweep's commands (README.md), used by main
  * to dispatch and by `hcisweep run JOBFILE` to check and run its jobs.
  */
 #ifndef HCI_CLI_COMMANDS_H

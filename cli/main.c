@@ -1,6 +1,6 @@
 /*
  * main.c - the hcisweep command: dispatch to the commands of the table in
- * commands.c (CLI.md).
+ * commands.c (README.md).
  */
 #include <stdio.h>
 #include <string.h>

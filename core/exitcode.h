@@ -1,5 +1,5 @@
 /*
- * exitcode.h - the exit codes of CLI.md, shared by every command.
+ * exitcode.h - the exit codes the README lists, shared by every command.
  */
 #ifndef HCI_EXITCODE_H
 #define HCI_EXITCODE_H

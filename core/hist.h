@@ -67,7 +67,7 @@ json_t *hist_to_json(const struct hist *h);
 int hist_add_json(struct hist *h, const json_t *j, char *err, size_t errlen);
 
 /*
- * The lat_ns object of CLI.md: {"min","max","mean","stddev",
+ * The lat_ns object of the README's JSON: {"min","max","mean","stddev",
  * "percentile":{"50.0":v,...}} for the npct percentiles in pcts[].
  */
 json_t *hist_lat_json(const struct hist *h, const double *pcts, unsigned npct);

@@ -56,7 +56,7 @@ unsigned mon_cpus_between(const struct mon *m, uint64_t t0, uint64_t t1, const c
                           struct mon_cpu *out);
 
 /*
- * The "monitor" object of CLI.md:
+ * The "monitor" object of the README's JSON:
  * {"interval_s":2,"samples":[{"t":s_since_start,"cpu":{user,system,iowait,steal,idle,...},
  *   "cpus":[{...} per cpu],"disks":{"vda":{"r_iops","w_iops","r_bytes_s","w_bytes_s","util"}},
  *   "net":{"lo":{"rx_bytes_s","tx_bytes_s"}},"pids":{"label":{"cpu_pct","majflt"}}}],

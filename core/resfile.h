@@ -15,7 +15,7 @@
 #define RES_REAL_DIGITS 10
 
 /*
- * The common top level of CLI.md: schema_version, hcisweep_version, kind,
+ * The common top level of the README's JSON: schema_version, hcisweep_version, kind,
  * started_at (ISO-8601 UTC), config (a reference is taken; its strings lose
  * any CHAP secret in place, core/secret.h), host.
  * New reference, or NULL on ENOMEM.

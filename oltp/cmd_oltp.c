@@ -317,7 +317,10 @@ out:
 
 static int do_run(struct ctx *x)
 {
+        /* SA_RESTART, as signal() gave: the clients' reads and writes are not cut short. */
+        struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART}, old_int, old_term;
         char err[512];
+        int rc;
 
         if (x->o->time <= 0 && x->o->events <= 0) {
                 log_error("oltp run: --time and --events are both 0: the run would never end");
@@ -327,9 +330,13 @@ static int do_run(struct ctx *x)
                 log_error("oltp run: %s", err);
                 return HCI_EXIT_USAGE;
         }
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        return run_engine(x);
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        rc = run_engine(x);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        return rc;
 }
 
 static int dispatch(struct ctx *x, const char *sub)
@@ -410,12 +417,14 @@ int cmd_oltp_check_option(const char *name, const char *val, char *err, size_t e
 
 int cmd_oltp(int argc, char **argv)
 {
+        struct sigaction ign = {.sa_handler = SIG_IGN};
         struct ctx x;
         const char *sub = NULL;
         int rc;
 
         memset(&x, 0, sizeof(x));
-        signal(SIGPIPE, SIG_IGN);
+        sigemptyset(&ign.sa_mask);
+        sigaction(SIGPIPE, &ign, NULL);
         rc = parse(&x, argc, argv, &sub);
         if (rc == 0)
                 rc = dispatch(&x, sub);

@@ -1,5 +1,5 @@
 /*
- * report.c - sysbench-layout text and CLI.md JSON for an OLTP run.
+ * report.c - sysbench-layout text and the JSON the README describes for an OLTP run.
  *
  * The text mirrors sysbench 1.0's column positions on purpose: people
  * compare the two tools side by side and keep their parsing scripts. The

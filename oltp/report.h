@@ -3,7 +3,7 @@
  *
  * Interval lines and the final report use sysbench's layout, so scripts
  * that scrape sysbench output read hcisweep's too; the JSON follows
- * CLI.md (totals, lat_ns, hist, hosts[], intervals[]). A report collects the
+ * the README (totals, lat_ns, hist, hosts[], intervals[]). A report collects the
  * intervals it prints, for the JSON. Used by the reporting thread only.
  */
 #ifndef HCI_OLTP_REPORT_H

@@ -8,7 +8,7 @@
  * percentile is never averaged across points or VMs. Figures a result does
  * not hold are NaN and shown as "-", never guessed.
  *
- * Scale steps are read by the names of CLI.md: vms, totals{tps,qps}, lat_ns,
+ * Scale steps are read by the names of the README: vms, totals{tps,qps}, lat_ns,
  * hist, host_cpu{user,system,iowait,steal,idle[,busy]} (or cpu_busy_pct) and
  * storage{r_iops,w_iops,r_bytes_s,w_bytes_s} (or iops and bytes_s).
  */

@@ -3,7 +3,7 @@
  * RUN argument names.
  *
  * A run directory (res_rundir_create) holds:
- *   result.json    the result (CLI.md), written last-complete-wins;
+ *   result.json    the result (README.md), written last-complete-wins;
  *   intervals.csv  one row per interval (block: per point per interval,
  *                  oltp: per interval, scale: per step);
  *   job.ini        the effective config as a job file for `hcisweep run`;

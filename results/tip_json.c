@@ -5,7 +5,7 @@
  * `scale` builds its steps' JSON first and computes its tipping point from
  * that JSON through these functions, and `analyze` and `compare` read the
  * same JSON the same way: so the three cannot disagree about a run. Names
- * are those of CLI.md; a figure a result does not hold stays NAN (not
+ * are those of the README; a figure a result does not hold stays NAN (not
  * measured), never 0.
  */
 #include <errno.h>

@@ -3,7 +3,7 @@
  * and its JSON, shared by `scale`, `analyze` and `compare` so that all
  * three read a run the same way.
  *
- * A step is read by the names of CLI.md: vms, totals{tps,seconds},
+ * A step is read by the names of the README: vms, totals{tps,seconds},
  * tps_spread{min,median,max} and repeats[].tps (the band with --repeat),
  * steady.ci_pct (--target-ci) or intervals[].tps (the band without),
  * host_cpu{busy,steal,idle,iowait}, cpu_by_owner{vms,storage,driver,other},

@@ -1,7 +1,7 @@
 /*
  * scale_out.c - what `hcisweep scale` shows: one table row per step on
  * stdout as the step ends, and each step's object of the result JSON
- * (CLI.md: vms, the oltp totals, the merged lat_ns and hist, host CPU,
+ * (README: vms, the oltp totals, the merged lat_ns and hist, host CPU,
  * storage-side rates), with every repeat kept so the spread is visible.
  * With --block-load a step also carries block_load, named as a block
  * point is (read/write ios, iops, bw_bytes, lat_ns), and its IOPS count in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The block command's usage contract: --help, exit code 2 with a message
 # naming the option for bad input, "did you mean", and a null-engine run
-# whose JSON has the fields of CLI.md.
+# whose JSON has the fields the README lists.
 . "$TESTLIB"
 
 expect_rc 0 "$HCISWEEP" block --help
@@ -32,7 +32,7 @@ grep -q -- "--engine" <<<"$OUT" || fail "engine/target mismatch not explained: $
 expect_rc 2 "$HCISWEEP" nosuchcommand
 expect_rc 0 "$HCISWEEP" --help
 
-# A short null-engine sweep: two points, JSON per CLI.md.
+# A short null-engine sweep: two points, JSON as the README gives it.
 expect_rc 0 "$HCISWEEP" block --engine null --iodepth 1,8 --runtime 1 --json "$T/r.json"
 grep -q "result: $T/r.json" <<<"$OUT" || fail "result path not printed: $OUT"
 jq -e '.schema_version == 1 and .kind == "block" and (.points | length) == 2' "$T/r.json" >/dev/null ||
@@ -40,7 +40,7 @@ jq -e '.schema_version == 1 and .kind == "block" and (.points | length) == 2' "$
 jq -e '.points[0] | .rw == "randread" and .bs == 4096 and .iodepth == 1 and .read.ios > 0
         and .read.lat_ns.percentile["99.0"] > 0 and .read.hist.count == .read.ios
         and .write.ios == 0 and (.intervals | length) >= 1' "$T/r.json" >/dev/null ||
-        fail "point 0 lacks the CLI.md fields"
+        fail "point 0 lacks the fields the README lists"
 jq -e '.config.iodepth == [1,8] and .host.cpus >= 1 and (.monitor.samples | length) >= 1' \
         "$T/r.json" >/dev/null || fail "config echo, host or monitor missing"
 # Without --json: a run directory with the result, the interval CSV and a
