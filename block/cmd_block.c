@@ -31,7 +31,7 @@
 #include "block/fio_json.h"
 #include "block/live.h"
 #include "results/rundir.h"
-#include "results/store.h"
+#include "results/save.h"
 
 #define MAX_TARGETS            64
 #define BLK_MAX_INFLIGHT_BYTES (1ull << 30) /* --bs x --iodepth of one job */
@@ -136,10 +136,9 @@ static const char usage_text[] =
     "hcisweep block [options]\n"
     "  e.g. hcisweep block --target iscsi://127.0.0.1:3260/iqn.2026-11.io.hcisweep:lab/1 \\\n"
     "         --rw randread,randwrite --bs 4k --iodepth 1-64 --runtime 10\n"
-    "  exit codes: 0 done; 1 verify mismatches; 2 bad usage or input; 3 a target could not be\n"
-    "  reached or logged in to, or lost (a session that never came back, I/Os unanswered past\n"
-    "  --io-timeout); 4 the result could not be written (e.g. no space left); 130 interrupted.\n"
-    "  A run that ends early writes what it measured, marked \"partial\": true.";
+    "  A lost target (exit 3) is a session that never came back or I/Os unanswered past\n"
+    "  --io-timeout; exit 1 means verify mismatches. A run that ends early writes what it\n"
+    "  measured, marked \"partial\": true.";
 
 struct target {
         struct blk_target_spec spec;
@@ -163,11 +162,9 @@ struct block_cmd {
         struct blk_live *live;
         json_t *result, *points;
         double plan_s, done_s;
-        char chap[2][256]; /* CHAP secrets read from files: initiator, target (mutual) */
-        char why[512];     /* the first target failure, for partial_reason */
-        size_t saved;      /* points in the last result saved on disk */
-        char dir[4000];    /* run directory; "" with --json */
-        char path[4096];
+        char chap[2][256];    /* CHAP secrets read from files: initiator, target (mutual) */
+        char why[512];        /* the first target failure, for partial_reason */
+        struct res_save save; /* where the result goes (results/save.h) */
 };
 
 static struct blk_run *volatile running;
@@ -660,59 +657,43 @@ static json_t *knees(struct block_cmd *b, int print)
         return out;
 }
 
-/* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
-static int result_path(struct block_cmd *b, char *err, size_t errlen)
+/* The result's files: fio's format to --json FILE or beside result.json (fio.json). */
+static int write_files(void *user, const struct res_save *sv, const json_t *result, char *err,
+                       size_t errlen)
 {
-        int rc;
-
-        if (b->cfg.json) {
-                snprintf(b->path, sizeof(b->path), "%s", b->cfg.json);
-                return 0;
-        }
-        rc = res_rundir_create(b->cfg.output_dir, "block", b->dir, sizeof(b->dir), err, errlen);
-        snprintf(b->path, sizeof(b->path), "%s/result.json", b->dir);
-        return rc;
-}
-
-static int save(struct block_cmd *b, char *err, size_t errlen)
-{
+        const struct block_cmd *b = user;
         int fmt = b->cfg.output_format, rc;
-        char fio[sizeof(b->dir) + 16];
+        char fio[sizeof(sv->dir) + 16];
 
-        if (!b->dir[0])
-                return fmt ? blk_fio_write(b->path, b->result, fmt, err, errlen)
-                           : res_write_json(b->path, b->result, err, errlen);
-        rc = res_rundir_write(b->dir, b->result, err, errlen);
-        snprintf(fio, sizeof(fio), "%s/fio.json", b->dir);
-        return rc || !fmt ? rc : blk_fio_write(fio, b->result, fmt, err, errlen);
+        if (!sv->dir[0])
+                return fmt ? blk_fio_write(sv->path, result, fmt, err, errlen)
+                           : res_write_json(sv->path, result, err, errlen);
+        rc = res_rundir_write(sv->dir, result, err, errlen);
+        snprintf(fio, sizeof(fio), "%s/fio.json", sv->dir);
+        return rc || !fmt ? rc : blk_fio_write(fio, result, fmt, err, errlen);
 }
 
 /*
- * After every point the result so far is saved, marked partial, so even a
- * killed run keeps what it measured; the last save is the final one.
+ * Before the first point and after every point the result so far is
+ * saved, marked partial, so even a killed run keeps its config and what it
+ * measured; the last save is the final one.
  */
 static void save_progress(struct block_cmd *b)
 {
-        char err[512];
-
         char why[96];
 
         json_object_set_new(b->result, "knee", knees(b, 0));
         /* stays on disk as is if the run dies or a later save fails: say so */
-        snprintf(why, sizeof(why), "running: saved after point %zu, the run had not ended",
-                 json_array_size(b->points));
-        res_mark_partial(b->result, why);
-        if (save(b, err, sizeof(err)) < 0)
-                log_warn("saving the result so far: %s", err);
+        if (json_array_size(b->points))
+                snprintf(why, sizeof(why), "running: saved after point %zu, the run had not ended",
+                         json_array_size(b->points));
         else
-                b->saved = json_array_size(b->points);
+                snprintf(why, sizeof(why), "running: saved before the first point");
+        res_save_progress(&b->save, b->result, why);
 }
 
 static int write_result(struct block_cmd *b, int partial, const char *why)
 {
-        char err[512];
-        int rc;
-
         if (!b->result)
                 return 0;
         if (b->mon) {
@@ -720,26 +701,7 @@ static int write_result(struct block_cmd *b, int partial, const char *why)
                 json_object_set_new(b->result, "monitor", mon_to_json(b->mon));
         }
         json_object_set_new(b->result, "knee", knees(b, !b->cfg.quiet));
-        json_object_del(b->result, "partial");
-        json_object_del(b->result, "partial_reason");
-        if (partial)
-                res_mark_partial(b->result, why);
-        if ((rc = save(b, err, sizeof(err))) < 0) {
-                log_error("writing the result: %s", err);
-                if (b->saved)
-                        log_error("%s keeps the first %zu point(s), marked partial", b->path,
-                                  b->saved);
-                return rc;
-        }
-        /* The index holds hcisweep results: a lone fio-format file stays out of it. */
-        if ((b->dir[0] || !b->cfg.output_format) &&
-            res_index_register(b->path, err, sizeof(err)) < 0)
-                log_warn("run index: %s", err);
-        if (!b->cfg.quiet)
-                printf("result: %s%s\n", b->path, partial ? " (partial)" : "");
-        else
-                printf("%s\n", b->path);
-        return 0;
+        return res_save_final(&b->save, b->result, partial ? why : NULL, b->cfg.quiet);
 }
 
 static int run_precondition(struct block_cmd *b, uint64_t generation, char *err, size_t errlen)
@@ -880,10 +842,15 @@ static int start_result(struct block_cmd *b)
 {
         char err[512];
 
-        if (result_path(b, err, sizeof(err)) < 0) {
-                log_error("option --output-dir: %s", err);
+        if (res_save_open(&b->save, "block", "block", b->cfg.json, b->cfg.output_dir, err,
+                          sizeof(err)) < 0) {
+                log_error("%s", err);
                 return HCI_EXIT_USAGE;
         }
+        /* A lone fio-format file is not an hcisweep result: it stays out of the index. */
+        b->save.no_index = !b->save.dir[0] && b->cfg.output_format;
+        b->save.write = write_files;
+        b->save.user = b;
         json_t *config = opt_to_json(b->groups);
 
         b->result = res_new("block", config);
@@ -901,6 +868,7 @@ static int start_result(struct block_cmd *b)
         b->mon = mon_start((unsigned)b->cfg.monitor_interval * 1000, err, sizeof(err));
         if (!b->mon)
                 log_warn("host monitor off: %s", err);
+        save_progress(b); /* the config on disk before the first point */
         return 0;
 }
 
@@ -1041,18 +1009,17 @@ int cmd_block(int argc, char **argv)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         prog_clear(b.prog);
-        if (srv < 0) {
-                rc = write_result(&b, 1, b.why[0] ? b.why : "a target was lost") < 0
-                         ? HCI_EXIT_OUTPUT
-                         : HCI_EXIT_TARGET;
-        } else if (interrupted) {
-                rc =
-                    write_result(&b, 1, "interrupted") < 0 ? HCI_EXIT_OUTPUT : HCI_EXIT_INTERRUPTED;
-        } else {
-                rc = write_result(&b, 0, NULL) < 0 ? HCI_EXIT_OUTPUT
-                     : mismatch                    ? HCI_EXIT_CHECK
-                                                   : HCI_EXIT_OK;
-        }
+        if (srv < 0)
+                rc = write_result(&b, 1, b.why[0] ? b.why : "a target was lost");
+        else if (interrupted)
+                rc = write_result(&b, 1, "interrupted");
+        else
+                rc = write_result(&b, 0, NULL);
+        rc = rc < 0        ? res_save_exit(rc)
+             : srv < 0     ? HCI_EXIT_TARGET
+             : interrupted ? HCI_EXIT_INTERRUPTED
+             : mismatch    ? HCI_EXIT_CHECK
+                           : HCI_EXIT_OK;
 out:
         cleanup(&b);
         return rc;

@@ -16,10 +16,7 @@ static void usage(FILE *f)
                 "commands:\n");
         for (const struct hci_command *c = hci_commands; c->name; c++)
                 fprintf(f, "  %s\n", c->usage);
-        fprintf(
-            f,
-            "\nexit codes: 0 done; 1 checks failed; 2 bad usage or input; 3 target unreachable;\n"
-            "4 result not written (no space); 130 interrupted\n");
+        fprintf(f, "\n%s", HCI_EXIT_HELP);
 }
 
 int main(int argc, char **argv)

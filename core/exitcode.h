@@ -1,5 +1,6 @@
 /*
- * exitcode.h - the exit codes the README lists, shared by every command.
+ * exitcode.h - the exit codes the README lists, shared by every command;
+ * HCI_EXIT_HELP is their one text, printed by every --help.
  */
 #ifndef HCI_EXITCODE_H
 #define HCI_EXITCODE_H
@@ -13,5 +14,13 @@ enum hci_exit {
                                 saved before stays, marked partial */
         HCI_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM: what was measured is written, partial */
 };
+
+/* The exit codes as every command's --help ends with them (opt_help). */
+#define HCI_EXIT_HELP                                                                              \
+        "exit codes (every command): 0 done; 1 the run completed but what it checked failed\n"     \
+        "  (verify mismatches, SQL errors); 2 bad usage or input; 3 a target or server could\n"    \
+        "  not be reached, started, logged in to or prepared, or was lost; 4 the result could\n"   \
+        "  not be written (e.g. no space left: what was saved before stays, marked partial);\n"    \
+        "  130 interrupted (what was measured is written, marked partial).\n"
 
 #endif

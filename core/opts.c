@@ -10,6 +10,7 @@
  * Values are parsed and checked before the config is touched: a rejected
  * value leaves the previous one in place.
  */
+#include "core/exitcode.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/sbuf.h"
@@ -673,6 +674,7 @@ void opt_help(FILE *f, const struct opt_group *g, const char *usage)
                                 opt_help_line(f, d, width);
                 }
         }
+        fprintf(f, "\n%s", HCI_EXIT_HELP);
 }
 
 /* Whether d belongs in JSON/INI output: not secret and not shadowed by an earlier group. */

@@ -253,6 +253,30 @@ out:
         return ret;
 }
 
+/* A file can really be created in dir: access() says yes to root on
+ * /proc, a read-only mount or a full inode table, the write would not. */
+static int probe_dir(const char *dir, const char *shown, char *err, size_t errlen)
+{
+        char *probe = NULL;
+        int fd, rc = 0;
+
+        if (asprintf(&probe, "%s/.hcisweep-probe.%d", dir, (int)getpid()) < 0) {
+                snprintf(err, errlen, "%s: out of memory", shown);
+                return -ENOMEM;
+        }
+        fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                rc = -errno;
+                snprintf(err, errlen, "%s: cannot create a file in %s: %s", shown, dir,
+                         strerror(errno));
+        } else {
+                close(fd);
+                unlink(probe);
+        }
+        free(probe);
+        return rc;
+}
+
 static int check_dir(const char *dir, const char *shown, char *err, size_t errlen)
 {
         struct stat st;
@@ -273,7 +297,7 @@ static int check_dir(const char *dir, const char *shown, char *err, size_t errle
                 snprintf(err, errlen, "%s: directory %s: %s", shown, dir, strerror(errno));
                 return -errno;
         }
-        return 0;
+        return probe_dir(dir, shown, err, errlen);
 }
 
 int res_check_file(const char *path, char *err, size_t errlen)

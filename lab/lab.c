@@ -47,9 +47,7 @@ static const char usage_text[] =
     "          running are kept, prepared datadirs are reused\n"
     "  down    stop everything of the lab and remove its cgroups (data kept unless --purge)\n"
     "  status  each VM (address:port, PID, alive, limits) and the storage target;\n"
-    "          exit 3 if something is not running\n"
-    "Exit codes: 0 done, 2 bad usage or inventory, 3 a server could not be started,\n"
-    "reached or prepared.";
+    "          exit 3 if something is not running";
 
 struct lab {
         struct lab_cfg lab;

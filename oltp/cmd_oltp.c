@@ -17,8 +17,7 @@
 #include "core/opts.h"
 #include "core/progress.h"
 #include "core/resfile.h"
-#include "results/rundir.h"
-#include "results/store.h"
+#include "results/save.h"
 #include "oltp/driver.h"
 #include "oltp/engine.h"
 #include "oltp/live.h"
@@ -36,10 +35,9 @@ static const char usage_line[] =
     "  sysbench-style OLTP against one or many MySQL/MariaDB servers.\n"
     "  The password comes from --mysql-password-file, MYSQL_PWD or an option file\n"
     "  (--mysql-defaults-file, else ~/.my.cnf): never needed on the command line.\n"
-    "  exit codes: 0 done; 1 an SQL error; 2 bad usage or input; 3 a server unreachable,\n"
-    "  refused, or lost and still down at the end; 4 the result could not be written (e.g.\n"
-    "  no space left); 130 interrupted. The result is saved every 5 s while running and\n"
-    "  marked \"partial\": true when the run did not end normally.";
+    "  Exit 1 means an SQL error; exit 3 a server unreachable, refused, or lost and still\n"
+    "  down at the end. The result is saved every 5 s while running and marked\n"
+    "  \"partial\": true when the run did not end normally.";
 
 #define OLTP_SAVE_EVERY_S 5 /* a running result is saved this often, marked partial */
 
@@ -50,9 +48,7 @@ struct ctx {
         struct progress *prog;
         struct oltp_live *live; /* --metrics-listen, or NULL */
         struct opt_group g[2];
-        char dir[4000];  /* run directory; "" with --json */
-        char path[4096]; /* result.json */
-        int saved;       /* a checkpoint is on disk */
+        struct res_save save; /* where the result goes (results/save.h) */
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -76,37 +72,16 @@ static void on_signal(int sig)
         oltp_engine_request_stop();
 }
 
-/* --json FILE: that file alone; otherwise a run directory --output-dir/oltp-TIME-PID. */
-static void result_path(struct ctx *x)
-{
-        x->dir[0] = '\0';
-        if (x->o->json) {
-                snprintf(x->path, sizeof(x->path), "%s", x->o->json);
-                return;
-        }
-        res_rundir_name(x->o->output_dir ? x->o->output_dir : "runs", "oltp", x->dir,
-                        sizeof(x->dir));
-        snprintf(x->path, sizeof(x->path), "%s/result.json", x->dir);
-}
-
-static int save_result(struct ctx *x, const json_t *top, char *err, size_t errlen)
-{
-        if (x->dir[0])
-                return res_rundir_write(x->dir, top, err, errlen);
-        return res_write_json(x->path, top, err, errlen);
-}
-
-/* The result object of res; partial (with why) when why is not NULL. NULL on ENOMEM. */
+/* The result object of res (save.h marks it partial). NULL on ENOMEM. */
 static json_t *result_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
-                           struct mon *mon, const char *why)
+                           struct mon *mon)
 {
         json_t *cfg = opt_to_json(x->g), *top = cfg ? res_new("oltp", cfg) : NULL;
         unsigned nhosts;
 
         json_decref(cfg);
         if (top && ((mon && json_object_set_new(top, "monitor", mon_to_json(mon))) ||
-                    oltp_report_json(rep, res, oltp_cli_hosts(x->c, &nhosts), top) ||
-                    (why && res_mark_partial(top, why)))) {
+                    oltp_report_json(rep, res, oltp_cli_hosts(x->c, &nhosts), top))) {
                 json_decref(top);
                 top = NULL;
         }
@@ -120,16 +95,16 @@ static json_t *result_json(struct ctx *x, struct oltp_report *rep, const struct 
 static void on_checkpoint(void *user, const struct oltp_result *so_far)
 {
         struct ctx *x = user;
-        char why[96], err[512];
+        char why[96];
         json_t *top;
 
         snprintf(why, sizeof(why), "running: saved at %.0f s, the run had not ended",
                  so_far->seconds);
-        top = result_json(x, x->rep, so_far, NULL, why);
-        if (!top || save_result(x, top, err, sizeof(err)) < 0)
-                log_warn("oltp: saving the result so far: %s", top ? err : "out of memory");
+        top = result_json(x, x->rep, so_far, NULL);
+        if (!top)
+                log_warn("oltp: saving the result so far: out of memory");
         else
-                x->saved = 1;
+                res_save_progress(&x->save, top, why);
         json_decref(top);
 }
 
@@ -137,27 +112,16 @@ static void on_checkpoint(void *user, const struct oltp_result *so_far)
 static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_result *res,
                       struct mon *mon, const char *why)
 {
-        json_t *top = result_json(x, rep, res, mon, why);
-        char err[512];
-        int rc = -ENOMEM;
+        json_t *top = result_json(x, rep, res, mon);
+        int rc;
 
         if (!top) {
                 log_error("oltp: out of memory writing the result");
-                return rc;
+                return -ENOMEM;
         }
-        rc = save_result(x, top, err, sizeof(err));
+        rc = res_save_final(&x->save, top, why, 0);
         json_decref(top);
-        if (rc) {
-                log_error("oltp: writing the result: %s", err);
-                if (x->saved)
-                        log_error("oltp: %s keeps the figures of the last save, marked partial",
-                                  x->path);
-                return rc;
-        }
-        if (res_index_register(x->path, err, sizeof(err)) < 0)
-                log_warn("run index: %s", err);
-        printf("result: %s%s\n", x->path, why ? " (partial)" : "");
-        return 0;
+        return rc;
 }
 
 /*
@@ -209,7 +173,7 @@ static int finish(struct ctx *x, struct oltp_report *rep, const struct oltp_resu
              : down             ? HCI_EXIT_TARGET
                                 : HCI_EXIT_OK;
         if (measured && write_json(x, rep, res, mon, why))
-                return HCI_EXIT_OUTPUT;
+                return res_save_exit(-EIO);
         if (why && rc != HCI_EXIT_INTERRUPTED)
                 log_error("oltp run: %s", why);
         return rc;
@@ -290,7 +254,12 @@ static int run_engine(struct ctx *x)
         }
         if (metrics && ec.report_s <= 0)
                 ec.report_s = 1; /* the endpoint's interval when none is printed */
-        result_path(x);
+        if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
+                          sizeof(err)) < 0) {
+                log_error("oltp run: %s", err);
+                rc = HCI_EXIT_USAGE;
+                goto out;
+        }
         print_header(x);
         x->rep = rep;
         x->prog = prog_start(oltp_engine_max_s(&ec));

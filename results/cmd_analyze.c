@@ -22,6 +22,7 @@
 #include "core/resfile.h"
 #include "results/knee.h"
 #include "results/ramp.h"
+#include "results/save.h"
 #include "results/results.h"
 #include "results/tip_json.h"
 
@@ -178,7 +179,6 @@ static int write_json(const struct opt_group *g, const char *out, const char *fi
         json_t *cfg = opt_to_json(g), *top = res_new("analyze", cfg), *first;
         const char *keys[] = {"points",        "peak", "knee", "kneedle", "latency_knee",
                               "tipping_point", "usl",  "slo",  NULL};
-        char err[512];
         int rc = -ENOMEM;
 
         json_decref(cfg);
@@ -196,9 +196,7 @@ static int write_json(const struct opt_group *g, const char *out, const char *fi
                 rc = -ENOMEM;
                 goto out;
         }
-        rc = res_write_json(out, top, err, sizeof(err));
-        if (rc)
-                log_error("analyze: %s", err);
+        rc = res_save_json_file("analyze", "analysis", out, top);
 out:
         if (rc == -ENOMEM)
                 log_error("analyze: out of memory");
@@ -258,10 +256,8 @@ int cmd_analyze(int argc, char **argv)
         printf("%s: %s, %u ramp%s\n", pos[0], s.format, s.n, s.n == 1 ? "" : "s");
         ramps = json_array();
         rc = ramps ? analyze_set(&c, &s, ramps, pos[0]) : HCI_EXIT_USAGE;
-        if (rc == HCI_EXIT_OK && c.json && write_json(g, c.json, pos[0], &s, ramps))
-                rc = HCI_EXIT_USAGE;
-        if (rc == HCI_EXIT_OK && c.json)
-                printf("analysis: %s\n", c.json);
+        if (rc == HCI_EXIT_OK && c.json && (st = write_json(g, c.json, pos[0], &s, ramps)) < 0)
+                rc = st == -ENOMEM ? HCI_EXIT_USAGE : res_save_exit(st);
 out:
         json_decref(ramps);
         ramp_set_free(&s);

@@ -27,6 +27,7 @@
 #include "results/report_priv.h"
 #include "results/results.h"
 #include "results/rundir.h"
+#include "results/save.h"
 #include "results/svg.h"
 
 #define CV_LIMIT 0.10
@@ -248,20 +249,14 @@ static void warnings(struct doc *d, const json_t *r, const struct run_view *v)
 
 static int write_docs(const char *dir, struct doc *d)
 {
-        char path[4200], err[512];
+        char path[4200];
         int rc;
 
         snprintf(path, sizeof(path), "%s/report.html", dir);
-        rc = res_write_text(path, d->html.s, d->html.len, err, sizeof(err));
-        if (!rc)
-                printf("html: %s\n", path);
+        rc = res_save_text_file("report", "html", path, d->html.s, d->html.len);
         snprintf(path, sizeof(path), "%s/report.md", dir);
         if (!rc)
-                rc = res_write_text(path, d->md.s, d->md.len, err, sizeof(err));
-        if (!rc)
-                printf("markdown: %s\n", path);
-        if (rc)
-                log_error("report: %s", err);
+                rc = res_save_text_file("report", "markdown", path, d->md.s, d->md.len);
         return rc;
 }
 
@@ -296,6 +291,7 @@ static int render(const json_t *r, const struct run_view *v, const char *path, s
         return rc ? rc : d->html.oom || d->md.oom ? -ENOMEM : 0;
 }
 
+/* An exit code: 2 for a run that cannot be read, 4 for a report that cannot be written. */
 static int report_one(const struct report_cfg *c, const char *run)
 {
         char path[4096], dir[4096], err[512], *slash;
@@ -309,6 +305,11 @@ static int report_one(const struct report_cfg *c, const char *run)
                 rc = res_load(path, &r, err, sizeof(err));
         if (!rc)
                 rc = run_view_build(r, path, &v, err, sizeof(err));
+        if (!rc && c->output_dir && res_check_dir(c->output_dir, err, sizeof(err)) < 0) {
+                rc = -EINVAL;
+                log_error("report: option --output-dir: %s", err);
+                goto out;
+        }
         if (rc) {
                 log_error("report: %s", err);
                 goto out;
@@ -331,11 +332,12 @@ static int report_one(const struct report_cfg *c, const char *run)
                 log_error("report: %s", err);
         else
                 rc = write_docs(dir, &d);
+        rc = res_save_exit(rc);
 out:
         doc_free(&d);
         run_view_free(&v);
         json_decref(r);
-        return rc;
+        return rc < 0 ? HCI_EXIT_USAGE : rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -354,7 +356,7 @@ int cmd_report(int argc, char **argv)
                 log_error("report: expected one RUN (try hcisweep report --help)");
                 goto out;
         }
-        rc = report_one(&c, pos[0]) ? HCI_EXIT_USAGE : HCI_EXIT_OK;
+        rc = report_one(&c, pos[0]);
 out:
         opt_free(g);
         return rc;

@@ -29,6 +29,7 @@
 #include "results/results.h"
 #include "results/report_view.h"
 #include "results/rundir.h"
+#include "results/save.h"
 #include "results/tip_json.h"
 
 #define MAX_RUNS 8
@@ -465,7 +466,6 @@ static void tipping_points(const struct cmp *c, struct doc *d)
 static int write_json(const struct compare_cfg *cfg, const struct cmp *c)
 {
         json_t *top = res_new("compare", NULL), *runs = json_array(), *g0, *x;
-        char err[512];
         int rc = -ENOMEM;
 
         if (!top || !runs)
@@ -494,11 +494,7 @@ static int write_json(const struct compare_cfg *cfg, const struct cmp *c)
                 rc = -ENOMEM;
                 goto out;
         }
-        rc = res_write_json(cfg->json, top, err, sizeof(err));
-        if (rc)
-                log_error("compare: %s", err);
-        else
-                printf("json: %s\n", cfg->json);
+        rc = res_save_json_file("compare", "json", cfg->json, top);
 out:
         if (rc == -ENOMEM)
                 log_error("compare: out of memory");
@@ -535,12 +531,10 @@ static int compare_runs(const struct compare_cfg *cfg, struct cmp *c)
                          cfg->output_dir ? cfg->output_dir : ".");
         if (cfg->output_dir && !cfg->html)
                 rc = res_mkdirs(cfg->output_dir, err, sizeof(err));
-        if (!rc)
-                rc = res_write_text(path, d.html.s, d.html.len, err, sizeof(err));
         if (rc)
                 log_error("compare: %s", err);
         else
-                printf("html: %s\n", path);
+                rc = res_save_text_file("compare", "html", path, d.html.s, d.html.len);
         if (!rc && cfg->json)
                 rc = write_json(cfg, c);
 out:
@@ -554,6 +548,10 @@ static int check_outputs(const struct compare_cfg *cfg)
 {
         char err[512];
 
+        if (cfg->json && res_check_file(cfg->json, err, sizeof(err)) < 0) {
+                log_error("compare: option --json: %s", err);
+                return -EINVAL;
+        }
         if (cfg->html && res_check_file(cfg->html, err, sizeof(err)) < 0) {
                 log_error("compare: option --html: %s", err);
                 return -EINVAL;
@@ -586,8 +584,10 @@ int cmd_compare(int argc, char **argv)
         }
         if (check_outputs(&cfg) < 0)
                 goto out;
-        if (!load_runs(&c, pos, npos) && !compare_runs(&cfg, &c))
-                rc = HCI_EXIT_OK;
+        if (!load_runs(&c, pos, npos)) {
+                st = compare_runs(&cfg, &c);
+                rc = st == -ENOMEM ? HCI_EXIT_USAGE : res_save_exit(st);
+        }
 out:
         for (unsigned i = 0; i < c.n; i++) {
                 run_view_free(&c.v[i]);

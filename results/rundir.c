@@ -289,12 +289,13 @@ int res_rundir_write(const char *dir, const json_t *result, char *err, size_t er
 
         if (rc)
                 return rc;
-        snprintf(path, sizeof(path), "%s/result.json", dir);
-        rc = res_write_json(path, result, err, errlen);
-        if (!rc)
-                rc = write_text(dir, "intervals.csv", res_intervals_csv(result), err, errlen);
+        /* result.json last: a run directory with a result has its companions */
+        rc = write_text(dir, "intervals.csv", res_intervals_csv(result), err, errlen);
         if (!rc)
                 rc = write_text(dir, "job.ini", res_job_ini(result), err, errlen);
+        snprintf(path, sizeof(path), "%s/result.json", dir);
+        if (!rc)
+                rc = res_write_json(path, result, err, errlen);
         return rc;
 }
 

@@ -49,7 +49,7 @@ int res_rundir_create(const char *output_dir, const char *kind, char *dir, size_
 /* The same name without creating it (res_rundir_write creates it later). */
 void res_rundir_name(const char *output_dir, const char *kind, char *dir, size_t len);
 
-/* Write result.json, intervals.csv and job.ini into dir (created when missing). */
+/* Write intervals.csv, job.ini and, last, result.json into dir (created when missing). */
 int res_rundir_write(const char *dir, const json_t *result, char *err, size_t errlen);
 
 /* The CSV / INI text res_rundir_write writes (malloc'd, caller frees); NULL on ENOMEM. */

@@ -573,7 +573,7 @@ static int run_all(struct scale *s)
         if (!rc && (rc = scale_alloc_steps(s)) < 0)
                 snprintf(err, sizeof(err), "out of memory");
         if (!rc)
-                rc = scale_result_path(s, err, sizeof(err));
+                rc = res_save_mkdir(&s->save, err, sizeof(err));
         if (!rc &&
             (rc = metrics_start(&s->watch.metrics, oltp_cli_opts(s->conf.oc)->metrics_listen, err,
                                 sizeof(err))) == 0 &&
@@ -610,8 +610,8 @@ static int run_all(struct scale *s)
                  : rc < 0            ? "failed"
                  : s->stop_reason[0] ? "stopped early"
                                      : "complete";
-        if (s->nsteps && scale_write_result(s, steps, tj, status) < 0 && !rc)
-                rc = -EIO;
+        if (s->nsteps && scale_write_result(s, steps, tj, status) < 0)
+                s->save_failed = 1;
         json_decref(steps);
         json_decref(tj);
 out:
@@ -670,7 +670,11 @@ int cmd_scale(int argc, char **argv)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         ec.ops->lib_end();
-        rc = interrupted ? HCI_EXIT_INTERRUPTED : rc < 0 ? exit_of(rc) : HCI_EXIT_OK;
+        /* a result that could not be written says so first, as every command does */
+        rc = s->save_failed ? HCI_EXIT_OUTPUT
+             : interrupted  ? HCI_EXIT_INTERRUPTED
+             : rc < 0       ? exit_of(rc)
+                            : HCI_EXIT_OK;
 out:
         scale_free_dsns(s);
         scale_free_steps(s);

@@ -1,7 +1,7 @@
 /*
  * scale_json.c - the result of `hcisweep scale`: the steps, the lab and the
- * tipping point as JSON (the step objects themselves: scale_out.c), the
- * result path, and the result saved after every step and at the end.
+ * tipping point as JSON (the step objects themselves: scale_out.c), and
+ * the result saved after every step and at the end (results/save.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,8 +10,7 @@
 
 #include "core/log.h"
 #include "core/resfile.h"
-#include "results/rundir.h"
-#include "results/store.h"
+#include "results/save.h"
 #include "scale/scale_run.h"
 
 /* ---- the result ------------------------------------------------------------- */
@@ -60,25 +59,6 @@ static json_t *not_met_json(const struct scale *s)
                 if (s->steps[i].have_steady && !s->steps[i].steady.met)
                         json_array_append_new(a, json_integer(s->steps[i].vms));
         return a;
-}
-
-/* --json FILE writes that file alone; otherwise a run directory under --output-dir. */
-int scale_result_path(struct scale *s, char *err, size_t errlen)
-{
-        const char *json = oltp_cli_json(s->conf.oc);
-        char why[512];
-
-        if (json) {
-                snprintf(s->path, sizeof(s->path), "%s", json);
-                return 0;
-        }
-        if (res_rundir_create(s->conf.cfg.output_dir, "scale", s->dir, sizeof(s->dir), why,
-                              sizeof(why)) < 0) {
-                snprintf(err, errlen, "option --output-dir: %s", why);
-                return -EINVAL;
-        }
-        snprintf(s->path, sizeof(s->path), "%s/result.json", s->dir);
-        return 0;
 }
 
 json_t *scale_steps_json(struct scale *s)
@@ -149,51 +129,34 @@ static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const c
         return top;
 }
 
-static int save(struct scale *s, const json_t *top, char *err, size_t errlen)
-{
-        if (s->dir[0])
-                return res_rundir_write(s->dir, top, err, errlen);
-        return res_write_json(s->path, top, err, errlen);
-}
-
 /* The steps so far, marked partial, so a killed run keeps them. */
 void scale_save_progress(struct scale *s)
 {
         struct res_tip t;
         json_t *top, *steps, *tj;
-        char err[512];
 
         scale_tipping(s, &t, &steps, &tj);
         top = build_result(s, steps, tj, "running");
         json_decref(steps);
         json_decref(tj);
-        if (!top || res_mark_partial(top, "running") < 0)
+        if (!top)
                 log_warn("scale: out of memory saving the steps so far");
-        else if (save(s, top, err, sizeof(err)) < 0)
-                log_warn("scale: saving the steps so far: %s", err);
+        else
+                res_save_progress(&s->save, top, "running");
         json_decref(top);
 }
 
 int scale_write_result(struct scale *s, json_t *steps, json_t *tj, const char *status)
 {
         json_t *top = build_result(s, steps, tj, status);
-        char err[512];
-        int rc = -ENOMEM;
+        int rc;
 
-        if (!top ||
-            (json_is_true(json_object_get(top, "partial")) && res_mark_partial(top, status) < 0)) {
+        if (!top) {
                 log_error("scale: out of memory building the result");
-                goto out;
+                return -ENOMEM;
         }
-        rc = save(s, top, err, sizeof(err));
-        if (rc < 0) {
-                log_error("scale: %s", err);
-                goto out;
-        }
-        printf("result: %s\n", s->path);
-        if (res_index_register(s->path, err, sizeof(err)) < 0)
-                log_warn("scale: not added to the run index: %s", err);
-out:
+        rc = res_save_final(&s->save, top,
+                            json_is_true(json_object_get(top, "partial")) ? status : NULL, 0);
         json_decref(top);
         return rc;
 }

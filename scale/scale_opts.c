@@ -50,8 +50,8 @@ static const char usage_text[] =
     "  Step the number of database VMs through --vms, run the OLTP workload on all of\n"
     "  them at once at every step (--threads connections PER VM), and report TPS, merged\n"
     "  latency, host CPU and storage per step, and the tipping point with the resource\n"
-    "  that limited it. Exit codes: 0 done (steps may be degraded), 2 bad usage, plan\n"
-    "  or inventory, 3 VMs could not be started or prepared, 130 interrupted.";
+    "  that limited it. Degraded steps still exit 0; a bad plan or inventory exits 2, VMs\n"
+    "  that could not be started or prepared exit 3.";
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -147,7 +147,9 @@ int scale_parse(struct scale *s, int argc, char **argv, char *err, size_t errlen
             check_plan(s, err, errlen) < 0 || check_load(s, err, errlen) < 0 ||
             oltp_cli_setup(s->conf.oc, err, errlen) < 0 ||
             oltp_cli_check_outputs(s->conf.oc, err, errlen) < 0 ||
-            oltp_cli_workload(s->conf.oc, err, errlen) < 0)
+            oltp_cli_workload(s->conf.oc, err, errlen) < 0 ||
+            res_save_open(&s->save, "scale", "scale", oltp_cli_json(s->conf.oc),
+                          s->conf.cfg.output_dir, err, errlen) < 0)
                 return -EINVAL;
         const char *user, *db, *pw;
         oltp_cli_login(s->conf.oc, &user, &db, &pw);

@@ -18,6 +18,7 @@
 #include "oltp/oltpopts.h"
 #include "oltp/live.h"
 #include "lab/labopts.h"
+#include "results/save.h"
 #include "results/tip_json.h"
 #include "scale/scale.h"
 #include "scale/search.h"
@@ -106,8 +107,8 @@ struct scale {
         unsigned max_runs; /* runs the plan may take */
         double run_max_s;  /* the longest one run may take */
         char stop_reason[256];
-        char dir[1024]; /* run directory; "" with --json */
-        char path[1100];
+        struct res_save save; /* where the result goes (results/save.h) */
+        int save_failed;      /* the final result could not be written: exit 4 */
 };
 
 /* ---- scale_opts.c: options and the plan ---- */
@@ -140,8 +141,6 @@ void scale_save_consoles(struct scale *s, struct scale_step *st);
 json_t *scale_steps_json(struct scale *s);
 /* The tipping point as the result file will hold it; *steps, *tj owned by the caller. */
 void scale_tipping(struct scale *s, struct res_tip *t, json_t **steps, json_t **tj);
-/* --json FILE, else a new run directory under --output-dir. */
-int scale_result_path(struct scale *s, char *err, size_t errlen);
 /* The steps so far, marked partial, so a killed run keeps them. */
 void scale_save_progress(struct scale *s);
 /* The final result, marked partial unless complete; added to the index. */

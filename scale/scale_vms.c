@@ -223,7 +223,7 @@ static size_t read_tail(const char *path, char *buf)
 void scale_save_consoles(struct scale *s, struct scale_step *st)
 {
         char src[1100], dst[1200], name[64], err[256];
-        char *buf = s->dir[0] ? malloc(CONSOLE_TAIL) : NULL;
+        char *buf = s->save.dir[0] ? malloc(CONSOLE_TAIL) : NULL;
 
         for (unsigned i = 1; buf && i <= st->vms && i <= 64; i++) {
                 size_t n;
@@ -233,7 +233,7 @@ void scale_save_consoles(struct scale *s, struct scale_step *st)
                 if (!n)
                         continue;
                 scale_console_name(name, sizeof(name), st->vms, i);
-                snprintf(dst, sizeof(dst), "%s/%s", s->dir, name);
+                snprintf(dst, sizeof(dst), "%s/%s", s->save.dir, name);
                 if (res_write_text(dst, buf, n, err, sizeof(err)) < 0) {
                         log_warn("scale: saving vm%u's console: %s", i, err);
                         continue;

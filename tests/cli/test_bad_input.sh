@@ -439,6 +439,23 @@ bad 2 "option --addr-base" "${S[@]}" --addr-base 10.0.1
 bad 2 "unknown command 'blok'" blok
 bad 2 "usage: hcisweep COMMAND" 
 
+# --- save: a result that cannot be created is refused before measuring ---
+# (issue 31.5: access() says yes to root on /proc; the check creates a file)
+bad 2 "option --json: /proc/version: cannot create a file in /proc" "${B[@]}" --json /proc/version
+bad 2 "option --json: /proc/version: cannot create a file in /proc" "${O[@]}" --json /proc/version
+bad 2 "option --json: /proc/version: cannot create a file in /proc" "${S[@]}" --json /proc/version
+bad 2 "option --json: /sys/r.json: cannot create a file in /sys" "${B[@]}" --json /sys/r.json
+bad 2 "option --json: /sys/r.json: cannot create a file in /sys" "${O[@]}" --json /sys/r.json
+bad 2 "option --json: /sys/r.json: cannot create a file in /sys" "${S[@]}" --json /sys/r.json
+bad 2 "option --json: $T/none/r.json: directory $T/none" "${B[@]}" --json "$T/none/r.json"
+bad 2 "option --json: $T/none/r.json: directory $T/none" "${O[@]}" --json "$T/none/r.json"
+bad 2 "option --json: $T/none/r.json: directory $T/none" "${S[@]}" --json "$T/none/r.json"
+bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${B[@]}" --output-dir /proc/runs
+bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${O[@]}" --output-dir /proc/runs
+bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${S[@]}" --output-dir /proc/runs
+bad 2 "option --json: /proc/version: cannot create a file in /proc" compare a b --json /proc/version
+# --- end of save ---
+
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"
         exit 0
