@@ -8,7 +8,7 @@
  * option of that command, checked against its options table first so a
  * mistake is reported with its file and line before anything runs. Each job
  * then runs exactly as `hcisweep COMMAND --key=value ...` would, through the
- * same table as main.
+ * same table as main, which cmd_run() is handed (cmd_run.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,10 +16,20 @@
 #include <string.h>
 
 #include "cli/cmd_run.h"
-#include "cli/commands.h"
 #include "core/exitcode.h"
 #include "core/log.h"
 #include "core/opts.h"
+
+/* The command table cmd_run() was handed: the commands a job may run. */
+static const struct hci_command *commands;
+
+static const struct hci_command *command_find(const char *name)
+{
+        for (const struct hci_command *c = commands; c->name; c++)
+                if (!strcmp(c->name, name))
+                        return c;
+        return NULL;
+}
 
 #define MAX_JOBS 64
 #define MAX_KEYS 128
@@ -97,7 +107,7 @@ static const struct hci_command *job_target(const char *text, char *name, size_t
         *sub = strchr(name, ' ');
         if (*sub)
                 *(*sub)++ = '\0';
-        c = hci_command_find(name);
+        c = command_find(name);
         if (!c || !c->check_option)
                 return NULL;
         if (!c->subs)
@@ -114,7 +124,7 @@ static void job_commands(char *out, size_t len)
         size_t n = 0;
 
         out[0] = '\0';
-        for (const struct hci_command *c = hci_commands; c->name && n < len; c++) {
+        for (const struct hci_command *c = commands; c->name && n < len; c++) {
                 if (!c->check_option)
                         continue;
                 n += (size_t)snprintf(out + n, len - n, "%s%s%s", n ? ", " : "", c->name,
@@ -246,11 +256,12 @@ static void free_job(struct job *j)
         }
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(const struct hci_command *table, int argc, char **argv)
 {
         static struct jobfile f;
         int rc = HCI_EXIT_OK;
 
+        commands = table;
         if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
                 printf(
                     "usage: hcisweep run JOBFILE\n\n"

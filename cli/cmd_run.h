@@ -4,7 +4,13 @@
 #ifndef HCI_CMD_RUN_H
 #define HCI_CMD_RUN_H
 
-/* argv[0] is "run", argv[1] the job file. Returns the worst exit code of its jobs. */
-int cmd_run(int argc, char **argv);
+#include "cli/command.h"
+
+/*
+ * argv[0] is "run", argv[1] the job file; a job may name any command of
+ * table (NULL-name terminated: commands.c's hci_commands) that has a
+ * check_option. Returns the worst exit code of its jobs.
+ */
+int cmd_run(const struct hci_command *table, int argc, char **argv);
 
 #endif

@@ -14,6 +14,12 @@
 
 static const char *const oltp_subs[] = {"prepare", "run", "cleanup", NULL};
 
+/* `hcisweep run`: its jobs may name any command of this table. */
+static int run_jobs(int argc, char **argv)
+{
+        return cmd_run(hci_commands, argc, argv);
+}
+
 const struct hci_command hci_commands[] = {
     {"block", cmd_block, cmd_block_check_option, NULL,
      "block [options]           one block run, or a sweep over --iodepth/--bs/--rw lists",
@@ -35,7 +41,8 @@ const struct hci_command hci_commands[] = {
      "analyze FILE              peak / knee / latency knee of any load ramp", cmd_analyze_options},
     {"results", cmd_results, NULL, NULL, "results list|show RUN     the run index",
      cmd_results_options},
-    {"run", cmd_run, NULL, NULL, "run JOBFILE               run the jobs of an INI job file", NULL},
+    {"run", run_jobs, NULL, NULL, "run JOBFILE               run the jobs of an INI job file",
+     NULL},
     {"completion", cmd_completion, NULL, NULL,
      "completion bash           the bash completion script (source it)", NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL},

@@ -627,7 +627,8 @@ out:
 int cmd_scale(int argc, char **argv)
 {
         struct scale *s = calloc(1, sizeof(*s));
-        struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+        struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term,
+                         ign = {.sa_handler = SIG_IGN};
         struct oltp_engine_cfg ec;
         struct oltp_prep_cfg pc;
         char err[1024];
@@ -637,7 +638,8 @@ int cmd_scale(int argc, char **argv)
                 log_error("scale: out of memory");
                 return HCI_EXIT_TARGET;
         }
-        signal(SIGPIPE, SIG_IGN);
+        sigemptyset(&ign.sa_mask);
+        sigaction(SIGPIPE, &ign, NULL);
         rc = scale_parse(s, argc, argv, err, sizeof(err));
         s->conf.spec.cancel = &interrupted; /* Ctrl-C during a VM's boot ends the wait */
         if (rc == 1) {
