@@ -76,7 +76,13 @@ static int parse_disk(const char *line, struct procfs_disk *d)
 
 int procfs_diskstats(int (*fn)(void *user, const struct procfs_disk *d), void *user)
 {
-        FILE *f = fopen("/proc/diskstats", "re");
+        return procfs_diskstats_at("/proc/diskstats", fn, user);
+}
+
+int procfs_diskstats_at(const char *path, int (*fn)(void *user, const struct procfs_disk *d),
+                        void *user)
+{
+        FILE *f = fopen(path, "re");
         struct procfs_disk d;
         char line[512];
         int rc = 0;

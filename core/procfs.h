@@ -54,4 +54,8 @@ struct procfs_disk {
  */
 int procfs_diskstats(int (*fn)(void *user, const struct procfs_disk *d), void *user);
 
+/* The same of a file laid out as /proc/diskstats (a procfs-shaped directory's). */
+int procfs_diskstats_at(const char *path, int (*fn)(void *user, const struct procfs_disk *d),
+                        void *user);
+
 #endif

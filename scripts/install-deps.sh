@@ -9,6 +9,7 @@ PKGS=(
   # libraries (through pkg-config)
   libiscsi-dev liburing-dev libjansson-dev libinih-dev
   libmariadb-dev libmariadb-dev-compat libsqlite3-dev libcmocka-dev libmicrohttpd-dev
+  libcurl4-openssl-dev
   # real servers and tools the tests and the local lab drive
   tgt libiscsi-bin mariadb-server mariadb-client
   # peers for the benchmarks and compatibility tests
@@ -21,10 +22,12 @@ PKGS=(
   util-linux procps iproute2 xxd jq python3
   # tests see which io_uring calls a run makes
   strace
-  # quality gates; clang and its libFuzzer runtime for tests/fuzz (test_fuzz_opts_slow)
+  # quality gates; clang and its libFuzzer runtime for tests/fuzz (test_fuzz_slow)
   clang-format cppcheck clang libclang-rt-14-dev
   # live metrics: a real Prometheus scrapes --metrics-listen (tests), curl reads it
   prometheus curl
+  # host-metrics sources: a real node_exporter per test host (core/hostsrc_node.c)
+  prometheus-node-exporter
   # the .deb: CPack's dependency list (dpkg-shlibdeps, file), lintian, man -l
   dpkg-dev file lintian man-db
   # local lab, datadirs on the LUNs: qemu-storage-daemon (libiscsi initiator, FUSE

@@ -13,7 +13,7 @@
  * behaviour or a config that does not come back is a finding.
  *
  * Build: cmake -DCMAKE_C_COMPILER=clang -DWITH_FUZZ=ON; make fuzz_opts.
- * Run: fuzz_opts -max_total_time=60 tests/fuzz/corpus (tests/cli/test_fuzz_opts_slow.sh).
+ * Run: fuzz_opts -max_total_time=60 tests/fuzz/corpus (tests/cli/test_fuzz_slow.sh).
  */
 #include <errno.h>
 #include <stddef.h>
