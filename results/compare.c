@@ -548,7 +548,8 @@ static int check_outputs(const struct compare_cfg *cfg)
 {
         char err[512];
 
-        if (cfg->json && res_check_file(cfg->json, err, sizeof(err)) < 0) {
+        /* --json may go into the --output-dir this command makes */
+        if (cfg->json && !cfg->output_dir && res_check_file(cfg->json, err, sizeof(err)) < 0) {
                 log_error("compare: option --json: %s", err);
                 return -EINVAL;
         }

@@ -201,7 +201,8 @@ struct scale_quota {
 void scale_vm_quota(const struct scale_step *s, struct scale_quota *q);
 
 /* scale_sum.c: the step's figures from its nrep repeats (st->rates,
- * st->cpu, st->tps and its spread, st->steady). */
+ * st->cpu, st->tps and its spread, st->steady). A rate is the time-weighted
+ * mean over the windows that read it; one no window read stays -1. */
 void scale_summarise(struct scale_step *st);
 
 /* scale_out.c */

@@ -1,8 +1,10 @@
 /*
  * scale_sum.c - a scale step's figures from its repeats (see scale.h,
  * scale_summarise()): median TPS and its spread, time-weighted means of
- * the rates, counts summed. Pure: no I/O.
+ * the rates over the windows that read them (unknown stays unknown: -1,
+ * null in the result, never averaged in), counts summed. Pure: no I/O.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,57 @@ static void add_throttling(struct scale_rates *a, const struct scale_rates *b, u
         }
 }
 
+/* The rates averaged over the repeats, by their offset in struct scale_rates. */
+#define RATE(f) offsetof(struct scale_rates, f)
+static const size_t step_rates[] = {
+    RATE(disk_util_pct), RATE(disk_bytes_s),   RATE(disk_iops),        RATE(disk_lat_ms),
+    RATE(tgt_cpu_pct),   RATE(tgt_io_bytes_s), RATE(tgt_disk_bytes_s), RATE(tgt_user_pct),
+    RATE(tgt_sys_pct),   RATE(tgt_host_pct),   RATE(host.iops),        RATE(host.bytes_s),
+    RATE(host.lat_ms),   RATE(host.util_pct),  RATE(self_cpu_pct)};
+#define NVM_RATES 6
+#undef RATE
+
+/* VM i's k-th averaged rate: its CPU, its initiator's, its disk's four. */
+static size_t vm_rate(unsigned i, unsigned k)
+{
+        const size_t d = offsetof(struct scale_rates, vd) + i * sizeof(struct scale_drate);
+        const size_t off[NVM_RATES] = {
+            offsetof(struct scale_rates, vm_cpu_pct) + i * sizeof(double),
+            offsetof(struct scale_rates, ini_cpu_pct) + i * sizeof(double),
+            d + offsetof(struct scale_drate, iops),
+            d + offsetof(struct scale_drate, bytes_s),
+            d + offsetof(struct scale_drate, lat_ms),
+            d + offsetof(struct scale_drate, util_pct)};
+
+        return off[k];
+}
+
+static double rate_at(const struct scale_rates *r, size_t off)
+{
+        return *(const double *)(const void *)((const char *)r + off);
+}
+
+/*
+ * The time-weighted mean of the rate at off over the repeats whose window
+ * read it (>= 0): a window that could not read it is left out and the
+ * weights of the others renormalised; -1 (unknown, null in the result)
+ * when no window read it.
+ */
+static void mean_rate(struct scale_step *st, size_t off)
+{
+        double sum = 0, wsum = 0;
+
+        for (unsigned r = 0; r < st->nrep; r++) {
+                double v = rate_at(&st->rep[r].rates, off), w = st->rep[r].rates.seconds;
+
+                if (v >= 0 && w > 0) {
+                        sum += w * v;
+                        wsum += w;
+                }
+        }
+        *(double *)(void *)((char *)&st->rates + off) = wsum > 0 ? sum / wsum : -1;
+}
+
 /* Step figures from its repeats: median TPS and its spread, means of the rest. */
 void scale_summarise(struct scale_step *st)
 {
@@ -59,6 +112,11 @@ void scale_summarise(struct scale_step *st)
         memset(&st->cpu, 0, sizeof(st->cpu));
         memset(&st->compute_cpu, 0, sizeof(st->compute_cpu));
         memset(a, 0, sizeof(*a));
+        for (unsigned k = 0; k < sizeof(step_rates) / sizeof(step_rates[0]); k++)
+                mean_rate(st, step_rates[k]);
+        for (unsigned i = 1; i <= st->vms; i++)
+                for (unsigned k = 0; k < NVM_RATES; k++)
+                        mean_rate(st, vm_rate(i, k));
         for (unsigned r = 0; r < st->nrep; r++) {
                 const struct scale_rep *p = &st->rep[r];
 
@@ -67,57 +125,21 @@ void scale_summarise(struct scale_step *st)
                 wsum += w;
                 mon_cpu_add(&st->cpu, &p->cpu, w);
                 mon_cpu_add(&st->compute_cpu, &p->compute_cpu, w);
-                a->disk_util_pct += w * p->rates.disk_util_pct;
-                a->disk_bytes_s += w * p->rates.disk_bytes_s;
-                a->disk_iops += w * p->rates.disk_iops;
-                a->disk_lat_ms += w * p->rates.disk_lat_ms;
-                a->tgt_cpu_pct += w * p->rates.tgt_cpu_pct;
-                a->self_cpu_pct += w * p->rates.self_cpu_pct;
-                a->tgt_io_bytes_s += w * p->rates.tgt_io_bytes_s;
-                a->tgt_disk_bytes_s += w * p->rates.tgt_disk_bytes_s;
-                a->tgt_user_pct += w * p->rates.tgt_user_pct;
-                a->tgt_sys_pct += w * p->rates.tgt_sys_pct;
-                a->tgt_host_pct += w * p->rates.tgt_host_pct;
-                a->host.iops += w * p->rates.host.iops;
-                a->host.bytes_s += w * p->rates.host.bytes_s;
-                a->host.lat_ms += w * p->rates.host.lat_ms;
-                a->host.util_pct += w * p->rates.host.util_pct;
                 a->vdisks = p->rates.vdisks;
-                for (unsigned i = 1; i <= st->vms; i++) {
-                        a->vm_cpu_pct[i] += w * p->rates.vm_cpu_pct[i];
-                        a->ini_cpu_pct[i] += w * p->rates.ini_cpu_pct[i];
-                        a->vd[i].iops += w * p->rates.vd[i].iops;
-                        a->vd[i].bytes_s += w * p->rates.vd[i].bytes_s;
-                        a->vd[i].lat_ms += w * p->rates.vd[i].lat_ms;
-                        a->vd[i].util_pct += w * p->rates.vd[i].util_pct;
+                for (unsigned i = 1; i <= st->vms; i++)
                         memcpy(a->vd_dev[i], p->rates.vd_dev[i], sizeof(a->vd_dev[i]));
-                }
                 add_throttling(a, &p->rates, st->vms, r == 0);
                 a->swap_pages += p->rates.swap_pages;
                 a->majflt += p->rates.majflt;
                 a->failcnt += p->rates.failcnt;
                 a->oom_kills += p->rates.oom_kills;
         }
+        if (!st->nrep)
+                for (unsigned i = 1; i <= st->vms; i++)
+                        a->vm_periods[i] = a->vm_throttled[i] = a->vm_throttled_s[i] = -1;
         if (wsum > 0) {
-                double *f[] = {&a->disk_util_pct,    &a->disk_bytes_s,  &a->disk_iops,
-                               &a->disk_lat_ms,      &a->tgt_cpu_pct,   &a->tgt_io_bytes_s,
-                               &a->tgt_disk_bytes_s, &a->tgt_user_pct,  &a->tgt_sys_pct,
-                               &a->tgt_host_pct,     &a->host.iops,     &a->host.bytes_s,
-                               &a->host.lat_ms,      &a->host.util_pct, &a->self_cpu_pct};
-
                 mon_cpu_div(&st->cpu, wsum);
                 mon_cpu_div(&st->compute_cpu, wsum);
-
-                for (unsigned k = 0; k < sizeof(f) / sizeof(f[0]); k++)
-                        *f[k] /= wsum;
-                for (unsigned i = 1; i <= st->vms; i++) {
-                        a->vm_cpu_pct[i] /= wsum;
-                        a->ini_cpu_pct[i] /= wsum;
-                        a->vd[i].iops /= wsum;
-                        a->vd[i].bytes_s /= wsum;
-                        a->vd[i].lat_ms /= wsum;
-                        a->vd[i].util_pct /= wsum;
-                }
                 a->seconds = wsum;
         }
         if (!st->nrep)
