@@ -198,6 +198,17 @@ static int add_target(struct block_cmd *b, const char *item, const struct blk_en
                 snprintf(err, errlen, "more than %d targets", MAX_TARGETS);
                 return -EINVAL;
         }
+        if (!strncmp(item, "iscsi://", 8)) {
+                char label[sizeof(t->label)];
+
+                /* The same LUN twice would be measured as two targets: twice the figures. */
+                url_label(item, label, sizeof(label));
+                for (unsigned i = 0; i < b->nt; i++)
+                        if (b->t[i].is_url && !strcmp(b->t[i].label, label)) {
+                                snprintf(err, errlen, "option --target: %s is given twice", label);
+                                return -EINVAL;
+                        }
+        }
         t->spec.path = item;
         t->spec.label = t->label;
         t->spec.ops = ops;
@@ -229,7 +240,15 @@ static const struct blk_engine_ops *pick_engine(int engine, int is_url, char *er
                 snprintf(err, errlen, "option --engine: %s is not built into this hcisweep", name);
                 return NULL;
         }
-        if (!(ops->caps & BLK_CAP_NO_DATA) && ops->takes_url != is_url) {
+        if (ops->caps & BLK_CAP_NO_DATA) {
+                /* It does no I/O: figures "of" a target would be the engine's own. */
+                snprintf(err, errlen,
+                         "option --engine: %s does no I/O and takes no %s (drop the %s, or "
+                         "pick another --engine)",
+                         ops->name, is_url ? "--target" : "--filename", is_url ? "URL" : "path");
+                return NULL;
+        }
+        if (ops->takes_url != is_url) {
                 snprintf(err, errlen, "option --engine: %s takes %s, not %s", ops->name,
                          ops->takes_url ? "--target URLs" : "--filename paths",
                          is_url ? "an iscsi:// URL" : "a path");

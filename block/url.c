@@ -73,9 +73,59 @@ static int url_check_path(const char *p, size_t n, char *err, size_t errlen)
         return 0;
 }
 
+/* USER[(%|:)SECRET] of length n at p, the part before '@': neither may be empty. */
+static int url_check_auth(const char *p, size_t n, char *err, size_t errlen)
+{
+        size_t user = strcspn(p, "%:");
+
+        if (memchr(p, '@', n))
+                return url_fail(err, errlen, "more than one '@'", "", 0);
+        if (user > n)
+                user = n;
+        if (user == 0)
+                return url_fail(err, errlen, "an empty CHAP user before '@'", "", 0);
+        if (user < n && user + 1 == n)
+                return url_fail(err, errlen, "an empty CHAP secret before '@'", "", 0);
+        return 0;
+}
+
+/* The query keys libiscsi reads; any other is a typing mistake it would ignore. */
+static const char *const url_keys[] = {"target_user", "target_password", "header_digest", NULL};
+
+/* ?KEY=VALUE[&KEY=VALUE...] at q (after the '?'): known keys, each once, values non-empty. */
+static int url_check_query(const char *q, char *err, size_t errlen)
+{
+        unsigned seen = 0;
+
+        if (!*q)
+                return url_fail(err, errlen, "an empty query after '?'", "", 0);
+        for (;;) {
+                size_t n = strcspn(q, "&"), k = strcspn(q, "=&");
+                unsigned i;
+
+                for (i = 0; url_keys[i]; i++)
+                        if (strlen(url_keys[i]) == k && !strncmp(q, url_keys[i], k))
+                                break;
+                /* The key is shown, never the value: it may be a password. */
+                if (!url_keys[i])
+                        return url_fail(err, errlen,
+                                        "an unknown query key (known: target_user, "
+                                        "target_password, header_digest)",
+                                        q, k);
+                if (seen & (1u << i))
+                        return url_fail(err, errlen, "a query key given twice", q, k);
+                seen |= 1u << i;
+                if (k == n || k + 1 == n)
+                        return url_fail(err, errlen, "an empty query value", q, k);
+                if (!q[n])
+                        return 0;
+                q += n + 1;
+        }
+}
+
 int blk_url_check(const char *url, char *err, size_t errlen)
 {
-        const char *p, *at, *slash;
+        const char *p, *at, *slash, *q;
         size_t auth;
         int rc;
 
@@ -85,13 +135,20 @@ int blk_url_check(const char *url, char *err, size_t errlen)
         auth = strcspn(p, "/?");
         at = memchr(p, '@', auth);
         if (at) {
+                if ((rc = url_check_auth(p, (size_t)(at - p), err, errlen)))
+                        return rc;
                 auth -= (size_t)(at + 1 - p);
                 p = at + 1;
+                if (memchr(p, '@', auth))
+                        return url_fail(err, errlen, "more than one '@'", "", 0);
         }
         if ((rc = url_check_portal(p, auth, err, errlen)))
                 return rc;
         slash = p + auth;
         if (*slash != '/')
                 return url_fail(err, errlen, "no /IQN/LUN", p, auth);
-        return url_check_path(slash + 1, strcspn(slash + 1, "?"), err, errlen);
+        if ((rc = url_check_path(slash + 1, strcspn(slash + 1, "?"), err, errlen)))
+                return rc;
+        q = strchr(slash + 1, '?');
+        return q ? url_check_query(q + 1, err, errlen) : 0;
 }

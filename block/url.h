@@ -6,7 +6,11 @@
  * portal. blk_url_check() holds a URL to
  *   iscsi://[USER(%|:)SECRET@]HOST[:PORT]/IQN/LUN[?query]
  * with HOST non-empty ([v6] allowed), PORT 1..65535 digits only, a
- * non-empty IQN and a LUN of 0..16383. Pure function, any thread.
+ * non-empty IQN and a LUN of 0..16383. USER and SECRET, when given, are
+ * non-empty and there is one '@' at most (libiscsi would look up "v@host"
+ * as a host name). The query holds only target_user, target_password and
+ * header_digest, each once with a non-empty value; a bare '?' is refused.
+ * Pure function, any thread.
  */
 #ifndef HCI_BLK_URL_H
 #define HCI_BLK_URL_H

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,10 @@ int parse_double(const char *s, double *out, char *err, size_t errlen)
                 return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         if (errno == ERANGE && fabs(v) > 1.0)
                 return errf(err, errlen, -ERANGE, "'%s' is out of range", w);
+        /* Underflow: a non-zero value that would silently become 0 (or lose its digits). */
+        if (errno == ERANGE || (v != 0 && !isnormal(v)))
+                return errf(err, errlen, -ERANGE, "'%s' is too small (not 0, yet below %g)", w,
+                            DBL_MIN);
         if (isinf(v))
                 return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         *out = v;

@@ -18,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/hostport.h"
+#include "core/log.h"
 #include "core/metrics.h"
+#include "core/parse.h"
 #include "core/resfile.h"
 #include "oltp/driver.h"
 #include "oltp/engine.h"
@@ -34,7 +37,7 @@ const struct opt_def oltp_opt_defs[] = {
     {"workload", OPT_ENUM, O(workload), "oltp_read_write", NOLIM, "sysbench workload",
      oltp_wl_names, 0},
     {"mysql-host", OPT_STR, O(mysql_host), "localhost", NOLIM,
-     "server(s): H[,H...], each may be host:port", NULL, OPT_F_LIST},
+     "server(s): H[,H...], each HOST[:PORT] or [IPV6]:PORT", NULL, OPT_F_LIST},
     {"mysql-port", OPT_INT, O(mysql_port), "3306", 1, 65535, "port for hosts without one", NULL, 0},
     {"mysql-user", OPT_STR, O(mysql_user), "sbtest", NOLIM, "user name", NULL, 0},
     {"mysql-db", OPT_STR, O(mysql_db), "sbtest", NOLIM, "database", NULL, 0},
@@ -135,27 +138,23 @@ static int parse_hosts(struct oltp_cli *x, char *err, size_t errlen)
         }
         for (tok = strtok_r(list, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
                 struct oltp_dsn *d = &x->hosts[x->nhosts];
-                char *colon = strchr(tok, ':');
+                char why[200];
 
-                if (x->nhosts == MAX_HOSTS || !*tok) {
-                        snprintf(err, errlen, "option --mysql-host: empty or too many hosts");
+                if (x->nhosts == MAX_HOSTS) {
+                        snprintf(err, errlen, "option --mysql-host: more than %d hosts", MAX_HOSTS);
                         rc = -EINVAL;
                         break;
                 }
-                d->port = (unsigned)x->o.mysql_port;
-                if (colon && !strchr(colon + 1, ':')) {
-                        char *end;
-                        long p = strtol(colon + 1, &end, 10);
-
-                        if (*end || p < 1 || p > 65535) {
-                                snprintf(err, errlen, "option --mysql-host: bad port in '%s'", tok);
-                                rc = -EINVAL;
-                                break;
-                        }
-                        d->port = (unsigned)p;
-                        *colon = '\0';
+                /* "a, b" carries blanks around items, as every list does */
+                tok += strspn(tok, " \t");
+                for (size_t n = strlen(tok); n && (tok[n - 1] == ' ' || tok[n - 1] == '\t');)
+                        tok[--n] = '\0';
+                if (hostport_parse(tok, (unsigned)x->o.mysql_port, d->host, sizeof(d->host),
+                                   &d->port, why, sizeof(why)) < 0) {
+                        snprintf(err, errlen, "option --mysql-host: %s", why);
+                        rc = -EINVAL;
+                        break;
                 }
-                snprintf(d->host, sizeof(d->host), "%s", tok);
                 x->nhosts++;
         }
         free(list);
@@ -287,10 +286,28 @@ static int read_password(struct oltp_cli *x, char *err, size_t errlen)
         return 0;
 }
 
+/* The largest server error number: MariaDB's run to the 4000s, client errors to 2000s. */
+#define IGNORE_ERR_MAX 65535
+
+/* One error number of --mysql-ignore-errors: 1..65535, digits only (no sign, no overflow). */
+static int ignore_item(const char *item, unsigned *out, char *err, size_t errlen)
+{
+        char why[160];
+        uint64_t v;
+
+        if (parse_u64(item, &v, why, sizeof(why)) < 0 || v == 0 || v > IGNORE_ERR_MAX)
+                return errf(err, errlen, -EINVAL,
+                            "option --mysql-ignore-errors: '%.40s' is not an error number "
+                            "1..%d (or give 'all' or 'none')",
+                            item, IGNORE_ERR_MAX);
+        *out = (unsigned)v;
+        return 0;
+}
+
 static int parse_ignore(struct oltp_cli *x, char *err, size_t errlen)
 {
         const char *s = x->o.mysql_ignore_errors ? x->o.mysql_ignore_errors : "";
-        char *end;
+        char item[64];
 
         if (!strcmp(s, "all")) {
                 x->ignore_all = 1;
@@ -298,19 +315,64 @@ static int parse_ignore(struct oltp_cli *x, char *err, size_t errlen)
         }
         if (!strcmp(s, "none") || !*s)
                 return 0;
-        while (*s) {
-                unsigned long v = strtoul(s, &end, 10);
+        for (;;) {
+                size_t n = strcspn(s, ",");
 
-                if (end == s || (*end && *end != ',') || x->nignore == MAX_IGNORE) {
-                        snprintf(err, errlen,
-                                 "option --mysql-ignore-errors: want error numbers, 'all' or "
-                                 "'none', not '%s'",
-                                 x->o.mysql_ignore_errors);
+                if (x->nignore == MAX_IGNORE)
+                        return errf(err, errlen, -EINVAL,
+                                    "option --mysql-ignore-errors: more than %d error numbers",
+                                    MAX_IGNORE);
+                snprintf(item, sizeof(item), "%.*s", (int)(n < sizeof(item) ? n : sizeof(item) - 1),
+                         s);
+                if (n >= sizeof(item))
+                        item[sizeof(item) - 2] = 'x'; /* too long: never a number */
+                if (ignore_item(item, &x->ignore[x->nignore], err, errlen) < 0)
                         return -EINVAL;
-                }
-                x->ignore[x->nignore++] = (unsigned)v;
-                s = *end ? end + 1 : end;
+                x->nignore++;
+                if (!s[n])
+                        return 0;
+                s += n + 1;
         }
+}
+
+/*
+ * No connection finishes a transaction in under a microsecond: even a
+ * loopback round trip takes longer, so a rate above this per connection
+ * could only overflow its queue and measure nothing. Rates below it that
+ * the server cannot keep up with run, and the result says "overloaded".
+ */
+#define OLTP_CONN_MAX_TPS 1e6
+/* Below this rate the first arrival would come after a day: no run lasts to see it. */
+#define OLTP_MIN_RATE 1e-4
+
+/* The shortest duration a run acts on: below it a positive --time or interval would be
+ * rounded away (or report thousands of empty intervals a second). */
+#define OLTP_MIN_SECONDS 0.001
+
+/* Seconds where 0 means "off": 0, or at least OLTP_MIN_SECONDS. */
+static int check_seconds(const char *name, double v, char *err, size_t errlen)
+{
+        if (v > 0 && v < OLTP_MIN_SECONDS)
+                return errf(err, errlen, -EINVAL,
+                            "option --%s: %g s is below the shortest %g s (0: off)", name, v,
+                            OLTP_MIN_SECONDS);
+        return 0;
+}
+
+static int check_rate(const struct oltp_opts *o, char *err, size_t errlen)
+{
+        if (o->rate <= 0)
+                return 0;
+        if (o->rate < OLTP_MIN_RATE)
+                return errf(err, errlen, -EINVAL,
+                            "option --rate: %g is below the lowest rate %g (one transaction "
+                            "in about 3 hours); 0 is the closed loop",
+                            o->rate, OLTP_MIN_RATE);
+        if (o->rate > OLTP_CONN_MAX_TPS * (double)o->threads)
+                return errf(err, errlen, -EINVAL,
+                            "option --rate: %g TPS cannot be reached by %lld connection(s) "
+                            "(at most %.0f TPS each): raise --threads or lower --rate",
+                            o->rate, o->threads, OLTP_CONN_MAX_TPS);
         return 0;
 }
 
@@ -323,8 +385,11 @@ int oltp_cli_setup(struct oltp_cli *x, char *err, size_t errlen)
                 return -EINVAL;
         }
         x->ops = oltp_drivers[x->o.driver];
-        if ((rc = parse_hosts(x, err, errlen)) || (rc = read_password(x, err, errlen)) ||
-            (rc = parse_ignore(x, err, errlen)))
+        if ((rc = check_seconds("time", x->o.time, err, errlen)) ||
+            (rc = check_seconds("warmup-time", x->o.warmup_time, err, errlen)) ||
+            (rc = check_seconds("report-interval", x->o.report_interval, err, errlen)) ||
+            (rc = check_rate(&x->o, err, errlen)) || (rc = parse_hosts(x, err, errlen)) ||
+            (rc = read_password(x, err, errlen)) || (rc = parse_ignore(x, err, errlen)))
                 return rc;
         oltp_dist_defaults(&x->dist, (enum oltp_dist_type)x->o.rand_type);
         x->dist.spec_iter = (unsigned)x->o.rand_spec_iter;

@@ -166,8 +166,8 @@ bad 2 "a port above 65535" block --target "iscsi://u%SECRETPW@$NUL:70000/iqn.x/1
 grep -q SECRETPW <<<"$OUT" && fail "the URL check echoes the CHAP secret"
 bad 2 "not an iscsi:// URL" block --target plain.img
 bad 2 "a URL (use --target)" block --filename "iscsi://$NUL/iqn.x/1"
-bad 2 "bad port" "${O[@]}" --mysql-host "$NUL:99999"
-bad 2 "bad port" "${O[@]}" --mysql-host "$NUL:33x"
+bad 2 "the port must be a number 1..65535" "${O[@]}" --mysql-host "$NUL:99999"
+bad 2 "the port must be a number 1..65535" "${O[@]}" --mysql-host "$NUL:33x"
 
 # --- 4. Output paths, checked before anything runs ---
 bad 2 "option --json: $T/dir: is a directory" "${B[@]}" --json "$T/dir"
@@ -379,7 +379,7 @@ rm -f "$T/long.ini"
         for i in $(seq 1 100000); do printf '%s' '1213,'; done
         printf '1205\n'
 } >"$T/long_ok.ini"
-bad 2 "option --mysql-ignore-errors: want error numbers" run long_ok.ini
+bad 2 "option --mysql-ignore-errors: more than 64 error numbers" run long_ok.ini
 {
         printf '[a]\nengine = null\n'
         for i in $(seq 1 3000); do printf '; %0500d\n' "$i"; done
@@ -429,7 +429,7 @@ bad 2 "option --rand-type: 'normal' is not one of" "${O[@]}" --rand-type normal
 bad 2 "option --time" "${O[@]}" --time -1
 bad 2 "--time and --events are both 0" "${O[@]}" --time 0
 bad 2 "option --workload: 'oltp_rw' is not one of" "${O[@]}" --workload oltp_rw
-bad 2 "option --mysql-ignore-errors: want error numbers" "${O[@]}" --mysql-ignore-errors 12x
+bad 2 "option --mysql-ignore-errors: '12x' is not an error number" "${O[@]}" --mysql-ignore-errors 12x
 bad 2 "option --vms: 0 is below the minimum 1" "${S[@]}" --vms 0
 bad 2 "option --repeat: 0 is below the minimum 1" "${S[@]}" --repeat 0
 bad 2 "option --topology: 'hyper' is not one of" "${S[@]}" --topology hyper
@@ -455,6 +455,70 @@ bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${O[@]}"
 bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${S[@]}" --output-dir /proc/runs
 bad 2 "option --json: /proc/version: cannot create a file in /proc" compare a b --json /proc/version
 # --- end of save ---
+
+# --- issue 30/31 (h30): host strings, iSCSI URLs, rates, error lists, null engine ---
+# Each is refused before any name lookup or connection (exit 2, not 3), and a
+# password typed into a host or URL never appears in the message.
+LONG=$(printf 'a%.0s' $(seq 5000))
+bad 2 "option --mysql-host: '[::1]:P': the port must be" "${O[@]}" --mysql-host '[::1]:P'
+bad 2 "option --mysql-host: '[::1]:0': the port must be" "${O[@]}" --mysql-host '[::1]:0'
+bad 2 "option --mysql-host: '[127.0.0.1]:1': not an [IPv6] address" "${O[@]}" --mysql-host '[127.0.0.1]:1'
+bad 2 "option --mysql-host: '[::1': not an [IPv6] address" "${O[@]}" --mysql-host '[::1'
+bad 2 "option --mysql-host: 'h:p:q': more than one ':'" "${O[@]}" --mysql-host 'h:p:q'
+bad 2 "option --mysql-host: '127.0.0.1:1:2': more than one ':'" "${O[@]}" --mysql-host '127.0.0.1:1:2'
+bad 2 "a user or password does not belong in a host" "${O[@]}" --mysql-host 'user:h30pass@127.0.0.1:1'
+! grep -q h30pass <<<"$OUT" || fail "the password of user:pass@host was echoed: $OUT"
+bad 2 "a user or password does not belong in a host" "${O[@]}" --mysql-host 'mysql://u:h30pass@127.0.0.1:1/db'
+! grep -q h30pass <<<"$OUT" || fail "the password of mysql://u:pass@host was echoed: $OUT"
+bad 2 "a URL is not a host" "${O[@]}" --mysql-host 'mysql://127.0.0.1:1'
+bad 2 "a host name of over 253 characters" "${O[@]}" --mysql-host "$LONG"
+bad 2 "a host name of over 253 characters" "${O[@]}" --mysql-host "127.0.0.1:1,$LONG:1"
+bad 2 "not a host name or IP address" "${O[@]}" --mysql-host 'local host'
+bad 2 "not a host name or IP address" "${O[@]}" --mysql-host '-x'
+bad 2 "not a host name or IP address" "${O[@]}" --mysql-host 'a..b'
+bad 2 "not a host name or IP address" "${O[@]}" --mysql-host '127.0.0.1/24'
+bad 2 "option --mysql-host: '127.0.0.1:65536': the port must be" "${O[@]}" --mysql-host '127.0.0.1:65536'
+bad 2 "option --mysql-host: '127.0.0.1:': the port must be" "${O[@]}" --mysql-host '127.0.0.1:'
+bad 2 "option --mysql-host: '127.0.0.1:+1': the port must be" "${O[@]}" --mysql-host '127.0.0.1:+1'
+bad 2 "a user or password does not belong in a host" "${OP[@]}" --mysql-host 'u:h30pass@localhost'
+bad 2 "a user or password does not belong in a host" "${OC[@]}" --mysql-host 'u@localhost'
+H30U=(block --target-ci 0 --runtime 1)
+bad 2 "an empty CHAP user before '@'" "${H30U[@]}" --target 'iscsi://%@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "an empty CHAP user before '@'" "${H30U[@]}" --target 'iscsi://@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "an empty CHAP secret before '@'" "${H30U[@]}" --target 'iscsi://u%@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "an empty CHAP secret before '@'" "${H30U[@]}" --target 'iscsi://u:@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "more than one '@'" "${H30U[@]}" --target 'iscsi://u@v@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "more than one '@'" "${H30U[@]}" --target 'iscsi://u%h30pass@@127.0.0.1:1/iqn.2000-01.x:t/0'
+! grep -q h30pass <<<"$OUT" || fail "the CHAP secret of a URL was echoed: $OUT"
+bad 2 "an empty query value" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?target_user='
+bad 2 "an empty query value" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?header_digest'
+bad 2 "an empty query after '?'" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?'
+bad 2 "an unknown query key" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?foo=1'
+bad 2 "an unknown query key" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?target_user=t&'
+bad 2 "a query key given twice" "${H30U[@]}" --target 'iscsi://u@127.0.0.1:1/iqn.2000-01.x:t/0?target_password=h30pass&target_password=h30pass'
+! grep -q h30pass <<<"$OUT" || fail "a target_password was echoed: $OUT"
+bad 2 "127.0.0.1:1/iqn.2000-01.x:t/0 is given twice" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0,iscsi://127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "is given twice" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/3,iscsi://u@127.0.0.1:1/iqn.2000-01.x:t/3'
+bad 2 "option --engine: null does no I/O and takes no --target" "${B[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "option --engine: null does no I/O and takes no --filename" "${B[@]}" --filename "$T/plain.img"
+bad 2 "option --mysql-ignore-errors: '-1' is not an error number" "${O[@]}" --mysql-ignore-errors -1
+bad 2 "'99999999999999999999' is not an error number" "${O[@]}" --mysql-ignore-errors 99999999999999999999
+bad 2 "'4294967297' is not an error number" "${O[@]}" --mysql-ignore-errors 1213,4294967297
+bad 2 "'0' is not an error number" "${O[@]}" --mysql-ignore-errors 0
+bad 2 "'+-5' is not an error number" "${O[@]}" --mysql-ignore-errors +-5
+bad 2 "'all' is not an error number" "${O[@]}" --mysql-ignore-errors 1213,all
+bad 2 "option --rate: 1e-300 is below the lowest rate" "${O[@]}" --rate 1e-300
+bad 2 "option --rate: 1e-05 is below the lowest rate" "${O[@]}" --rate 0.00001
+bad 2 "option --rate: '1e-400' is too small" "${O[@]}" --rate 1e-400
+bad 2 "option --rate: '4e-320' is too small" "${O[@]}" --rate 4e-320
+bad 2 "cannot be reached by 1 connection(s)" "${O[@]}" --rate 1000000000
+bad 2 "cannot be reached by 10 connection(s)" "${O[@]}" --rate 2e7 --threads 10
+bad 2 "option --time: '1e-400' is too small" "${O[@]}" --time 1e-400
+bad 2 "option --time: 1e-07 s is below the shortest" "${O[@]}" --time 1e-7
+bad 2 "option --warmup-time: 1e-05 s is below the shortest" "${O[@]}" --warmup-time 0.00001
+bad 2 "option --report-interval: 1e-07 s is below the shortest" "${O[@]}" --report-interval 1e-7
+bad 2 "option --report-interval: '1e-310' is too small" "${O[@]}" --report-interval 1e-310
+# --- end of issue 30/31 (h30) ---
 
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"

@@ -1,8 +1,8 @@
 /*
  * fuzz_opts.c - libFuzzer target for the options table (core/opts.c), the
- * value syntaxes under it (core/parse.c), the job-file reader and the iSCSI
- * URL check (block/url.c): the code every command line and job file goes
- * through before anything runs.
+ * value syntaxes under it (core/parse.c), the job-file reader, the iSCSI
+ * URL check (block/url.c) and the host check (core/hostport.c): the code
+ * every command line and job file goes through before anything runs.
  *
  * The first byte of an input picks what the rest is:
  *   even: command-line words separated by NUL bytes, parsed like argv;
@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "block/url.h"
+#include "core/hostport.h"
 #include "core/opts.h"
 
 #define MAX_WORDS 64
@@ -79,6 +80,25 @@ static void check_urls(const char *list)
                 return;
         for (char *u = strtok_r(copy, ",", &save); u; u = strtok_r(NULL, ",", &save))
                 blk_url_check(u, err, sizeof(err));
+        free(copy);
+}
+
+/* Every item of a --mysql-host list through the host check: refusing is fine, crashing not. */
+static void check_hosts(const char *list)
+{
+        char err[256], host[HOSTPORT_HOST_MAX], *copy, *save = NULL;
+        unsigned port;
+
+        if (!list || !(copy = strdup(list)))
+                return;
+        for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+                if (hostport_parse(h, 3306, host, sizeof(host), &port, err, sizeof(err)) == 0)
+                        FUZZ_ASSERT(port >= 1 && port <= 65535 && host[0] && !strchr(host, '@'),
+                                    "host '%s' accepted as '%s' port %u\n", h, host, port);
+                else
+                        FUZZ_ASSERT(!strchr(h, '@') || *h == '@' || !strstr(err, h),
+                                    "host '%s': the message quotes what stands before '@'\n", h);
+        }
         free(copy);
 }
 
@@ -172,6 +192,7 @@ static void echo(const struct opt_group *g)
         free(text);
         json_decref(j);
         check_urls(((struct cfg *)g->cfg)->target);
+        check_hosts(((struct cfg *)g->cfg)->str);
 }
 
 static void run_argv(const struct opt_group *g, const uint8_t *data, size_t n)

@@ -1,0 +1,146 @@
+/*
+ * hostport.c - the server address check of hostport.h. It only accepts
+ * what a client library would connect to without surprise: IP literals,
+ * plain host names, and a port of digits.
+ */
+#include "core/hostport.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+
+#define NAME_MAX_LEN  253
+#define LABEL_MAX_LEN 63
+
+/* The item as a message may show it: from its last '@' on (a password may stand before). */
+static const char *shown(const char *s)
+{
+        const char *at = strrchr(s, '@');
+
+        return at ? at : s;
+}
+
+static int hp_fail(const char *s, char *err, size_t errlen, const char *why)
+{
+        const char *p = shown(s);
+
+        return errf(err, errlen, -EINVAL, "'%s%.*s%s': %s", p == s ? "" : "...", 64, p,
+                    strlen(p) > 64 ? "..." : "", why);
+}
+
+/* A host name of RFC 1123 (underscores allowed, as resolvers do): 1 if it is one. */
+static int is_host_name(const char *h, size_t n)
+{
+        size_t label = 0;
+
+        if (n == 0 || n > NAME_MAX_LEN)
+                return 0;
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)h[i];
+
+                if (c == '.') {
+                        if (label == 0)
+                                return 0;
+                        label = 0;
+                        continue;
+                }
+                if (!isalnum(c) && c != '-' && c != '_')
+                        return 0;
+                if ((c == '-' && label == 0) || ++label > LABEL_MAX_LEN)
+                        return 0;
+        }
+        return 1;
+}
+
+/* PORT of digits only, 1..65535: 0, or -1. */
+static int port_of(const char *p, unsigned *port)
+{
+        unsigned long v = 0;
+
+        if (!*p)
+                return -1;
+        for (; *p; p++) {
+                if (!isdigit((unsigned char)*p))
+                        return -1;
+                v = v * 10 + (unsigned long)(*p - '0');
+                if (v > 65535)
+                        return -1;
+        }
+        if (v == 0)
+                return -1;
+        *port = (unsigned)v;
+        return 0;
+}
+
+static int copy_host(const char *h, size_t n, char *host, size_t hostlen)
+{
+        if (n >= hostlen)
+                return -1;
+        memcpy(host, h, n);
+        host[n] = '\0';
+        return 0;
+}
+
+/* "[v6]" or "[v6]:PORT". */
+static int parse_bracketed(const char *s, char *host, size_t hostlen, unsigned *port, char *err,
+                           size_t errlen)
+{
+        const char *close = strchr(s, ']');
+        struct in6_addr a6;
+        char v6[INET6_ADDRSTRLEN + 1];
+
+        if (!close || copy_host(s + 1, (size_t)(close - s - 1), v6, sizeof(v6)) ||
+            inet_pton(AF_INET6, v6, &a6) != 1)
+                return hp_fail(s, err, errlen, "not an [IPv6] address");
+        if (close[1] && (close[1] != ':' || port_of(close + 2, port) < 0))
+                return hp_fail(s, err, errlen, "the port must be a number 1..65535");
+        if (copy_host(v6, strlen(v6), host, hostlen))
+                return hp_fail(s, err, errlen, "too long");
+        return 0;
+}
+
+int hostport_parse(const char *s, unsigned defport, char *host, size_t hostlen, unsigned *port,
+                   char *err, size_t errlen)
+{
+        const char *colon;
+        struct in6_addr a6;
+        size_t n;
+
+        *port = defport;
+        if (!*s)
+                return errf(err, errlen, -EINVAL, "an empty host");
+        if (strchr(s, '@'))
+                return hp_fail(s, err, errlen,
+                               "a user or password does not belong in a host (use the user and "
+                               "password options)");
+        if (strstr(s, "://"))
+                return hp_fail(s, err, errlen, "a URL is not a host (give HOST[:PORT])");
+        if (*s == '[')
+                return parse_bracketed(s, host, hostlen, port, err, errlen);
+        colon = strchr(s, ':');
+        if (colon && strchr(colon + 1, ':')) {
+                /* Two colons or more: only a bare IPv6 literal, which then has no port. */
+                if (inet_pton(AF_INET6, s, &a6) != 1)
+                        return hp_fail(s, err, errlen,
+                                       "more than one ':' (write an IPv6 address as [ADDR]:PORT)");
+                if (copy_host(s, strlen(s), host, hostlen))
+                        return hp_fail(s, err, errlen, "too long");
+                return 0;
+        }
+        n = colon ? (size_t)(colon - s) : strlen(s);
+        if (colon && port_of(colon + 1, port) < 0)
+                return hp_fail(s, err, errlen, "the port must be a number 1..65535");
+        if (n > NAME_MAX_LEN)
+                return errf(err, errlen, -EINVAL, "'%.32s...': a host name of over %d characters",
+                            s, NAME_MAX_LEN);
+        if (!is_host_name(s, n))
+                return hp_fail(s, err, errlen,
+                               "not a host name or IP address (letters, digits, '-', '.')");
+        if (copy_host(s, n, host, hostlen))
+                return hp_fail(s, err, errlen, "too long");
+        return 0;
+}
