@@ -6,8 +6,10 @@
 
 #include <stddef.h>
 
-#include "core/log.h"
-#include "results/ramp.h"
+#include "core/log.h" /* errf */
+
+struct ramp;
+struct ramp_set; /* results/ramp.h */
 
 /* Append an empty ramp to s with the given names; NULL on ENOMEM. */
 struct ramp *ramp_set_push(struct ramp_set *s, const char *name, const char *load_name,

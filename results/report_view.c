@@ -21,7 +21,7 @@
 #include "core/hist.h"
 #include "core/parse.h"
 #include "results/report_view.h"
-#include "results/rundir.h"
+#include "results/result.h"
 #include "results/tip_json.h"
 
 /* a + b where an unknown side counts as 0, NaN when both are unknown. */

@@ -22,12 +22,7 @@
 
 #include <jansson.h>
 
-/* Load a result: a JSON object of kind block|oltp|scale and a schema_version this build reads. */
-int res_load(const char *path, json_t **out, char *err, size_t errlen);
-
-/* The number at key in an object of a result: NaN when o has no such key or its value is not a
- * number (a figure the result does not hold is never 0). */
-double res_num(const json_t *o, const char *key);
+#include "results/result.h" /* res_load, res_num, res_mark_partial */
 
 /*
  * The result.json a RUN argument names: a run directory, a result.json
@@ -35,9 +30,6 @@ double res_num(const json_t *o, const char *key);
  * index or $HCISWEEP_INDEX).
  */
 int res_resolve_run(const char *run, char *path, size_t len, char *err, size_t errlen);
-
-/* Mark a result partial (an interrupted run), with the reason. 0 or -ENOMEM. */
-int res_mark_partial(json_t *result, const char *why);
 
 /*
  * Name a new run directory OUTPUT_DIR/KIND-YYYYmmdd-HHMMSS-PID (UTC, as in

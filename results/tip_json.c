@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results/rundir.h"
+#include "results/result.h"
 #include "results/tip_json.h"
 
 static double first_known(double a, double b)
