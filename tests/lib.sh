@@ -6,6 +6,18 @@
 # address and port of this test's own, and kill_listed [LABDIR] (default
 # $LAB): the last resort if `lab down` fails, kill -9 every process the
 # lab's state lists.
+# Waiting (never a bare sleep: each returns as soon as the event is there,
+# and fails the test, saying what it waited for, when it is not in time):
+#   wait_until TIMEOUT CMD...    CMD (run in this shell) succeeds
+#   wait_port ADDR PORT [TIMEOUT]  a TCP connect to ADDR:PORT is accepted
+#   wait_file FILE [TIMEOUT]       FILE exists
+#   wait_gone PID [TIMEOUT]        process PID has exited
+#   wait_output PID FILE REGEX [TIMEOUT]  a line of FILE, the output of the
+#                                  running process PID, matches REGEX (grep -E);
+#                                  fails at once if PID ends first
+# TIMEOUT is in seconds (fractions allowed; default 30).
+# MariaDB servers of the test's own: db_start, db_stop, db_restart, db_pid
+# (tests/mariadb.sh).
 set -u
 : "${HCISWEEP:?run through ctest, or set HCISWEEP to the binary}"
 : "${SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
@@ -64,3 +76,33 @@ kill_listed() {
         sed -n 's/^\(pid\|initiator\) = \([1-9][0-9]*\)$/\2/p' "${1:-$LAB}/state" 2>/dev/null |
                 xargs -r kill -9
 }
+
+_now_us() { echo "${EPOCHREALTIME//[!0-9]/}"; }
+
+wait_until() {
+        local timeout=$1 end
+        shift
+        end=$(($(_now_us) + $(awk -v t="$timeout" 'BEGIN { printf "%d", t * 1000000 }')))
+        until "$@"; do
+                [ "$(_now_us)" -lt "$end" ] || fail "not within $timeout s: $*"
+                sleep 0.1 # the poll interval
+        done
+}
+
+_port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+wait_port() { wait_until "${3:-30}" _port_open "$1" "$2"; }
+
+wait_file() { wait_until "${2:-30}" test -e "$1"; }
+
+_gone() { ! kill -0 "$1" 2>/dev/null; }
+wait_gone() { wait_until "${2:-30}" _gone "$1"; }
+
+_has_output() {
+        grep -qE -- "$3" "$2" 2>/dev/null && return 0
+        # (looked at again once it has gone: it may have printed the line and ended)
+        kill -0 "$1" 2>/dev/null || grep -qE -- "$3" "$2" 2>/dev/null || fail "process $1 ended before printing /$3/: $(tail -5 "$2" 2>/dev/null)"
+        return 1
+}
+wait_output() { wait_until "${4:-30}" _has_output "$1" "$2" "$3"; }
+
+. "$SRC/tests/mariadb.sh"

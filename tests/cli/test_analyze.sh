@@ -123,10 +123,7 @@ pass "block null result: randread peak at iodepth $qd ($want IOPS)"
 # 7. Real sysbench OLTP (transactions per second) and an hcisweep oltp result
 # (intervals over time), on a private MariaDB.
 ADDR=$(test_addr 0) PORT=$(test_port 0) PW=an-pw-3
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
+db_start 1 "$PW"
 SB=(--mysql-host="$ADDR" --mysql-port="$PORT" --mysql-user=root --mysql-password="$PW"
         --tables=1 --table-size=1000)
 expect_rc 0 sysbench oltp_read_only "${SB[@]}" prepare

@@ -8,12 +8,8 @@ cd "$T"
 run=$!
 on_exit "kill -9 $run 2>/dev/null"
 r=""
-for _ in $(seq 1 300); do # the first save, at most 30 s: the run's own length
-        r=$(compgen -G "$T/runs/block-*/result.json" | head -1) || true
-        [ -n "$r" ] && break
-        sleep 0.1
-done
-[ -n "$r" ] || fail "no result saved before the first point: $(cat "$T/out")"
+first_save() { r=$(compgen -G "$T/runs/block-*/result.json" | head -1) && [ -n "$r" ]; }
+wait_until 30 first_save # at most 30 s: the run's own length
 kill -0 "$run" 2>/dev/null || fail "block ended before it was killed: $(cat "$T/out")"
 kill -9 "$run"
 wait "$run" 2>/dev/null || true

@@ -8,14 +8,20 @@ tgt_start --luns 1 --size 16M
 url=${TGT_URLS[0]}
 restart() { bash "$SRC/scripts/iscsi-target.sh" start --dir "$TGT_DIR" --portal "$TGT_PORTAL" \
         --luns 1 --size 16M >/dev/null; }
+# measuring PID JSON: the block run PID has begun its first point (a session to
+# the portal, and the result it saves once before the first point).
+measuring() {
+        kill -0 "$1" 2>/dev/null || fail "block ended before measuring"
+        ss -Htn state established dst "$TGT_PORTAL" | grep -q . && [ -s "$2" ]
+}
 
 "$HCISWEEP" block --target "$url" --rw randread --iodepth 8 --runtime 14 \
         --json "$T/r.json" >"$T/r.out" 2>&1 &
 pid=$!
 on_exit "kill $pid"
-sleep 3
+wait_until 30 measuring $pid "$T/r.json"
 kill -9 "$(cat "$TGT_DIR/tgtd.pid")"
-sleep 2
+sleep 2 # the outage's own length, not a wait
 restart || fail "could not restart tgtd"
 wait $pid || fail "run across a target restart failed: $(tail -5 "$T/r.out")"
 jq -e '.points[0].reconnects >= 1 and .points[0].read.ios > 0
@@ -26,7 +32,8 @@ jq -e '.points[0].reconnects >= 1 and .points[0].read.ios > 0
 "$HCISWEEP" block --target "$url" --rw randread --iodepth 8 --runtime 120 \
         --json "$T/p.json" >"$T/p.out" 2>&1 &
 pid=$!
-sleep 3
+on_exit "kill $pid"
+wait_until 30 measuring $pid "$T/p.json"
 kill -9 "$(cat "$TGT_DIR/tgtd.pid")"
 rc=0
 wait $pid || rc=$?

@@ -18,14 +18,12 @@ expect_rc 2 "$HCISWEEP" block --target "$url" --bs 8m --iodepth 4 --runtime 1 --
 grep -q "do not fit" <<<"$OUT" || fail "region shape not explained: $OUT"
 [ ! -e "$T/x.json" ] || fail "a refused shape wrote a result"
 
-# Wait until the block run holds an established session to the portal.
-wait_session() {
-        for _ in $(seq 1 300); do
-                ss -Htn state established dst "$TGT_PORTAL" | grep -q . && return 0
-                kill -0 "$1" 2>/dev/null || return 1
-                sleep 0.1
-        done
-        return 1
+# The block run $run has begun its first point: it holds a session to the
+# portal and has saved its config (block writes the result once before the
+# first point).
+measuring() {
+        kill -0 "$run" 2>/dev/null || fail "block ended before measuring: $(cat "$T/$name.out")"
+        ss -Htn state established dst "$TGT_PORTAL" | grep -q . && [ -s "$T/$name.json" ]
 }
 
 # run_frozen NAME ARGS...: block in the background ($run), tgtd frozen once it is logged in.
@@ -36,8 +34,7 @@ run_frozen() {
                 --json "$T/$name.json" >"$T/$name.out" 2>&1 &
         run=$!
         on_exit "kill -9 $run"
-        wait_session $run || fail "block never logged in: $(cat "$T/$name.out")"
-        sleep 1
+        wait_until 30 measuring
         kill -STOP "$pid"
 }
 
@@ -57,7 +54,7 @@ jq -e '.points[0].errors > 0 and .points[0].read.timeouts > 0 and
 # The target answers again: a run works, then SIGTERM while the target hangs is honoured.
 expect_rc 0 "$HCISWEEP" block --target "$url" --iodepth 4 --runtime 1 --json "$T/again.json"
 run_frozen term --io-timeout 600
-sleep 0.5
+sleep 0.5 # the hang's own length before the signal, not a wait for anything
 kill -TERM $run
 rc=0
 wait $run || rc=$?

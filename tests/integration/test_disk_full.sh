@@ -5,19 +5,20 @@
 # --json/--html, analyze --json and report --output-dir meet it full and
 # exit 4 too. The full disk is a 1 MiB tmpfs of this test's own.
 . "$TESTLIB"
-. "$SRC/tests/integration/mariadb.sh"
 mkdir -p "$T/full"
 mount -t tmpfs -o size=1M tmpfs "$T/full" || fail "cannot mount a tmpfs (run as root)"
 on_exit "umount '$T/full'"
 
-# fill_after GLOB [JQ]: wait for GLOB to exist (and JQ to hold of it), then fill the filesystem.
-fill_after() {
+# saved GLOB [JQ]: a file matching GLOB exists (and JQ holds of it).
+saved() {
         local f
-        for _ in $(seq 1 600); do
-                f=$(compgen -G "$1" | head -1)
-                [ -n "$f" ] && { [ -z "${2:-}" ] || jq -e "$2" "$f" >/dev/null 2>&1; } && break
-                sleep 0.1
-        done
+        f=$(compgen -G "$1" | head -1)
+        [ -n "$f" ] && { [ -z "${2:-}" ] || jq -e "$2" "$f" >/dev/null 2>&1; }
+}
+
+# fill_after GLOB [JQ]: wait until GLOB is saved (and JQ holds of it), then fill the filesystem.
+fill_after() {
+        wait_until 60 saved "$@"
         dd if=/dev/zero of="$T/full/fill" bs=64k 2>/dev/null || true
 }
 

@@ -34,6 +34,7 @@ common=(--backend libvirt --libvirt-uri "$URI" --lab-dir "$LAB" --addr-base "$BA
 sql() { MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.1" -P "$PORT" -u root \
         -N -B -e "$1"; }
 lab_qemus() { pgrep -f -- "qemu-system-x86_64 .*guest=hcisweep-lab-[0-9a-f]*-vm" || true; }
+no_qemu() { [ -z "$(lab_qemus)" ]; } # no QEMU of this lab runs
 
 # --- a URI that is none is bad input ------------------------------------------
 expect_rc 2 "$HCISWEEP" lab up --vms 1 --backend libvirt --libvirt-uri "no-uri" --lab-dir "$LAB"
@@ -82,14 +83,15 @@ start_libvirtd() { # DIR [TCP_PORT]: configuration, socket, state and logs under
                 exec libvirtd --daemon $listen --config '$L/etc/libvirtd.conf' --pid-file '$L/libvirtd.pid'" ||
                 fail "libvirtd in $L did not start"
         on_exit stop_libvirtd "$L"
-        for _ in $(seq 100); do [ -S "$L/run/libvirt-sock" ] && break; sleep 0.1; done
+        wait_until 10 test -S "$L/run/libvirt-sock"
         virsh -q -c "qemu:///system?socket=$L/run/libvirt-sock" list --all >/dev/null 2>&1 ||
                 fail "libvirtd in $L does not answer"
 }
 stop_libvirtd() {
         local pid
         pid=$(cat "$1/libvirtd.pid" 2>/dev/null) || return 0
-        kill "$pid" && for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        # (in a subshell: a cleanup that times out must not end the others)
+        kill "$pid" && (wait_gone "$pid" 5) || true
 }
 kill_domains() { virsh -q -c "$1" list --name | xargs -r -n1 virsh -q -c "$1" destroy; }
 LVTCP=$(test_port 5)
@@ -132,8 +134,7 @@ pass "MariaDB answers on $BASE.1:$PORT, datadir on /dev/vdb ($KB KiB)"
 # --- down: no domain, no QEMU ---------------------------------------------------------
 expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
 [ -z "$(virsh -q -c "$URI" list --all --name)" ] || fail "domains left: $(virsh -c "$URI" list)"
-for _ in $(seq 50); do [ -z "$(lab_qemus)" ] && break; sleep 0.1; done
-[ -z "$(lab_qemus)" ] || fail "QEMU left after lab down: $(lab_qemus)"
+wait_until 5 no_qemu
 pass "lab down left no domain and no QEMU"
 
 # --- scale over both libvirtds: VMs round-robin, the same steps as local ---------------
@@ -174,6 +175,5 @@ pass "scale 1,2 VMs: ok,ok; vm1 on the local libvirtd at $BASE.1:$PORT, vm2 on t
 expect_rc 0 "$HCISWEEP" lab down "${two[@]}"
 [ -z "$(virsh -q -c "$URI" list --all --name)$(virsh -q -c "$URI2" list --all --name)" ] ||
         fail "domains left after lab down"
-for _ in $(seq 50); do [ -z "$(lab_qemus)" ] && break; sleep 0.1; done
-[ -z "$(lab_qemus)" ] || fail "QEMU left after lab down: $(lab_qemus)"
+wait_until 5 no_qemu
 pass "lab down: no domain on either libvirtd, no QEMU"

@@ -8,11 +8,7 @@
 . "$TESTLIB"
 command -v prometheus >/dev/null || fail "prometheus missing (Debian prometheus)"
 ADDR=$(test_addr 0) PORT=$(test_port 0) MPORT=$(test_port 1) PPORT=$(test_port 2) PW=mp-pw-3
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
-export MYSQL_PWD=$PW
+db_start 1 "$PW"
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 1 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
 
@@ -30,25 +26,23 @@ prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/prom" \
 PROM_PID=$!
 on_exit "kill $PROM_PID; wait $PROM_PID"
 API=http://$ADDR:$PPORT
-for _ in $(seq 100); do
-        curl -sf "$API/-/ready" >/dev/null && break
+ready() {
         kill -0 $PROM_PID 2>/dev/null || fail "prometheus exited: $(tail -5 "$T/prom.log")"
-        sleep 0.2
-done
-curl -sf "$API/-/ready" >/dev/null || fail "prometheus not ready: $(tail -5 "$T/prom.log")"
+        curl -sf "$API/-/ready" >/dev/null
+}
+wait_until 20 ready
 q() { curl -sf -G "$API/api/v1/query" --data-urlencode "query=$1" --data-urlencode "time=$(date +%s)"; }
 # Prometheus applies its targets a few seconds after start: wait for its first
 # scrape of the (still absent) endpoint, so the run is watched from its start.
-for _ in $(seq 100); do
-        [ "$(q up | jq '.data.result | length')" = 1 ] && break
-        sleep 0.2
-done
-[ "$(q up | jq '.data.result | length')" = 1 ] || fail "prometheus never scraped: $(tail -5 "$T/prom.log")"
+scraped() { [ "$(q up | jq '.data.result | length')" = 1 ]; }
+wait_until 20 scraped
 
 t0=$(date +%s)
 expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --workload oltp_point_select --threads 2 --time 6 \
         --metrics-listen "$ADDR:$MPORT" --json "$T/r.json"
-sleep 1.5 # the last scrape's samples are in the head block once the scrape is done
+# The run's last samples are in once a scrape has found the endpoint gone (up 0).
+down() { [ "$(q up | jq -r '.data.result[0].value[1]')" = 0 ]; }
+wait_until 20 down
 q "hcisweep_tps[2m]" >"$T/tps.json" || fail "query failed"
 n=$(jq '[.data.result[0].values // [] | .[]] | length' "$T/tps.json")
 [ "$n" -gt 1 ] || fail "TPS series has $n sample(s): $(head -c 400 "$T/tps.json"); $(tail -3 "$T/prom.log")"
@@ -73,10 +67,8 @@ pass "prometheus scraped oltp run: $n TPS samples, transactions $seen <= $total"
 BPID=$!
 on_exit "kill $BPID"
 got=""
-for _ in $(seq 40); do
-        sleep 0.2
-        got=$(curl -sf "http://$ADDR:$MPORT/metrics" | grep '^hcisweep_iops ') && break
-done
+iops() { got=$(curl -sf "http://$ADDR:$MPORT/metrics" | grep '^hcisweep_iops ') || ! kill -0 $BPID 2>/dev/null; }
+wait_until 20 iops
 wait $BPID || fail "block with --metrics-listen failed: $(cat "$T/b.out")"
 awk '{ exit !($2 > 0) }' <<<"$got" || fail "no hcisweep_iops while the block sweep ran: '$got'"
 pass "block sweep endpoint: $got"

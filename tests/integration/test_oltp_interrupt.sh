@@ -3,29 +3,16 @@
 # SIGINT and SIGTERM end it with exit 130 and a result marked partial
 # ("interrupted"); SIGKILL leaves the last periodic save, marked partial.
 . "$TESTLIB"
-. "$SRC/tests/integration/mariadb.sh"
 db_start 1 int-pw-3
 C=(--mysql-host "$DB_HOSTS" --mysql-user root --tables 1 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
-
-# wait_for PID CMD...: poll CMD until it succeeds (bounded), failing if PID exits first.
-wait_for() {
-        local pid=$1
-        shift
-        for _ in $(seq 1 600); do
-                "$@" && return 0
-                kill -0 "$pid" 2>/dev/null || return 1
-                sleep 0.1
-        done
-        return 1
-}
 
 for sig in INT TERM; do
         "$HCISWEEP" oltp run "${C[@]}" --threads 2 --time 300 --report-interval 1 \
                 --output-dir "$T/$sig" >"$T/$sig.out" 2>&1 &
         run=$!
         on_exit "kill -9 $run"
-        wait_for $run grep -q '^\[ 1s \]' "$T/$sig.out" || fail "SIG$sig: no interval: $(cat "$T/$sig.out")"
+        wait_output $run "$T/$sig.out" '^\[ 1s \]' 60
         kill -$sig $run
         rc=0
         wait $run || rc=$?
@@ -41,7 +28,11 @@ done
 "$HCISWEEP" oltp run "${C[@]}" --threads 2 --time 300 --report-interval 1 --output-dir "$T/KILL" >"$T/KILL.out" 2>&1 &
 run=$!
 on_exit "kill -9 $run"
-wait_for $run compgen -G "$T/KILL/oltp-*/result.json" || fail "no periodic save: $(cat "$T/KILL.out")"
+saved() {
+        kill -0 $run 2>/dev/null || fail "the run ended before a periodic save: $(cat "$T/KILL.out")"
+        compgen -G "$T/KILL/oltp-*/result.json" >/dev/null
+}
+wait_until 60 saved
 kill -KILL $run
 wait $run 2>/dev/null
 r=$(echo "$T/KILL"/oltp-*/result.json)

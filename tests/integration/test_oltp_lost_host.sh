@@ -5,7 +5,6 @@
 # and on screen, the result is partial and the exit code is 3; the other
 # host stays clean.
 . "$TESTLIB"
-. "$SRC/tests/integration/mariadb.sh"
 db_start 2 lost-pw-4
 C=(--mysql-host "$DB_HOSTS" --mysql-user root --tables 1 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
@@ -14,12 +13,8 @@ expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
         --json "$T/r.json" >"$T/run.out" 2>&1 &
 run=$!
 on_exit "kill -9 $run"
-for _ in $(seq 1 600); do
-        grep -q '^\[ 1s \]' "$T/run.out" && break
-        kill -0 $run 2>/dev/null || fail "the run ended early: $(cat "$T/run.out")"
-        sleep 0.1
-done
-kill -KILL "$(cat "$T/db1/mariadbd.pid")"
+wait_output $run "$T/run.out" '^\[ 1s \]' 60
+kill -KILL "$(db_pid 1)"
 rc=0
 wait $run || rc=$?
 [ $rc -eq 3 ] || fail "a host lost for good: exit $rc, want 3: $(tail -5 "$T/run.out")"

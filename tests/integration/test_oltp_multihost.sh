@@ -5,14 +5,8 @@
 # figures in the JSON add up to the totals; the warm-up is left out.
 . "$TESTLIB"
 PW=mh-pw-5
-DB="$SRC/scripts/mariadb-server.sh"
-export MYSQL_PWD=$PW
-for i in 0 1; do
-        on_exit "$DB stop --dir $T/db$i"
-        "$DB" start --dir "$T/db$i" --addr "$(test_addr $i)" --port "$(test_port $i)" \
-                --password "$PW" >/dev/null || fail "mariadbd $i did not start"
-done
-H="$(test_addr 0):$(test_port 0),$(test_addr 1):$(test_port 1)"
+db_start 2 "$PW"
+H=$DB_HOSTS
 execs() { mariadb --no-defaults -h "$(test_addr $1)" -P "$(test_port $1)" -uroot -N -B \
         -e "SHOW GLOBAL STATUS LIKE 'Com_stmt_execute'" | cut -f2; }
 C=(--mysql-host "$H" --mysql-user root --tables 2 --table-size 1000)

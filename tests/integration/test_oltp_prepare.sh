@@ -6,11 +6,7 @@
 # printed.
 . "$TESTLIB"
 ADDR=$(test_addr 0) PORT=$(test_port 0) PW=prep-Secret-42
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
-export MYSQL_PWD=$PW
+db_start 1 "$PW"
 sql() { mariadb --no-defaults -h "$ADDR" -P "$PORT" -uroot -N -B sbtest -e "$1"; }
 C=(--mysql-host "$ADDR:$PORT" --mysql-user root --tables 3 --table-size 1500)
 

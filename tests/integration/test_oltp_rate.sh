@@ -5,11 +5,7 @@
 # so it includes the queue wait (no coordinated omission).
 . "$TESTLIB"
 ADDR=$(test_addr 0) PORT=$(test_port 0) PW=rt-pw-9
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
-export MYSQL_PWD=$PW
+db_start 1 "$PW"
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
 

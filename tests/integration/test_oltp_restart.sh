@@ -6,12 +6,7 @@
 # results still written.
 . "$TESTLIB"
 ADDR=$(test_addr 0) PORT=$(test_port 0) PW=rs-pw-1
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-start() { "$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"; }
-start
-export MYSQL_PWD=$PW
+db_start 1 "$PW"
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
 
@@ -19,12 +14,13 @@ expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
         >"$T/run.out" 2>&1 &
 pid=$!
 on_exit "kill $pid"
-sleep 2
-"$DB" stop --dir "$T/db"
-# down for longer than two intervals, so at least one whole interval sees no
-# transaction however the restart falls against the interval boundaries
-sleep 2.5
-start
+wait_output $pid "$T/run.out" '^\[ 1s \]' 60
+db_stop 0
+# The outage's own length, not a wait: down for longer than two intervals, so at
+# least one whole interval sees no transaction however the restart falls against
+# the interval boundaries.
+sleep 2.5 # the outage itself (see above), not a wait
+db_restart 0
 wait $pid || { cat "$T/run.out" >&2; fail "run across a restart exited $?"; }
 python3 - "$T/r.json" <<'PY' || { cat "$T/run.out" >&2; fail "figures across a restart"; }
 import json, sys
@@ -40,12 +36,12 @@ assert any(x["reconnects_s"] > 0 for x in iv), iv
 PY
 
 # down for good: exit 3 after the retry budget, with what was measured so far
-"$HCISWEEP" oltp run "${C[@]}" --threads 2 --time 30 --reconnect-timeout 2 \
+"$HCISWEEP" oltp run "${C[@]}" --threads 2 --time 30 --reconnect-timeout 2 --report-interval 1 \
         --json "$T/down.json" >"$T/down.out" 2>&1 &
 pid=$!
 on_exit "kill $pid"
-sleep 1.5
-"$DB" stop --dir "$T/db"
+wait_output $pid "$T/down.out" '^\[ 1s \]' 60
+db_stop 0
 rc=0
 wait $pid || rc=$?
 [ "$rc" = 3 ] || { cat "$T/down.out" >&2; fail "server down for good: exit $rc, want 3"; }

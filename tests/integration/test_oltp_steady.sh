@@ -7,11 +7,7 @@
 # steady object.
 . "$TESTLIB"
 ADDR=$(test_addr 0) PORT=$(test_port 0) PW=st-pw-3
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
-export MYSQL_PWD=$PW
+db_start 1 "$PW"
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
 

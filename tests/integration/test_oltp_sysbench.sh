@@ -5,11 +5,7 @@
 . "$TESTLIB"
 command -v sysbench >/dev/null || fail "sysbench is not installed (scripts/install-deps.sh)"
 ADDR=$(test_addr 0) PORT=$(test_port 0) PW=sb-pw-7
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
-export MYSQL_PWD=$PW
+db_start 1 "$PW"
 sql() { mariadb --no-defaults -h "$ADDR" -P "$PORT" -uroot -N -B sbtest -e "$1"; }
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)
 SB=(--mysql-host="$ADDR" --mysql-port="$PORT" --mysql-user=root --mysql-password="$PW"

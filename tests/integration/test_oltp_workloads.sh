@@ -6,11 +6,7 @@
 # executes (Com_stmt_execute), so every statement is server-side prepared.
 . "$TESTLIB"
 ADDR=$(test_addr 0) PORT=$(test_port 0) PW=wl-pw-3
-DB="$SRC/scripts/mariadb-server.sh"
-on_exit "$DB stop --dir $T/db"
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
-export MYSQL_PWD=$PW
+db_start 1 "$PW"
 sql() { mariadb --no-defaults -h "$ADDR" -P "$PORT" -uroot -N -B sbtest -e "$1"; }
 stat() { sql "SHOW GLOBAL STATUS LIKE '$1'" | cut -f2; }
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 2 --table-size 1000)

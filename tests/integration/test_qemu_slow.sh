@@ -94,8 +94,7 @@ expect_rc 0 "$HCISWEEP" scale --vms 1 --vm-cpus 1 --vm-memory 512M --lun-size 25
 SRES=$(sed -n 's/^result: //p' <<<"$OUT")
 jq -e '.steps[0].vms == 1 and .steps[0].totals.transactions > 0' "$SRES" >/dev/null ||
         fail "scale step: $(jq -c '.steps[0] | {vms, totals}' "$SRES")"
-for _ in $(seq 50); do gone "$PID" qemu-system-x86 && break; sleep 0.1; done
-gone "$PID" qemu-system-x86 || fail "QEMU $PID still runs after scale"
+wait_until 5 gone "$PID" qemu-system-x86
 [ -z "$(lab_qemus)" ] || fail "QEMU left after scale: $(lab_qemus)"
 expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
 pass "scale ran on the VM, nothing left running"

@@ -26,13 +26,8 @@ threads_on() { # threads_on VM: client connections on that VM of $LAB
                 -P "$(test_port 0)" -u root -N -B -e "show status like 'Threads_connected'" \
                 2>/dev/null | cut -f2
 }
-wait_busy() { # wait_busy VM: until the workload's connections are on it
-        for _ in $(seq 600); do
-                [ "$(threads_on "$1")" -ge 3 ] 2>/dev/null && return 0
-                sleep 0.1
-        done
-        fail "the workload never reached vm$1"
-}
+busy() { [ "$(threads_on "$1")" -ge 3 ] 2>/dev/null; } # the workload's connections are on VM
+wait_busy() { wait_until 60 busy "$1"; }
 
 # --- bad plans and inventories: exit 2 naming the option or line --------------
 expect_rc 2 "$HCISWEEP" scale --vms 3,2 "${common[@]}"
@@ -56,9 +51,9 @@ pass "bad plans and inventories: exit 2 naming the option or line"
         >"$T/kill.out" 2>&1 &
 SCALE=$!
 on_exit kill -9 "$SCALE"
-for _ in $(seq 600); do grep -q "^ *1 " "$T/kill.out" && break; sleep 0.1; done
+wait_output "$SCALE" "$T/kill.out" "^ *1 " 60
 wait_busy 2
-sleep 1
+sleep 1 # the step's load runs a second (past its 0.5 s warm-up) before the fault: its own length
 P2=$(sed -n '/^\[vm2\]/,/^\[/s/^pid = //p' "$LAB/state")
 kill -9 "$P2"
 rc=0
@@ -81,7 +76,7 @@ pass "vm2 killed mid-step: step 2 degraded ($(jq -r .steps[1].error "$RES" | cut
 SCALE=$!
 on_exit kill -9 "$SCALE"
 wait_busy 1
-sleep 1
+sleep 1 # the step's load runs a second (past its 0.5 s warm-up) before the signal: its own length
 kill -INT "$SCALE"
 rc=0
 wait "$SCALE" || rc=$?

@@ -22,7 +22,7 @@ on_exit "kill $SPID"
 for i in $(seq 600); do
         kill -0 $SPID 2>/dev/null || break
         curl -sf "http://$MADDR/metrics" >"$T/s.$i" 2>/dev/null || rm -f "$T/s.$i"
-        sleep 0.2
+        sleep 0.2 # the scrape interval: samples the endpoint while scale runs, waits for nothing
 done
 wait $SPID || fail "scale with --metrics-listen failed: $(tail -5 "$T/scale.out")"
 cat "$T"/s.* >"$T/all" 2>/dev/null || fail "no scrape answered"
