@@ -80,6 +80,14 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
                          c->target_addr);
                 return -EINVAL;
         }
+        /* the kernel's smallest CFS quota is 1 ms of each 100 ms period */
+        if (c->vm_cpus > 0 && c->vm_cpus < 0.01) {
+                snprintf(err, errlen,
+                         "option --vm-cpus: %g is below the smallest CPU quota 0.01 "
+                         "(0: no limit)",
+                         c->vm_cpus);
+                return -EINVAL;
+        }
         if (c->lun_size < (1 << 20)) {
                 snprintf(err, errlen, "option --lun-size: at least 1M");
                 return -EINVAL;

@@ -646,6 +646,11 @@ int cmd_scale(int argc, char **argv)
                 rc = HCI_EXIT_OK;
                 goto out;
         }
+        if (!rc && (rc = scale_check_run(s, err, sizeof(err))) < 0 && rc != -EINVAL) {
+                log_error("scale: %s", err);
+                rc = exit_of(rc);
+                goto out;
+        }
         if (rc < 0) {
                 log_error("%s", err);
                 rc = HCI_EXIT_USAGE;

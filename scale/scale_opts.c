@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/metrics.h"
 #include "core/progress.h"
 #include "scale/cmd_scale.h"
 #include "scale/scale_run.h"
@@ -231,6 +232,31 @@ int scale_check_backend(struct scale *s, char *err, size_t errlen)
 }
 
 /* ---- the plan, up front ---------------------------------------------------------- */
+
+/*
+ * What the run would refuse before it starts anything, checked for the run
+ * and --dry-run alike: the --metrics-listen address, and the plan against
+ * a backend that cannot start VMs (its inventory is read, nothing opened).
+ */
+int scale_check_run(struct scale *s, char *err, size_t errlen)
+{
+        const char *listen = oltp_cli_opts(s->conf.oc)->metrics_listen;
+        struct lab_backend *b = NULL;
+        int rc;
+
+        if (listen && listen[0] && metrics_check_listen(listen, NULL, err, errlen) < 0)
+                return -EINVAL;
+        if (s->lab.ops->can_start)
+                return 0;
+        rc = s->lab.ops->open(&s->conf.spec, &b, err, errlen);
+        if (rc < 0)
+                return rc;
+        s->lab.b = b;
+        rc = scale_check_backend(s, err, errlen);
+        s->lab.ops->close(b);
+        s->lab.b = NULL;
+        return rc;
+}
 
 /* What the plan will do and how long it may take at worst (--dry-run, and before step one). */
 void scale_print_plan(const struct scale *s, const struct oltp_engine_cfg *ec)

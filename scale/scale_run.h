@@ -119,6 +119,9 @@ int scale_parse(struct scale *s, int argc, char **argv, char *err, size_t errlen
 /* The plan against the opened backend: a static inventory must list as many
  * VMs as the plan asks (plain auto shrinks to what it has). */
 int scale_check_backend(struct scale *s, char *err, size_t errlen);
+/* What the run would refuse, refused up front for the run and --dry-run
+ * alike (0, or -EINVAL and others with err). */
+int scale_check_run(struct scale *s, char *err, size_t errlen);
 /* What the plan will do and how long it may take at worst (--dry-run, and before step one). */
 void scale_print_plan(const struct scale *s, const struct oltp_engine_cfg *ec);
 /* A step of vms VMs, its histograms allocated. */

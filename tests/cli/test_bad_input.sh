@@ -454,6 +454,19 @@ bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${B[@]}"
 bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${O[@]}" --output-dir /proc/runs
 bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${S[@]}" --output-dir /proc/runs
 bad 2 "option --json: /proc/version: cannot create a file in /proc" compare a b --json /proc/version
+# (issue 30.9: scale --dry-run refuses what the run would refuse)
+bad 2 "option --vm-cpus: 1e-07 is below the smallest CPU quota 0.01" "${S[@]}" --dry-run --vm-cpus 1e-7
+bad 2 "option --vm-cpus: 0.005 is below the smallest CPU quota 0.01" "${S[@]}" --dry-run --vm-cpus 0.005
+bad 2 "option --vm-cpus: 1e-07 is below the smallest CPU quota 0.01" "${L[@]}" --vm-cpus 1e-7
+bad 2 "'0.0.0.0:9464': listening on every address is refused" "${S[@]}" --dry-run --metrics-listen 0.0.0.0:9464
+bad 2 "'[::]:9464': listening on every address is refused" "${S[@]}" --dry-run --metrics-listen '[::]:9464'
+bad 2 "'127.0.0.1:99999': the port must be a number" "${S[@]}" --dry-run --metrics-listen 127.0.0.1:99999
+printf '[db1]\nhost = %s\nport = 1\npassword_file = %s\n' "$NUL" "$T/pw" >"$T/one_server.ini"
+bad 2 "option --vms: the plan goes to 2 VMs, the inventory lists 1" "${S[@]}" --dry-run \
+        --backend static --inventory "$T/one_server.ini" --vms 2
+bad 2 "option --vms: the plan goes to 3 VMs, the inventory lists 1" "${S[@]}" --dry-run \
+        --backend static --inventory "$T/one_server.ini" --vms 1-3:1
+bad 0 "plan: 1 VMs" "${S[@]}" --dry-run --backend static --inventory "$T/one_server.ini" --vms 1
 # --- end of save ---
 
 # --- issue 30/31 (h30): host strings, iSCSI URLs, rates, error lists, null engine ---
