@@ -1,0 +1,123 @@
+/*
+ * hostsrc_probe.c - test helper: read host-metrics sources over the window
+ * of a command, as a step probe does.
+ *
+ *   hostsrc_probe NAME=SOURCE:WHERE... -- CMD [ARGS...]
+ *
+ * Opens every source (core/hostsrc.h), reads each, runs CMD to its end,
+ * reads each again and prints one line per host and one per disk:
+ *   host NAME busy=.. user=.. system=.. iowait=.. steal=.. busiest=..
+ *        mem=.. swapin=.. rx=.. tx=.. psi=0|1
+ *   disk NAME DEV util=.. iops=.. lat=..
+ * Exit 3 with the error (which names the host) when a source cannot be
+ * opened or read, 4 when a window is discarded (a counter went backwards),
+ * CMD's failure as 5.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/hostsrc.h"
+
+#define MAX_HOSTS 16
+
+struct probe {
+        struct hostsrc src;
+        struct hostsrc_counters a, b;
+        struct hostsrc_rates r;
+};
+
+static int open_one(struct probe *p, const char *arg, char *err, size_t errlen)
+{
+        char name[64], source[64];
+        const char *eq = strchr(arg, '='), *colon = eq ? strchr(eq, ':') : NULL;
+        const struct hostsrc_ops *ops;
+
+        if (!eq || !colon || eq - arg >= (long)sizeof(name) || colon - eq > (long)sizeof(source)) {
+                snprintf(err, errlen, "%s: not NAME=SOURCE:WHERE", arg);
+                return -EINVAL;
+        }
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+        snprintf(source, sizeof(source), "%.*s", (int)(colon - eq - 1), eq + 1);
+        ops = hostsrc_find(source);
+        if (!ops) {
+                snprintf(err, errlen, "%s: no source %s", name, source);
+                return -EINVAL;
+        }
+        return hostsrc_open(&p->src, ops, name, colon + 1, getenv("HOSTSRC_TOKEN"), err, errlen);
+}
+
+static int run(char **argv)
+{
+        int status;
+        pid_t pid = fork();
+
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                execvp(argv[0], argv);
+                _exit(127);
+        }
+        if (waitpid(pid, &status, 0) < 0)
+                return -1;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void print(const struct probe *p)
+{
+        const struct hostsrc_rates *r = &p->r;
+
+        printf("host %s busy=%.2f user=%.2f system=%.2f iowait=%.2f steal=%.2f busiest=%.2f "
+               "mem=%.2f swapin=%.2f rx=%.0f tx=%.0f psi=%d\n",
+               p->src.host, r->busy, r->user, r->system, r->iowait, r->steal, r->busiest_cpu,
+               r->mem_used_pct, r->swap_in_s, r->rx_bytes_s, r->tx_bytes_s, r->have_pressure);
+        for (unsigned i = 0; i < r->ndisks; i++)
+                printf("disk %s %s util=%.2f iops=%.2f lat=%.3f\n", p->src.host, r->disk[i].name,
+                       r->disk[i].util_pct, r->disk[i].iops, r->disk[i].lat_ms);
+}
+
+int main(int argc, char **argv)
+{
+        static struct probe p[MAX_HOSTS];
+        char err[512];
+        int n = 0, i, rc = 0;
+
+        for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+                if (n == MAX_HOSTS || open_one(&p[n], argv[i], err, sizeof(err)) < 0) {
+                        fprintf(stderr, "hostsrc_probe: %s\n", n == MAX_HOSTS ? "too many" : err);
+                        return 3;
+                }
+                n++;
+        }
+        if (i + 1 >= argc) {
+                fprintf(stderr, "usage: hostsrc_probe NAME=SOURCE:WHERE... -- CMD\n");
+                return 2;
+        }
+        for (int h = 0; h < n && !rc; h++)
+                if (hostsrc_read(&p[h].src, &p[h].a, err, sizeof(err)) < 0)
+                        rc = 3;
+        if (!rc && run(argv + i + 1) < 0) {
+                snprintf(err, sizeof(err), "%s failed", argv[i + 1]);
+                rc = 5;
+        }
+        for (int h = 0; h < n && !rc; h++)
+                if (hostsrc_read(&p[h].src, &p[h].b, err, sizeof(err)) < 0)
+                        rc = 3;
+        for (int h = 0; h < n && !rc; h++) {
+                if (hostsrc_rates(&p[h].a, &p[h].b, &p[h].r) == -ERANGE) {
+                        snprintf(err, sizeof(err), "%s: a counter went backwards, window discarded",
+                                 p[h].src.host);
+                        rc = 4;
+                } else {
+                        print(&p[h]);
+                }
+        }
+        if (rc)
+                fprintf(stderr, "hostsrc_probe: %s\n", err);
+        for (int h = 0; h < n; h++)
+                hostsrc_close(&p[h].src);
+        return rc;
+}
