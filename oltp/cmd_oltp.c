@@ -140,9 +140,9 @@ static const char *flag_hosts(struct ctx *x, const struct oltp_result *res, char
 
                 if (!oltp_host_degraded(r))
                         continue;
-                log_warn("oltp: host %s:%u degraded: connections down %.1f s of %.1f, %llu failed "
-                         "reconnect(s), %llu reconnect(s)%s",
-                         hosts[h].host, hosts[h].port, r->down_s, res->seconds,
+                log_warn("oltp: host %s:%u degraded: connections down %.1f s of %.1f s measured, "
+                         "%llu failed reconnect(s), %llu reconnect(s)%s",
+                         hosts[h].host, hosts[h].port, r->down_s, res->window_s,
                          (unsigned long long)r->c.failed_connects,
                          (unsigned long long)r->c.reconnects,
                          r->down_at_end ? ", still down at the end" : "");
@@ -167,6 +167,11 @@ static int finish(struct ctx *x, struct oltp_report *rep, const struct oltp_resu
         if (measured)
                 oltp_report_final(rep, res);
         down = flag_hosts(x, res, lost, sizeof(lost));
+        if (oltp_rate_overloaded(res, oltp_cli_opts(x->c)->rate))
+                log_warn("oltp: overloaded: reached %.1f of %g TPS, %llu arrival(s) dropped from "
+                         "a full queue (more --threads, or a lower --rate)",
+                         res->seconds > 0 ? (double)res->total.txns / res->seconds : 0.0,
+                         oltp_cli_opts(x->c)->rate, (unsigned long long)res->queue_overflows);
         why = res->exit_code ? res->err : res->interrupted ? "interrupted" : down;
         rc = res->exit_code     ? res->exit_code
              : res->interrupted ? HCI_EXIT_INTERRUPTED

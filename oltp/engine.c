@@ -59,6 +59,7 @@ struct conn {
         unsigned slot, nsteps, step;
         unsigned q[3]; /* statements done in this transaction, per class */
         uint64_t t_sched, t_started, down_since;
+        uint64_t wait_since; /* when the operation now pending started waiting (stall watch) */
         unsigned backoff_ms;
         uint64_t txns, busy_ns;
         struct oltp_rng rng;
@@ -90,6 +91,7 @@ struct worker {
         int kicked;
         struct conn **conns;
         unsigned nconns, npending;
+        uint64_t next_stall_check;
         struct tally tl[2]; /* the worker writes tl[tl_cur], the reporter drains the other */
         _Atomic unsigned tl_cur;
         _Atomic int tl_busy; /* the worker is writing into tl[tl_cur] */
@@ -110,6 +112,7 @@ struct engine {
         unsigned nw;
         uint64_t t_go;
         _Atomic uint64_t t_warm, t_end; /* t_end 0: no time limit; both move with --target-ci */
+        _Atomic uint64_t t_stop;        /* when the stop flag was first raised; 0: not yet */
         struct steady *st;              /* --target-ci: the reporting thread's */
         uint64_t st_next, st_prev, st_done;
         _Atomic int go, stop;
@@ -135,6 +138,15 @@ void oltp_engine_request_stop(void)
 static void set_fatal(struct engine *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Raise the stop flag, noting when first: the measured window ends there (down time too). */
+static void raise_stop(struct engine *e)
+{
+        uint64_t zero = 0;
+
+        atomic_compare_exchange_strong(&e->t_stop, &zero, clk_now_ns());
+        atomic_store(&e->stop, 1);
+}
+
 static void set_fatal(struct engine *e, int code, const char *fmt, ...)
 {
         va_list ap;
@@ -147,7 +159,7 @@ static void set_fatal(struct engine *e, int code, const char *fmt, ...)
                 va_end(ap);
         }
         pthread_mutex_unlock(&e->fmu);
-        atomic_store(&e->stop, 1);
+        raise_stop(e);
 }
 
 static int stopping(const struct engine *e)
@@ -178,8 +190,11 @@ static void unregister(struct conn *c)
 
 static void set_pending(struct conn *c, int on)
 {
-        if (on != c->pending)
+        if (on != c->pending) {
                 c->w->npending += on ? 1 : (unsigned)-1;
+                if (on)
+                        c->wait_since = clk_now_ns();
+        }
         c->pending = on;
 }
 
@@ -369,6 +384,11 @@ static void count_down(struct conn *c, uint64_t now)
         struct engine *e = c->w->e;
         uint64_t from = c->down_since > e->t_warm ? c->down_since : e->t_warm;
         uint64_t to = e->t_end && now > e->t_end ? e->t_end : now;
+        uint64_t t_stop = atomic_load(&e->t_stop);
+
+        /* Never past the end of the measured window: not the drain, not the join. */
+        if (t_stop && to > t_stop)
+                to = t_stop;
 
         if (!c->down_since || !atomic_load(&e->go) || to <= from)
                 return;
@@ -406,6 +426,23 @@ static int lost(struct conn *c)
         c->st = CS_BACKOFF;
         set_deadline(c, now + (uint64_t)c->backoff_ms * 1000000ull);
         return -1;
+}
+
+/*
+ * A server that stops answering (frozen, or a network that drops
+ * everything) keeps the socket open: no error ever comes. An operation
+ * with no answer for the reconnect budget counts as a lost connection from
+ * when it started waiting, so the host is degraded, and a server that stays
+ * silent ends the run as one that stays down does.
+ */
+static int stalled(struct conn *c)
+{
+        uint64_t since = c->wait_since;
+        int rc = lost(c);
+
+        if (since && since < c->down_since)
+                c->down_since = since;
+        return rc;
 }
 
 static int ignorable(const struct engine *e, unsigned err)
@@ -628,6 +665,20 @@ static void conn_timer(struct re_timer *t)
 
 /* ---- the per-thread loop ---- */
 
+/* The longest gap of the schedule: past any run (a gap drawn larger is no integer). */
+#define GAP_MAX_NS (UINT64_C(1) << 62)
+
+/* The next gap of the Poisson schedule in ns: at least 1, so the schedule always moves
+ * on, and at most GAP_MAX_NS, so a huge mean (a tiny rate) never converts out of range. */
+static uint64_t next_gap(struct worker *w)
+{
+        double g = -log1p(-oltp_rng_double(&w->rng)) * w->mean_gap_ns;
+
+        if (!(g >= 1.0))
+                return 1;
+        return g < (double)GAP_MAX_NS ? (uint64_t)g : GAP_MAX_NS;
+}
+
 static void arrivals(struct worker *w, uint64_t now)
 {
         struct engine *e = w->e;
@@ -635,13 +686,19 @@ static void arrivals(struct worker *w, uint64_t now)
         if (e->cfg->rate <= 0 || !atomic_load(&e->go) || stopping(e))
                 return;
         while (w->next_arrival <= now) {
-                if (w->qn < QUEUE_CAP) {
-                        w->queue[(w->qhead + w->qn) % QUEUE_CAP] = w->next_arrival;
-                        w->qn++;
-                } else {
-                        w->qoverflow++;
+                if (w->qn == QUEUE_CAP) {
+                        /* Full: every arrival due by now overflows. Count them at once, the
+                         * expected number, rather than one by one: at a rate past what this
+                         * loop can draw it would never catch up with the clock. */
+                        double due = (double)(now - w->next_arrival) / w->mean_gap_ns + 1;
+
+                        w->qoverflow += due < 1e18 ? (uint64_t)due : (uint64_t)1e18;
+                        w->next_arrival = now + next_gap(w);
+                        break;
                 }
-                w->next_arrival += (uint64_t)(-log1p(-oltp_rng_double(&w->rng)) * w->mean_gap_ns);
+                w->queue[(w->qhead + w->qn) % QUEUE_CAP] = w->next_arrival;
+                w->qn++;
+                w->next_arrival += next_gap(w);
         }
         while (w->qn && w->nidle) {
                 struct conn *c = w->idle[--w->nidle];
@@ -681,9 +738,40 @@ static uint64_t next_wake(struct worker *w, uint64_t now)
 {
         uint64_t t = now + MAX_WAIT_NS;
 
-        if (w->e->cfg->rate > 0 && w->kicked && w->next_arrival < t)
+        /* A full queue takes no arrival: waking for one would only spin. */
+        if (w->e->cfg->rate > 0 && w->kicked && w->qn < QUEUE_CAP && w->next_arrival < t)
                 t = w->next_arrival;
         return t;
+}
+
+/* In-flight transactions get DRAIN_NS at the end, or the reconnect budget when shorter: a
+ * server that answers nothing in that time has stalled (see down_times). */
+static uint64_t drain_ns(const struct engine *e)
+{
+        double budget = e->cfg->retry_budget_s * 1e9;
+
+        return budget > 0 && budget < (double)DRAIN_NS ? (uint64_t)budget : DRAIN_NS;
+}
+
+/* How often a worker looks for stalled operations. */
+#define STALL_CHECK_NS 100000000ull
+
+/* Operations of connections that were up once and have waited past the budget: stalled. */
+static void check_stalls(struct worker *w, uint64_t now)
+{
+        uint64_t budget = (uint64_t)(w->e->cfg->retry_budget_s * 1e9);
+
+        if (now < w->next_stall_check || !budget)
+                return;
+        w->next_stall_check = now + STALL_CHECK_NS;
+        for (unsigned i = 0; i < w->nconns; i++) {
+                struct conn *c = w->conns[i];
+
+                /* wait_since may be later than now: set by this loop's pass since */
+                if (c->pending && c->ever_ready && c->st != CS_BACKOFF && now > c->wait_since &&
+                    now - c->wait_since > budget)
+                        advance(c, stalled(c));
+        }
 }
 
 static void *worker_main(void *arg)
@@ -700,10 +788,11 @@ static void *worker_main(void *arg)
 
                 kick(w);
                 if (stopping(e) && !drain_until)
-                        drain_until = now + DRAIN_NS;
+                        drain_until = now + drain_ns(e);
                 if (drain_until && (!w->npending || now > drain_until))
                         break;
                 arrivals(w, now);
+                check_stalls(w, now);
                 re_run_once(w->re, next_wake(w, now));
         }
         for (unsigned i = 0; i < w->nconns; i++) {
@@ -1050,7 +1139,7 @@ static void supervise(struct engine *e)
                         wake = e->st_next;
                 clk_sleep_ns(wake > now ? wake - now : 0);
         }
-        atomic_store(&e->stop, 1);
+        raise_stop(e);
 }
 
 /* After the join: connections still down count until now, and mark their host. */
@@ -1064,6 +1153,10 @@ static void down_times(struct engine *e, struct oltp_result *res)
                 for (unsigned j = 0; j < e->w[i].nconns; j++) {
                         struct conn *c = e->w[i].conns[j];
 
+                        /* Still waiting for an answer when the drain gave up: a server that
+                         * stopped answering, down since the wait began. */
+                        if (c->pending && c->ever_ready && !c->down_since && c->wait_since)
+                                c->down_since = c->wait_since;
                         if (c->down_since && atomic_load(&e->go))
                                 res->hosts[c->host].down_at_end = 1;
                         count_down(c, now);
@@ -1102,6 +1195,13 @@ static int collect(struct engine *e, struct oltp_result *res)
                 res->seconds = (double)(e->t_end - e->t_warm) / 1e9;
         else if (atomic_load(&e->go))
                 res->seconds = (double)((last > e->t_warm ? last : clk_now_ns()) - e->t_warm) / 1e9;
+        if (atomic_load(&e->go)) {
+                uint64_t end = atomic_load(&e->t_stop), t_end = atomic_load(&e->t_end);
+
+                if (!end || (t_end && t_end < end))
+                        end = t_end ? t_end : clk_now_ns();
+                res->window_s = end > e->t_warm ? (double)(end - e->t_warm) / 1e9 : 0;
+        }
         res->exit_code = e->fatal;
         res->interrupted = !e->fatal && atomic_load(&stop_requested);
         snprintf(res->err, sizeof(res->err), "%s", e->fatal_msg);
@@ -1123,7 +1223,7 @@ static int start_workers(struct engine *e, char *err, size_t errlen)
 
                 if (rc) {
                         snprintf(err, errlen, "cannot start a thread: %s", strerror(rc));
-                        atomic_store(&e->stop, 1);
+                        raise_stop(e);
                         for (unsigned j = 0; j < i; j++)
                                 pthread_join(e->w[j].th, NULL);
                         return -rc;

@@ -107,14 +107,18 @@ struct oltp_host_result {
         /*
          * Measured seconds its connections spent disconnected, averaged
          * over them (a host down for good from 5 s of 20: about 15), and
-         * whether any was still down when the run ended.
+         * whether any was still down when the run ended. A connection whose
+         * operation got no answer for the reconnect budget (a frozen
+         * server), or none by the end of the run, counts as down from when
+         * it began to wait. Never more than window_s.
          */
         double down_s;
         int down_at_end;
 };
 
 struct oltp_result {
-        double seconds; /* measured time */
+        double seconds;  /* measured time */
+        double window_s; /* from the end of the warm-up to the stop: what down_s is out of */
         struct oltp_counts total;
         struct hist *lat;   /* transaction latency, all hosts merged */
         struct hist *qwait; /* rate mode: arrival to start */

@@ -206,6 +206,18 @@ static json_t *totals_json(const struct oltp_counts *c, double s)
                          (json_int_t)c->failed_connects);
 }
 
+int oltp_rate_overloaded(const struct oltp_result *res, double rate)
+{
+        double expected = rate * res->seconds;
+
+        if (rate <= 0)
+                return 0;
+        if (res->queue_overflows > 0)
+                return 1;
+        /* 1000 arrivals: Poisson noise 3%, so 10% short is the schedule, not chance. */
+        return expected >= 1000 && (double)res->total.txns < 0.9 * expected;
+}
+
 int oltp_host_degraded(const struct oltp_host_result *h)
 {
         return h->down_at_end || h->down_s > 0 || h->c.failed_connects > 0;
@@ -290,10 +302,11 @@ static int add_rate(const struct oltp_report *r, const struct oltp_result *res, 
 
         if (r->rate <= 0)
                 return 0;
-        o = json_pack("{s:f, s:f, s:o, s:I}", "target_tps", r->rate, "achieved_tps",
+        o = json_pack("{s:f, s:f, s:o, s:I, s:b}", "target_tps", r->rate, "achieved_tps",
                       per_s(res->total.txns, res->seconds), "queue_wait_ns",
                       hist_lat_json(res->qwait, r->pcts, r->npct), "queue_overflows",
-                      (json_int_t)res->queue_overflows);
+                      (json_int_t)res->queue_overflows, "overloaded",
+                      oltp_rate_overloaded(res, r->rate));
         return o ? json_object_set_new(top, "rate", o) : -ENOMEM;
 }
 

@@ -29,6 +29,13 @@ void oltp_report_interval(void *user, const struct oltp_interval *iv);
  * "degraded": true.
  */
 int oltp_host_degraded(const struct oltp_host_result *h);
+/*
+ * An open-loop run (rate > 0) whose schedule fell behind: arrivals were
+ * dropped from a full queue (queue_overflows), or it reached under 90% of
+ * the rate over at least 1000 expected arrivals. The result's rate object
+ * says "overloaded" and the terminal warns.
+ */
+int oltp_rate_overloaded(const struct oltp_result *res, double rate);
 
 /* sysbench's final block: SQL statistics, general statistics, latency, fairness. */
 void oltp_report_final(struct oltp_report *r, const struct oltp_result *res);
