@@ -7,37 +7,23 @@
 # time never exceeds the measured window. Also here, as they need a live
 # server: an unreachable --rate is marked overloaded and ends on time.
 . "$TESTLIB"
-ADDR=$(test_addr 0) PORT=$(test_port 0) PW=fz-pw-3
-DB="$SRC/scripts/mariadb-server.sh"
-# SIGCONT first: a stopped mariadbd would not act on the stop's SIGTERM
-on_exit "$DB stop --dir $T/db"
-on_exit 'kill -CONT $(cat '"$T"'/db/mariadbd.pid)'
-"$DB" start --dir "$T/db" --addr "$ADDR" --port "$PORT" --password "$PW" >/dev/null ||
-        fail "mariadbd did not start"
-SPID=$(cat "$T/db/mariadbd.pid")
-export MYSQL_PWD=$PW
-C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 1 --table-size 1000)
+db_start 1 fz-pw-3
+SPID=$(db_pid 0)
+# SIGCONT before the stop at exit (registered later, so run first): a stopped
+# mariadbd would not act on the stop's SIGTERM
+on_exit "kill -CONT $SPID"
+C=(--mysql-host "$DB_HOSTS" --mysql-user root --tables 1 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
-
-# wait_line FILE REGEX: until a line of FILE matches (at most 60 s), polling.
-wait_line() {
-        local i
-        for ((i = 0; i < 600; i++)); do
-                grep -qE "$2" "$1" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        fail "no line matching '$2' in $1: $(tail -3 "$1")"
-}
 
 # frozen from the first report to the end of the run (budget longer than the run)
 "$HCISWEEP" oltp run "${C[@]}" --threads 2 --time 4 --report-interval 0.5 \
         --reconnect-timeout 30 --json "$T/f.json" >"$T/f.out" 2>&1 &
 pid=$!
 on_exit "kill $pid"
-wait_line "$T/f.out" '^\[ *0\.5s \].* tps: [1-9]'
+wait_output $pid "$T/f.out" '^\[ *0\.5s \].* tps: [1-9]'
 kill -STOP "$SPID"
 rc=0
-timeout 60 tail --pid=$pid -f /dev/null || fail "the run against a frozen server did not end"
+wait_gone $pid 60
 wait $pid || rc=$?
 kill -CONT "$SPID"
 [ "$rc" = 3 ] || { cat "$T/f.out" >&2; fail "frozen to the end: exit $rc, want 3"; }
@@ -57,10 +43,10 @@ PY
         --reconnect-timeout 1 --json "$T/s.json" >"$T/s.out" 2>&1 &
 pid=$!
 on_exit "kill $pid"
-wait_line "$T/s.out" '^\[ *0\.5s \].* tps: [1-9]'
+wait_output $pid "$T/s.out" '^\[ *0\.5s \].* tps: [1-9]'
 kill -STOP "$SPID"
 rc=0
-timeout 50 tail --pid=$pid -f /dev/null || fail "a run frozen past the budget did not end"
+wait_gone $pid 50
 wait $pid || rc=$?
 kill -CONT "$SPID"
 [ "$rc" = 3 ] || { cat "$T/s.out" >&2; fail "frozen past the budget: exit $rc, want 3"; }
