@@ -48,6 +48,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lab/cgroup.h"
+
 #define LAB_MAX_VMS  64
 #define LAB_PATH_MAX 512
 
@@ -116,13 +118,10 @@ struct lab_vm_stats {
         int64_t cpu_usage_ns;     /* CPU time used so far, -1 unknown */
         char cpuset[64];          /* CPUs it may run on ("0", "0-3"), "" = every CPU */
         char where[LAB_PATH_MAX]; /* where it lives: cgroup path or inventory section */
-        /* Its own CPU cgroup on this host, everything the VM runs (server and
-         * initiator) inside it; "" when it has none. cpu_cgroup holds
-         * cpu.stat (the quota's nr_periods, nr_throttled and throttled time;
-         * in cgroup v2 also usage_usec), cpuacct_cgroup cgroup v1's
-         * cpuacct.usage ("" in v2, where cpu.stat has the usage). */
-        char cpu_cgroup[LAB_PATH_MAX];
-        char cpuacct_cgroup[LAB_PATH_MAX];
+        /* Its own cgroups on this host, everything the VM runs (server and
+         * initiator) inside them; version 0 and every path "" when it has
+         * none. Read through cg_read() (cgroup.h), either version. */
+        struct cg_group cg;
         /* Its data disk, as the storage path sees it. */
         enum lab_datadir datadir_on;
         char disk[32];            /* host block device under the datadir, as named in
@@ -159,6 +158,9 @@ struct lab_backend_ops {
                     size_t errlen);
         /* The number of VMs the lab has now (provisioned or in the inventory). */
         unsigned (*count)(struct lab_backend *b);
+        /* Can create() give what the spec asks (local: a CPU controller for
+         * --vm-cpus)? -ENOTSUP and why if not; starts nothing. NULL: yes. */
+        int (*check)(struct lab_backend *b, char *err, size_t errlen);
         /* Make sure VMs 1..n and the storage service exist; keeps what is there. */
         int (*create)(struct lab_backend *b, unsigned n, char *err, size_t errlen);
         /* Run VM i and return once it answers queries. *started is set to 1 if

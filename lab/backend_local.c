@@ -260,6 +260,15 @@ static int check_datadir_on(struct lab_backend *b, char *err, size_t errlen)
         return rc;
 }
 
+/* A CPU quota asked for needs a CPU controller: refused before anything starts. */
+static int local_check(struct lab_backend *b, char *err, size_t errlen)
+{
+        struct cg_limits lim;
+
+        vm_limits(b, &lim);
+        return cg_check(&lim, err, errlen);
+}
+
 static int local_create(struct lab_backend *b, unsigned n, char *err, size_t errlen)
 {
         int rc;
@@ -508,17 +517,16 @@ static int local_destroy(struct lab_backend *b, int purge, char *err, size_t err
 
 static void fill_cg_stats(const struct cg_group *g, struct lab_vm_stats *st)
 {
-        int64_t quota = cg_read_i64(g, CG_CPU, "cpu.cfs_quota_us");
-        int64_t period = cg_read_i64(g, CG_CPU, "cpu.cfs_period_us");
+        struct cg_stats cs;
 
-        st->cpu_limit = quota > 0 && period > 0 ? (double)quota / (double)period : -1;
-        st->mem_limit = cg_read_i64(g, CG_MEMORY, "memory.limit_in_bytes");
-        st->mem_usage = cg_read_i64(g, CG_MEMORY, "memory.usage_in_bytes");
-        cg_read_str(g, CG_CPUSET, "cpuset.cpus", st->cpuset, sizeof(st->cpuset));
+        cg_read(g, &cs);
+        st->cpu_limit = cs.cpus;
+        st->mem_limit = cs.mem_limit;
+        st->mem_usage = cs.mem_usage;
+        snprintf(st->cpuset, sizeof(st->cpuset), "%s", cs.cpuset);
         for (int c = 0; c < CG_NCTRL && !st->where[0]; c++)
                 snprintf(st->where, sizeof(st->where), "%s", g->path[c]);
-        snprintf(st->cpu_cgroup, sizeof(st->cpu_cgroup), "%s", g->path[CG_CPU]);
-        snprintf(st->cpuacct_cgroup, sizeof(st->cpuacct_cgroup), "%s", g->path[CG_CPUACCT]);
+        st->cg = *g;
 }
 
 static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
@@ -575,6 +583,7 @@ const struct lab_backend_ops lab_backend_local = {
     .has_storage = 1,
     .open = local_open,
     .count = lab_host_count,
+    .check = local_check,
     .create = local_create,
     .start = local_start,
     .stop = local_stop,

@@ -138,7 +138,9 @@ static int lab_up(struct lab *l)
         if (!n)
                 n = l->ops->can_start ? DEFAULT_LOCAL_VMS : l->ops->count(l->b);
         /* --lab-dir may name a directory whose parents do not exist yet */
-        rc = l->ops->can_start ? res_mkdirs(l->spec.lab_dir, l->err, sizeof(l->err)) : 0;
+        rc = l->ops->check ? l->ops->check(l->b, l->err, sizeof(l->err)) : 0;
+        if (!rc && l->ops->can_start)
+                rc = res_mkdirs(l->spec.lab_dir, l->err, sizeof(l->err));
         if (!rc)
                 rc = l->ops->create(l->b, n, l->err, sizeof(l->err));
         for (unsigned i = 1; !rc && i <= n; i++) {

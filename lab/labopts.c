@@ -19,7 +19,9 @@ const struct opt_def lab_opts[] = {
      "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
      0},
     {"vm-cpus", OPT_DOUBLE, O(vm_cpus), "1", 0, 1024,
-     "CPU limit per VM in CPUs (CFS quota; 0.5 allowed; 0: none)", NULL, 0},
+     "CPU limit per VM in CPUs (cgroup v2 cpu.max or v1 CFS quota; 0.5 allowed; 0: none, "
+     "and the only way to run where the host has no cgroup CPU controller)",
+     NULL, 0},
     {"vm-memory", OPT_SIZE, O(vm_memory), "512M", 0, 0,
      "memory limit per VM (buffer pool: half of it, at least 32M; 0: none)", NULL, 0},
     {"topology", OPT_ENUM, O(topology), "hci", 0, 0,

@@ -20,8 +20,12 @@ static void copy(char *dst, size_t len, const char *src)
         snprintf(dst, len, "%s", src);
 }
 
-static int cg_key(struct cg_group *g, const char *key, const char *val)
+static int state_cg_key(struct cg_group *g, const char *key, const char *val)
 {
+        if (!strcmp(key, "cgroup_version")) {
+                g->version = atoi(val);
+                return 1;
+        }
         for (int c = 0; c < CG_NCTRL; c++) {
                 char name[32];
 
@@ -67,7 +71,7 @@ static void read_target(struct lab_target *t, const char *key, const char *val)
         else if (!strcmp(key, "cpuset"))
                 copy(t->cpuset, sizeof(t->cpuset), val);
         else
-                cg_key(&t->cg, key, val);
+                state_cg_key(&t->cg, key, val);
 }
 
 static void read_vm(struct lab_vm *v, const char *key, const char *val)
@@ -86,7 +90,7 @@ static void read_vm(struct lab_vm *v, const char *key, const char *val)
         else if (!strcmp(key, "loop"))
                 copy(v->loop, sizeof(v->loop), val);
         else
-                cg_key(&v->cg, key, val);
+                state_cg_key(&v->cg, key, val);
 }
 
 static int on_key(void *user, const char *section, const char *key, const char *val, int line)
@@ -122,6 +126,8 @@ int labstate_read(const char *dir, struct lab_state *st, char *err, size_t errle
 
 static void write_cg(FILE *f, const struct cg_group *g)
 {
+        if (g->version)
+                fprintf(f, "cgroup_version = %d\n", g->version);
         for (int c = 0; c < CG_NCTRL; c++)
                 if (g->path[c][0])
                         fprintf(f, "cgroup_%s = %s\n", cg_ctrl_name(c), g->path[c]);

@@ -28,21 +28,13 @@ struct scale_dstat {
         uint64_t ios, sectors, ticks_ms, busy_ms;
 };
 
-/* A VM's CPU cgroup counters (cpu.stat, cpuacct.usage); -1 when unknown. */
+/* A VM's CPU cgroup counters (cg_read(): cpu.stat, v1 cpuacct.usage); -1 when unknown. */
 struct scale_cgcpu {
         int64_t usage_ns;     /* CPU time of everything in the group */
         int64_t periods;      /* CFS periods with the quota in force (nr_periods) */
         int64_t throttled;    /* of those, periods it was throttled in (nr_throttled) */
         int64_t throttled_ns; /* time it spent throttled */
 };
-
-/*
- * Read the counters of a cpu.stat text (cgroup v1 or v2) into c, keeping
- * what it lacks: v2 has usage_usec and throttled_usec, v1 throttled_time
- * (ns) and no usage (cpuacct.usage has it). Keys it does not know are
- * skipped. Pure: no I/O.
- */
-void scale_cpustat_parse(const char *text, struct scale_cgcpu *c);
 
 struct scale_snap {
         uint64_t t_ns;
@@ -59,6 +51,7 @@ struct scale_snap {
         int64_t vm_cpu_ns[LAB_MAX_VMS + 1];
         uint64_t vm_majflt[LAB_MAX_VMS + 1], vm_failcnt[LAB_MAX_VMS + 1];
         uint64_t vm_oom[LAB_MAX_VMS + 1];
+        int64_t vm_cg_majflt[LAB_MAX_VMS + 1];     /* the group's memory.stat pgmajfault, -1 */
         struct scale_cgcpu vm_cg[LAB_MAX_VMS + 1]; /* VM i's CPU cgroup */
 };
 
@@ -102,13 +95,14 @@ struct scale_probe *scale_probe_new(const char *dir);
 void scale_probe_free(struct scale_probe *p);
 /* What the probe follows of VM i: its server, its initiator (both <= 0:
  * none or not local), its disk's name in /proc/diskstats ("" none) and
- * its CPU cgroup (lab_vm_stats: cpu_cgroup, cpuacct_cgroup; "" none). A
- * VM's CPU is its cgroup's usage when the group accounts it (everything
- * the VM runs is in it), else its server's plus its initiator's. */
+ * its cgroups (lab_vm_stats.cg; version 0 and "" paths: none). A VM's CPU
+ * and major faults are its cgroup's when the group accounts them
+ * (everything the VM runs is in it), else its server's plus its
+ * initiator's. */
 struct scale_follow {
         int pid, initiator;
         char disk[32];
-        char cg_cpu[LAB_PATH_MAX], cg_acct[LAB_PATH_MAX];
+        struct cg_group cg;
 };
 /* Follow the storage service's PID (0: none) and VMs 1..n (vm[i]). */
 void scale_probe_set(struct scale_probe *p, int tgt_pid, const struct scale_follow *vm, unsigned n);

@@ -213,6 +213,8 @@ int scale_check_backend(struct scale *s, char *err, size_t errlen)
         struct scale_plan *p = &s->conf.plan;
         unsigned have;
 
+        if (s->lab.ops->check && s->lab.ops->check(s->lab.b, err, errlen) < 0)
+                return -ENOTSUP;   /* e.g. no CPU controller for --vm-cpus: exit 3 */
         if (s->lab.ops->can_start) /* it makes as many VMs as the plan asks */
                 return 0;
         have = s->lab.ops->count(s->lab.b);

@@ -4,10 +4,10 @@
  * datadir is on its LUN) and the host disk holding the lab directory
  * (/proc/diskstats: utilisation, bytes, mean latency), the storage service
  * (tgtd's /proc/PID/io and CPU time, user and system), the host's swapping (/proc/vmstat) and each
- * local VM's mariadbd and initiator (CPU time, major faults), CPU cgroup
- * (its usage: the whole VM, whatever runs in it; its quota's throttling)
- * and memory cgroup (memory.failcnt, the oom_kill count of
- * memory.oom_control). Reading
+ * local VM's mariadbd and initiator (CPU time, major faults) and cgroups,
+ * v1 or v2 through lab/cgroup.h (its CPU usage: the whole VM, whatever runs
+ * in it; its quota's throttling; memory limit hits, OOM kills and major
+ * faults). Reading
  * counters at both ends of the window, rather than sampling, makes the
  * figures cover exactly the measured seconds.
  */
@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "core/procfs.h"
+#include "lab/cgroup.h"
 #include "scale/scale.h"
 
 struct scale_probe {
@@ -189,120 +190,27 @@ static uint64_t vmstat_swap(void)
         return sum;
 }
 
-/* The memory cgroup directory of pid (cgroup v1), "" if none. */
-static void memcg_dir(int pid, char *out, size_t len)
+/* VM i's cgroups, either version (cgroup.h): its CPU time and throttling,
+ * its memory limit hits and OOM kills, and its major faults. */
+static void read_vm_cg(const struct scale_follow *v, unsigned i, struct scale_snap *s)
 {
-        char path[64], line[600];
-        FILE *f;
+        struct cg_stats cs;
 
-        out[0] = '\0';
-        snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-        if (!(f = fopen(path, "re")))
-                return;
-        while (fgets(line, sizeof(line), f)) {
-                char *m = strstr(line, ":memory:");
-
-                if (!m)
-                        continue;
-                m[strcspn(m, "\n")] = '\0';
-                snprintf(out, len, "/sys/fs/cgroup/memory%s", m + 8);
-        }
-        fclose(f);
-}
-
-static uint64_t read_key(const char *path, const char *key)
-{
-        unsigned long long v = 0, x;
-        char k[64];
-        FILE *f = fopen(path, "re");
-
-        if (!f)
-                return 0;
-        if (!key) {
-                if (fscanf(f, "%llu", &v) != 1)
-                        v = 0;
-        } else {
-                while (fscanf(f, "%63s %llu", k, &x) == 2)
-                        if (!strcmp(k, key))
-                                v = x;
-        }
-        fclose(f);
-        return v;
-}
-
-void scale_cpustat_parse(const char *text, struct scale_cgcpu *c)
-{
-        static const struct {
-                const char *key;
-                size_t off;
-                int64_t scale; /* to the field's unit */
-        } keys[] = {
-            {"usage_usec", offsetof(struct scale_cgcpu, usage_ns), 1000},
-            {"nr_periods", offsetof(struct scale_cgcpu, periods), 1},
-            {"nr_throttled", offsetof(struct scale_cgcpu, throttled), 1},
-            {"throttled_usec", offsetof(struct scale_cgcpu, throttled_ns), 1000},
-            {"throttled_time", offsetof(struct scale_cgcpu, throttled_ns), 1},
-        };
-        unsigned long long v;
-        char k[64];
-        int used;
-
-        while (text && sscanf(text, "%63s %llu%n", k, &v, &used) == 2) {
-                for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-                        if (!strcmp(k, keys[i].key))
-                                *(int64_t *)((char *)c + keys[i].off) = (int64_t)v * keys[i].scale;
-                text += used;
-        }
-}
-
-/* A small file's text into buf ("" when unreadable). */
-static void slurp(const char *path, char *buf, size_t len)
-{
-        FILE *f = fopen(path, "re");
-        size_t n = 0;
-
-        if (f) {
-                n = fread(buf, 1, len - 1, f);
-                fclose(f);
-        }
-        buf[n] = '\0';
-}
-
-/* VM i's CPU cgroup: cpu.stat (throttling; v2 usage), v1 cpuacct.usage. */
-static void read_vm_cg(const struct scale_follow *v, struct scale_cgcpu *c)
-{
-        char path[LAB_PATH_MAX + 32], text[512];
-
-        *c = (struct scale_cgcpu){-1, -1, -1, -1};
-        if (!v->cg_cpu[0])
-                return;
-        snprintf(path, sizeof(path), "%s/cpu.stat", v->cg_cpu);
-        slurp(path, text, sizeof(text));
-        scale_cpustat_parse(text, c);
-        if (c->usage_ns >= 0 || !v->cg_acct[0])
-                return;
-        snprintf(path, sizeof(path), "%s/cpuacct.usage", v->cg_acct);
-        slurp(path, text, sizeof(text));
-        if (text[0] >= '0' && text[0] <= '9')
-                c->usage_ns = (int64_t)strtoull(text, NULL, 10);
+        cg_read(&v->cg, &cs);
+        s->vm_cg[i] = (struct scale_cgcpu){cs.usage_ns, cs.periods, cs.throttled, cs.throttled_ns};
+        s->vm_failcnt[i] = cs.failcnt > 0 ? (uint64_t)cs.failcnt : 0;
+        s->vm_oom[i] = cs.oom_kills > 0 ? (uint64_t)cs.oom_kills : 0;
+        s->vm_cg_majflt[i] = cs.majflt;
 }
 
 static void read_vm(const struct scale_follow *v, unsigned i, struct scale_snap *s)
 {
-        char dir[560], path[600];
-        int pid = v->pid;
-
-        read_vm_cg(v, &s->vm_cg[i]);
-
-        s->vm_cpu_ns[i] = read_pid_stat(pid, &s->vm_majflt[i]);
+        read_vm_cg(v, i, s);
+        s->vm_cpu_ns[i] = read_pid_stat(v->pid, &s->vm_majflt[i]);
         s->ini_cpu_ns[i] = v->initiator > 0 ? read_pid_stat(v->initiator, NULL) : -1;
-        memcg_dir(pid, dir, sizeof(dir));
-        if (!dir[0])
-                return;
-        snprintf(path, sizeof(path), "%s/memory.failcnt", dir);
-        s->vm_failcnt[i] = read_key(path, NULL);
-        snprintf(path, sizeof(path), "%s/memory.oom_control", dir);
-        s->vm_oom[i] = read_key(path, "oom_kill");
+        /* the group counts every process of the VM (server, initiator, forks) */
+        if (s->vm_cg_majflt[i] >= 0)
+                s->vm_majflt[i] = (uint64_t)s->vm_cg_majflt[i];
 }
 
 void scale_probe_take(const struct scale_probe *p, struct scale_snap *s)

@@ -116,8 +116,10 @@ struct scale {
 /* Parse and check argv into s->conf (s->lab.ops too): 0, 1 after --help,
  * -EINVAL / -ENOMEM with err. */
 int scale_parse(struct scale *s, int argc, char **argv, char *err, size_t errlen);
-/* The plan against the opened backend: a static inventory must list as many
- * VMs as the plan asks (plain auto shrinks to what it has). */
+/* The plan against the opened backend: it can give what the spec asks
+ * (-ENOTSUP, exit 3: e.g. no CPU controller for --vm-cpus), and a static
+ * inventory lists as many VMs as the plan asks (plain auto shrinks to what
+ * it has). */
 int scale_check_backend(struct scale *s, char *err, size_t errlen);
 /* What the run would refuse, refused up front for the run and --dry-run
  * alike (0, or -EINVAL and others with err). */

@@ -162,8 +162,7 @@ static void follow_pids(struct scale *s, unsigned n)
                 vm[i].initiator =
                     vs.initiator_pid > 0 && vs.initiator_pid != vs.pid ? (int)vs.initiator_pid : 0;
                 snprintf(vm[i].disk, sizeof(vm[i].disk), "%s", vs.disk);
-                snprintf(vm[i].cg_cpu, sizeof(vm[i].cg_cpu), "%s", vs.cpu_cgroup);
-                snprintf(vm[i].cg_acct, sizeof(vm[i].cg_acct), "%s", vs.cpuacct_cgroup);
+                vm[i].cg = vs.cg;
                 if (s->watch.mon && watched[i] != vm[i].pid) {
                         snprintf(label, sizeof(label), "vm%u", i);
                         mon_watch_pid(s->watch.mon, vm[i].pid, label);

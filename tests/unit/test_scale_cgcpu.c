@@ -1,6 +1,6 @@
 /*
  * test_scale_cgcpu.c - a VM's CPU from its cgroup: cpu.stat as cgroup v1
- * and v2 write it, the probe reading a VM's group (v1: cpu.stat and
+ * and v2 write it (cg_parse_cpustat), the probe reading a VM's group (v1: cpu.stat and
  * cpuacct.usage; v2: cpu.stat alone) at both ends of a window, the rates
  * it makes of them (the group's usage replaces the processes' sum;
  * periods, throttled periods and seconds), and a step's quota figures
@@ -22,14 +22,20 @@
 
 #include "scale/scale.h"
 
+static struct cg_stats unknown(void)
+{
+        return (struct cg_stats){
+            .usage_ns = -1, .periods = -1, .throttled = -1, .throttled_ns = -1};
+}
+
 static void test_parse_v1(void **state)
 {
-        struct scale_cgcpu c = {-1, -1, -1, -1};
+        struct cg_stats c = unknown();
 
         (void)state;
-        scale_cpustat_parse("nr_periods 120\nnr_throttled 30\nthrottled_time 4500000000\n"
-                            "nr_bursts 0\nburst_time 0\n",
-                            &c);
+        cg_parse_cpustat("nr_periods 120\nnr_throttled 30\nthrottled_time 4500000000\n"
+                         "nr_bursts 0\nburst_time 0\n",
+                         &c);
         assert_int_equal(c.periods, 120);
         assert_int_equal(c.throttled, 30);
         assert_int_equal(c.throttled_ns, 4500000000LL);
@@ -38,13 +44,13 @@ static void test_parse_v1(void **state)
 
 static void test_parse_v2(void **state)
 {
-        struct scale_cgcpu c = {-1, -1, -1, -1};
+        struct cg_stats c = unknown();
 
         (void)state;
-        scale_cpustat_parse("usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n"
-                            "core_sched.force_idle_usec 0\nnr_periods 50\nnr_throttled 10\n"
-                            "throttled_usec 750000\nnr_bursts 0\nburst_usec 0\n",
-                            &c);
+        cg_parse_cpustat("usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n"
+                         "core_sched.force_idle_usec 0\nnr_periods 50\nnr_throttled 10\n"
+                         "throttled_usec 750000\nnr_bursts 0\nburst_usec 0\n",
+                         &c);
         assert_int_equal(c.usage_ns, 2500000000LL);
         assert_int_equal(c.periods, 50);
         assert_int_equal(c.throttled, 10);
@@ -53,12 +59,12 @@ static void test_parse_v2(void **state)
 
 static void test_parse_empty(void **state)
 {
-        struct scale_cgcpu c = {-1, -1, -1, -1};
+        struct cg_stats c = unknown();
 
         (void)state;
-        scale_cpustat_parse("", &c);
-        scale_cpustat_parse(NULL, &c);
-        scale_cpustat_parse("garbage\n", &c);
+        cg_parse_cpustat("", &c);
+        cg_parse_cpustat(NULL, &c);
+        cg_parse_cpustat("garbage\n", &c);
         assert_int_equal(c.usage_ns, -1);
         assert_int_equal(c.periods, -1);
         assert_int_equal(c.throttled_ns, -1);
@@ -105,9 +111,11 @@ static void test_probe_window(void **state)
         assert_int_equal(mkdir(acct1, 0700), 0);
         assert_int_equal(mkdir(cpu2, 0700), 0);
         memset(vm, 0, sizeof(vm));
-        snprintf(vm[1].cg_cpu, sizeof(vm[1].cg_cpu), "%s", cpu1);
-        snprintf(vm[1].cg_acct, sizeof(vm[1].cg_acct), "%s", acct1);
-        snprintf(vm[2].cg_cpu, sizeof(vm[2].cg_cpu), "%s", cpu2);
+        vm[1].cg.version = 1;
+        snprintf(vm[1].cg.path[CG_CPU], sizeof(vm[1].cg.path[CG_CPU]), "%s", cpu1);
+        snprintf(vm[1].cg.path[CG_CPUACCT], sizeof(vm[1].cg.path[CG_CPUACCT]), "%s", acct1);
+        vm[2].cg.version = 2; /* one directory; cpu.stat has the usage */
+        snprintf(vm[2].cg.path[CG_CPUACCT], sizeof(vm[2].cg.path[CG_CPUACCT]), "%s", cpu2);
         p = scale_probe_new(dir);
         assert_non_null(p);
         scale_probe_set(p, 0, vm, 2);
