@@ -142,6 +142,14 @@ struct lab_storage {
         char cpuset[64]; /* "" = shares every CPU (hci) */
 };
 
+/* A host of the lab: a hypervisor or storage server the figures are read on. */
+struct lab_hostinfo {
+        char name[64];            /* "h1" */
+        char role[16];            /* "compute", "storage" or "both" */
+        char source[16];          /* "procfs", "node_exporter"; "" none known */
+        char where[LAB_PATH_MAX]; /* the source's directory or metrics URL */
+};
+
 struct lab_backend; /* one opened lab, opaque */
 
 struct lab_backend_ops {
@@ -181,6 +189,9 @@ struct lab_backend_ops {
         /* Fill *st for VM i. */
         int (*stats)(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
                      size_t errlen);
+        /* Fill *h for host i (0-based); -ENOENT past the last. NULL: the lab is
+         * one host, this one (role both, procfs /proc). */
+        int (*host)(struct lab_backend *b, unsigned i, struct lab_hostinfo *h);
         /* Fill *st for the storage service (may be NULL: no storage service). */
         int (*storage)(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen);
         /* Free the handle; VMs keep running. NULL is fine. */

@@ -9,6 +9,13 @@
  *   user = sbtest           (default root)
  *   password_file = db.pw   (relative to the inventory; optional)
  *   database = sbtest       (default sbtest)
+ *   hypervisor = h1         (a [host] section's name; optional)
+ *
+ * and, for the hosts the servers run on, sections named "host NAME":
+ *
+ *   [host h1]
+ *   role = compute          (compute, storage or both; default both)
+ *   metrics = http://10.0.0.1:9100/metrics   (node_exporter; optional)
  *
  * Nothing is started or stopped: start() checks that the server answers,
  * stats() says whether it does. The whole inventory is checked when it is
@@ -20,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hostsrc.h"
 #include "core/opts.h"
 #include "lab/backend.h"
 #include "lab/sql.h"
@@ -30,13 +38,24 @@ struct static_vm {
         char section[64];
         int line;    /* of its first key */
         int pw_line; /* of its password_file */
+        char hypervisor[64];
+        int hv_line;
         struct lab_endpoint ep;
+};
+
+#define MAX_HOSTS 64
+
+struct static_host {
+        struct lab_hostinfo h;
+        int line;
 };
 
 struct lab_backend {
         const struct lab_spec *spec;
         unsigned n;
         struct static_vm vm[LAB_MAX_VMS + 1]; /* 1-based */
+        unsigned nhosts;
+        struct static_host host[MAX_HOSTS];
         /* while reading */
         char *err;
         size_t errlen;
@@ -89,16 +108,61 @@ static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, 
                 snprintf(ep->user, sizeof(ep->user), "%s", val);
         else if (!strcmp(key, "database") && strlen(val) < sizeof(ep->database))
                 snprintf(ep->database, sizeof(ep->database), "%s", val);
-        else if (!strcmp(key, "password_file")) {
+        else if (!strcmp(key, "hypervisor") && strlen(val) < sizeof(v->hypervisor)) {
+                snprintf(v->hypervisor, sizeof(v->hypervisor), "%s", val);
+                v->hv_line = line;
+        } else if (!strcmp(key, "password_file")) {
                 resolve(b->spec->inventory, val, ep->password_file, sizeof(ep->password_file));
                 v->pw_line = line;
-        } else if (strcmp(key, "host") && strcmp(key, "user") && strcmp(key, "database"))
+        } else if (strcmp(key, "host") && strcmp(key, "user") && strcmp(key, "database") &&
+                   strcmp(key, "hypervisor"))
                 return bad(b, line,
-                           "unknown key '%s' in [%s] (host, port, user, password_file, database)",
+                           "unknown key '%s' in [%s] (host, port, user, password_file, database, "
+                           "hypervisor)",
                            key, v->section);
         else
                 return bad(b, line, "%s is too long", key);
         return 0;
+}
+
+/* A key of a [host NAME] section. */
+static int host_key(struct lab_backend *b, const char *name, const char *key, const char *val,
+                    int line)
+{
+        struct static_host *h = b->nhosts ? &b->host[b->nhosts - 1] : NULL;
+        char why[256];
+
+        if (!h || strcmp(h->h.name, name)) {
+                for (unsigned i = 0; i < b->nhosts; i++)
+                        if (!strcmp(b->host[i].h.name, name))
+                                return bad(b, line, "section [host %s] appears twice", name);
+                if (!name[0] || strlen(name) >= sizeof(h->h.name) || strpbrk(name, " \t"))
+                        return bad(b, line, "[host %s]: a host name is one word", name);
+                if (b->nhosts == MAX_HOSTS)
+                        return bad(b, line, "more than %d hosts", MAX_HOSTS);
+                h = &b->host[b->nhosts++];
+                snprintf(h->h.name, sizeof(h->h.name), "%s", name);
+                snprintf(h->h.role, sizeof(h->h.role), "both");
+                h->line = line;
+        }
+        if (!val[0])
+                return bad(b, line, "%s has no value", key);
+        if (!strcmp(key, "role")) {
+                if (strcmp(val, "compute") && strcmp(val, "storage") && strcmp(val, "both"))
+                        return bad(b, line, "role '%s' is not compute, storage or both", val);
+                snprintf(h->h.role, sizeof(h->h.role), "%s", val);
+                return 0;
+        }
+        if (!strcmp(key, "metrics")) {
+                if (strlen(val) >= sizeof(h->h.where))
+                        return bad(b, line, "metrics is too long");
+                if (hostsrc_url_check(val, 0, why, sizeof(why)) < 0)
+                        return bad(b, line, "%s", why);
+                snprintf(h->h.source, sizeof(h->h.source), "node_exporter");
+                snprintf(h->h.where, sizeof(h->h.where), "%s", val);
+                return 0;
+        }
+        return bad(b, line, "unknown key '%s' in [host %s] (role, metrics)", key, name);
 }
 
 static int on_key(void *user, const char *section, const char *key, const char *val, int line)
@@ -108,6 +172,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
 
         if (!section[0])
                 return bad(b, line, "'%s' is outside any [section]", key);
+        if (!strncmp(section, "host ", 5))
+                return host_key(b, section + 5, key, val, line);
         if (!b->n || strcmp(v->section, section)) {
                 for (unsigned i = 1; i <= b->n; i++)
                         if (!strcmp(b->vm[i].section, section))
@@ -142,6 +208,17 @@ static int check_password(struct lab_backend *b, const struct static_vm *v)
         return rc < 0 ? bad(b, v->pw_line, "%s", why) : 0;
 }
 
+static int check_hypervisor(struct lab_backend *b, const struct static_vm *v)
+{
+        if (!v->hypervisor[0])
+                return 0;
+        for (unsigned i = 0; i < b->nhosts; i++)
+                if (!strcmp(b->host[i].h.name, v->hypervisor))
+                        return 0;
+        return bad(b, v->hv_line, "[%s]: hypervisor %s has no [host %s] section", v->section,
+                   v->hypervisor, v->hypervisor);
+}
+
 static int check_inventory(struct lab_backend *b)
 {
         if (!b->n) {
@@ -153,7 +230,7 @@ static int check_inventory(struct lab_backend *b)
                 if (!b->vm[i].ep.host[0])
                         return bad(b, b->vm[i].line, "[%s] has no host", b->vm[i].section);
         for (unsigned i = 1; i <= b->n; i++)
-                if (check_password(b, &b->vm[i]) < 0)
+                if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0)
                         return -EINVAL;
         return 0;
 }
@@ -270,8 +347,17 @@ static int static_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *
         st->datadir_on = LAB_DATADIR_UNKNOWN;
         st->initiator_pid = -1;
         st->alive = lab_sql_ping(&b->vm[i].ep, 0, NULL, PING_TIMEOUT_S, why, sizeof(why)) == 0;
-        snprintf(st->where, sizeof(st->where), "%s:%d [%s]%s%s", b->spec->inventory, b->vm[i].line,
-                 b->vm[i].section, st->alive ? "" : " ", st->alive ? "" : why);
+        snprintf(st->where, sizeof(st->where), "%s:%d [%s]%s%s%s%s", b->spec->inventory,
+                 b->vm[i].line, b->vm[i].section, b->vm[i].hypervisor[0] ? " on " : "",
+                 b->vm[i].hypervisor, st->alive ? "" : " ", st->alive ? "" : why);
+        return 0;
+}
+
+static int static_host(struct lab_backend *b, unsigned i, struct lab_hostinfo *h)
+{
+        if (i >= b->nhosts)
+                return -ENOENT;
+        *h = b->host[i].h;
         return 0;
 }
 
@@ -294,6 +380,7 @@ const struct lab_backend_ops lab_backend_static = {
     .endpoint = static_endpoint,
     .exec = static_exec,
     .stats = static_stats,
+    .host = static_host,
     .storage = NULL,
     .close = static_close,
 };

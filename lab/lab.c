@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/exitcode.h"
+#include "core/hostsrc.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/resfile.h"
@@ -46,7 +47,8 @@ static const char usage_text[] =
     "  up      create and start --vms database VMs and the storage service; VMs already\n"
     "          running are kept, prepared datadirs are reused\n"
     "  down    stop everything of the lab and remove its cgroups (data kept unless --purge)\n"
-    "  status  each VM (address:port, PID, alive, limits) and the storage target;\n"
+    "  status  each VM (address:port, PID, alive, limits), the storage target and each\n"
+    "          host (role, metrics source, whether it answered);\n"
     "          exit 3 if something is not running";
 
 struct lab {
@@ -157,6 +159,52 @@ static int lab_up(struct lab *l)
         return rc;
 }
 
+/* Whether host h's source answers with counters now; why not in why. */
+static int host_answers(const struct lab_hostinfo *h, char *why, size_t whylen)
+{
+        struct hostsrc_counters *c = malloc(sizeof(*c));
+        const struct hostsrc_ops *ops = hostsrc_find(h->source);
+        struct hostsrc s;
+        int rc;
+
+        if (!c)
+                return -ENOMEM;
+        rc = ops ? hostsrc_open(&s, ops, h->name, h->where, NULL, why, whylen) : -ENOENT;
+        if (!rc) {
+                rc = hostsrc_read(&s, c, why, whylen);
+                hostsrc_close(&s);
+        }
+        free(c);
+        return rc;
+}
+
+/* One line per host of the lab: its role, source and whether it answered. */
+static int print_hosts(struct lab *l)
+{
+        struct lab_hostinfo h = {
+            .name = "local", .role = "both", .source = "procfs", .where = "/proc"};
+        char why[512];
+        int rc = 0;
+
+        for (unsigned i = 0;; i++) {
+                if (l->ops->host && l->ops->host(l->b, i, &h) < 0)
+                        break;
+                if (!h.source[0]) {
+                        printf("host %s role=%s source=none state=unmeasured\n", h.name, h.role);
+                } else if (host_answers(&h, why, sizeof(why)) == 0) {
+                        printf("host %s role=%s source=%s where=%s state=answered\n", h.name,
+                               h.role, h.source, h.where);
+                } else {
+                        printf("host %s role=%s source=%s where=%s state=down %s\n", h.name, h.role,
+                               h.source, h.where, why);
+                        rc = -EHOSTDOWN;
+                }
+                if (!l->ops->host)
+                        break;
+        }
+        return rc;
+}
+
 static int lab_status(struct lab *l)
 {
         unsigned n = l->ops->count(l->b);
@@ -174,6 +222,8 @@ static int lab_status(struct lab *l)
                 rc = rc ? rc : r;
         }
         r = print_storage(l);
+        rc = rc ? rc : r;
+        r = print_hosts(l);
         return rc ? rc : r;
 }
 

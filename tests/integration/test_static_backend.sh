@@ -3,7 +3,10 @@
 # local lab, and one address where nothing listens). Checks reachability per
 # server, that up uses the first N, that scale refuses a block load (no
 # LUNs) and a plan past the inventory, and that a bad inventory is refused
-# with exit 2 naming its line.
+# with exit 2 naming its line. Host sections: status lists every host with its
+# role and source, one answering through a real node_exporter, one whose
+# exporter is not there (exit 3); a bad role, a metrics URL that is not
+# http(s) and a hypervisor with no host section are refused naming the line.
 . "$TESTLIB"
 
 # The server is one VM of a local lab of this test's own: a real mariadbd
@@ -80,8 +83,51 @@ bad 2 '[a]\nhost h\n'
 bad 2 '[a]\nhost = h\n'
 bad 3 '[a]\nhost = h\npassword_file = /nonexistent/pw\n'
 bad 4 '[a]\nhost = h\npassword_file = db.pw\n[a]\nhost = h\n'
+bad 2 '[host h1]\nrole = hypervisor\n[a]\nhost = h\npassword_file = db.pw\n'
+bad 2 '[host h1]\nmetrics = file:///etc/passwd\n'
+bad 3 '[host h1]\nrole = compute\nfoo = 1\n'
+bad 3 '[host h1]\nrole = compute\n[host h1]\nrole = storage\n'
+bad 4 '[a]\nhost = h\npassword_file = db.pw\nhypervisor = h9\n[host h1]\nrole = compute\n'
 expect_rc 2 "$HCISWEEP" lab status --backend static --inventory "$T/none.ini"
 grep -q "none.ini" <<<"$OUT" || fail "missing inventory not named: $OUT"
 expect_rc 2 "$HCISWEEP" lab status --backend static
 grep -q -- "--inventory" <<<"$OUT" || fail "missing --inventory not named: $OUT"
 pass "bad inventories: exit 2 with FILE:LINE"
+
+# Hosts of the inventory: h1 through a real node_exporter, h2's exporter not there.
+NE=$(command -v prometheus-node-exporter) || fail "prometheus-node-exporter is not installed (scripts/install-deps.sh)"
+NE_ADDR=$(test_addr 1) NE_PORT=$(test_port 3) DEAD_NE=$(test_port 4)
+"$NE" --web.listen-address="$NE_ADDR:$NE_PORT" --collector.disable-defaults --collector.cpu \
+        --collector.meminfo >"$T/ne.log" 2>&1 &
+NE_PID=$!
+on_exit "kill $NE_PID"
+wait_port "$NE_ADDR" "$NE_PORT"
+HINV=$T/hosts.ini
+cat >"$HINV" <<INI
+[db1]
+host = $ADDR
+port = $PORT
+password_file = db.pw
+hypervisor = h1
+
+[host h1]
+role = compute
+metrics = http://$NE_ADDR:$NE_PORT/metrics
+
+[host h2]
+role = storage
+metrics = http://$NE_ADDR:$DEAD_NE/metrics
+
+[host h3]
+role = both
+INI
+expect_rc 3 "$HCISWEEP" lab status --backend static --inventory "$HINV"
+grep -q "^vm1 addr=$ADDR:$PORT state=alive .*\[db1\] on h1" <<<"$OUT" || fail "db1 on h1: $OUT"
+grep -q "^host h1 role=compute source=node_exporter where=http://$NE_ADDR:$NE_PORT/metrics state=answered$" <<<"$OUT" ||
+        fail "h1 did not answer: $OUT"
+grep -q "^host h2 role=storage source=node_exporter .* state=down h2 (node_exporter): http://$NE_ADDR:$DEAD_NE/metrics: " <<<"$OUT" ||
+        fail "h2 not down: $OUT"
+grep -q "^host h3 role=both source=none state=unmeasured$" <<<"$OUT" || fail "h3: $OUT"
+sed -i '/^\[host h2\]/,/^metrics/d' "$HINV"
+expect_rc 0 "$HCISWEEP" lab status --backend static --inventory "$HINV"
+pass "host sections: h1 answered through node_exporter, h2 down (exit 3), h3 unmeasured"
