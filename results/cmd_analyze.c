@@ -24,11 +24,20 @@
 #include "results/ramp.h"
 #include "results/save.h"
 #include "results/results.h"
+#include "results/rundir.h"
 #include "results/tip_json.h"
+#include "results/tip_verdict.h"
 
 struct analyze_cfg {
         double latency_slo;
         char *json;
+        int explain;
+};
+
+/* Who the verdict speaks of: an hcisweep result's topology and its monitor's trust. */
+struct about {
+        char label[96];
+        struct res_trust trust;
 };
 
 #define O(f) offsetof(struct analyze_cfg, f)
@@ -36,6 +45,10 @@ static const struct opt_def analyze_opts[] = {
     {"latency-slo", OPT_DOUBLE, O(latency_slo), "0", 0, 1e9,
      "latency objective in ms: report the highest load that meets it (0: none)", NULL, 0},
     {"json", OPT_STR, O(json), NULL, 0, 0, "write the findings as JSON here", NULL, 0},
+    {"explain", OPT_BOOL, O(explain), "0", 0, 0,
+     "print the evidence behind the verdict: each figure at the tipping step and the step "
+     "after it, and the rule it met",
+     NULL, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -45,13 +58,14 @@ const struct opt_group cmd_analyze_options[] = {{analyze_opts, NULL, "analyze op
                                                 {NULL, NULL, NULL}};
 
 static const char usage_text[] =
-    "hcisweep analyze FILE [--latency-slo MS] [--json OUT]\n"
+    "hcisweep analyze FILE [--latency-slo MS] [--json OUT] [--explain]\n"
     "  FILE: CSV (header: load,throughput[,latency_ms,throughput_min,throughput_max,\n"
     "        cpu_busy_pct,storage_cpu_pct,storage_util_pct,storage_lat_ms,vm_cpu_pct,\n"
     "        vm_throttled_time_pct,compute_cpu_pct]),\n"
     "        sysbench output, fio JSON output, or an hcisweep result.json (block, oltp, scale)\n"
     "  Prints the measured peak, the USL fit and the knee = the tipping point, with the\n"
-    "  resource that limited it when the file has resource figures.";
+    "  resource that limited it when the file has resource figures, as a verdict of at\n"
+    "  most four lines (--explain: and the evidence table behind it).";
 
 static json_t *load_or_null(const struct ramp *r, int i)
 {
@@ -76,7 +90,36 @@ static json_t *points_json(const struct ramp *r)
         return a;
 }
 
-static json_t *tip_steps_json(const struct ramp *r, const struct knee_result *k)
+/* "TPS", "IOPS": the ramp's throughput as the verdict names it. */
+static const char *tput_words(const struct ramp *r)
+{
+        static const char *const names[][2] = {
+            {"tps", "TPS"}, {"iops", "IOPS"}, {"eps", "events/s"}};
+
+        for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (!strcmp(r->tput_name, names[i][0]))
+                        return names[i][1];
+        return r->tput_name[0] ? r->tput_name : "throughput";
+}
+
+/* The verdict of a ramp (tip_verdict.h), on the steps the tipping point was found on. */
+static int verdict_of(const struct ramp *r, const struct knee_result *k, const struct about *ab,
+                      struct res_verdict *v)
+{
+        struct res_tip_step *st = malloc((r->n ? r->n : 1) * sizeof(*st));
+        struct res_verdict_in in = {r->name[0] ? r->name : ab->label, knee_unit(r), &ab->trust, 0,
+                                    tput_words(r)};
+
+        if (!st)
+                return -ENOMEM;
+        ramp_tip_steps(r, st);
+        res_verdict_build(&in, &k->tip, st, r->n, v);
+        free(st);
+        return 0;
+}
+
+static json_t *tip_steps_json(const struct ramp *r, const struct knee_result *k,
+                              const struct res_verdict *v)
 {
         struct res_tip_step *st = malloc((r->n ? r->n : 1) * sizeof(*st));
         json_t *o;
@@ -86,10 +129,15 @@ static json_t *tip_steps_json(const struct ramp *r, const struct knee_result *k)
         ramp_tip_steps(r, st);
         o = res_tip_json(&k->tip, st, "load");
         free(st);
+        if (o && res_verdict_attach(o, v) < 0) {
+                json_decref(o);
+                return NULL;
+        }
         return o;
 }
 
-static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, double slo)
+static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, double slo,
+                         const struct res_verdict *v)
 {
         json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o*}", "name", r->name, "load_name", r->load_name,
                               "throughput_name", r->tput_name, "latency_name", r->lat_name,
@@ -103,7 +151,7 @@ static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, doub
             json_object_set_new(o, "knee", json_pack("{s:o}", "load", load_or_null(r, k->knee))) ||
             json_object_set_new(o, "kneedle",
                                 json_pack("{s:o}", "load", load_or_null(r, k->kneedle))) ||
-            json_object_set_new(o, "tipping_point", tip_steps_json(r, k)) ||
+            json_object_set_new(o, "tipping_point", tip_steps_json(r, k, v)) ||
             json_object_set_new(o, "usl", res_usl_json(&k->tip.usl)) ||
             json_object_set_new(o, "latency_knee",
                                 json_pack("{s:o}", "load", load_or_null(r, k->latency_knee))) ||
@@ -130,7 +178,8 @@ static void print_usl(const struct ramp *r, const struct res_usl *u)
                 printf("%s %.1f\n", r->load_name, u->peak_load);
 }
 
-static void print_ramp(const struct ramp *r, const struct knee_result *k, double slo)
+static void print_ramp(const struct ramp *r, const struct knee_result *k, double slo,
+                       const struct res_verdict *v, int explain)
 {
         char lat[32];
 
@@ -157,12 +206,10 @@ static void print_ramp(const struct ramp *r, const struct knee_result *k, double
                 printf("knee: none\n");
         if (k->kneedle >= 0)
                 printf("kneedle: %s %g\n", r->load_name, r->p[k->kneedle].load);
-        if (k->tip.found)
-                printf("tipping point: %s %g, limited by %s: %s\n", r->load_name, k->tip.load,
-                       res_tip_limit_name(k->tip.limited_by), k->tip.reason);
-        else
-                printf("tipping point: %s, limited by none: %s\n",
-                       k->tip.undecided ? "undecided" : "none", k->tip.reason);
+        for (unsigned i = 0; i < v->nlines; i++)
+                printf("%s\n", v->line[i]);
+        if (explain)
+                res_verdict_print_table(v, stdout, 2);
         if (k->latency_knee >= 0)
                 printf("latency knee: %s %g\n", r->load_name, r->p[k->latency_knee].load);
         else
@@ -204,9 +251,33 @@ out:
         return rc;
 }
 
+/* The label and trust of the verdict: an hcisweep result's topology and monitor, else the
+ * file's name. */
+static void about_file(const char *file, const struct ramp_set *s, struct about *ab)
+{
+        const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+        json_t *doc = NULL;
+        char err[256];
+
+        memset(ab, 0, sizeof(*ab));
+        snprintf(ab->label, sizeof(ab->label), "%s", base);
+        if (strncmp(s->format, "hcisweep-", 9) || res_load(file, &doc, err, sizeof(err)))
+                return;
+        if (json_string_value(json_object_get(json_object_get(doc, "config"), "topology")))
+                snprintf(
+                    ab->label, sizeof(ab->label), "%s",
+                    json_string_value(json_object_get(json_object_get(doc, "config"), "topology")));
+        res_trust_of_monitor(json_object_get(doc, "monitor"), &ab->trust);
+        json_decref(doc);
+}
+
 static int analyze_set(const struct analyze_cfg *c, const struct ramp_set *s, json_t *ramps,
                        const char *file)
 {
+        static struct res_verdict v; /* one command, one thread */
+        struct about ab;
+
+        about_file(file, s, &ab);
         for (unsigned i = 0; i < s->n; i++) {
                 const struct ramp *r = &s->r[i];
                 struct knee_result k;
@@ -217,12 +288,12 @@ static int analyze_set(const struct analyze_cfg *c, const struct ramp_set *s, js
                                   r->n, r->n == 1 ? "" : "s");
                         return HCI_EXIT_USAGE;
                 }
-                if (knee_analyze(r, c->latency_slo, &k) ||
-                    json_array_append_new(ramps, ramp_json(r, &k, c->latency_slo))) {
+                if (knee_analyze(r, c->latency_slo, &k) || verdict_of(r, &k, &ab, &v) ||
+                    json_array_append_new(ramps, ramp_json(r, &k, c->latency_slo, &v))) {
                         log_error("analyze: out of memory");
                         return HCI_EXIT_USAGE;
                 }
-                print_ramp(r, &k, c->latency_slo);
+                print_ramp(r, &k, c->latency_slo, &v, c->explain);
         }
         return HCI_EXIT_OK;
 }

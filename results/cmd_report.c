@@ -183,6 +183,56 @@ static void steady_warning(struct doc *d, const json_t *st, const char *label)
               json_is_false(json_object_get(st, "settled")) ? " (its warm-up never settled)" : "");
 }
 
+/* "1, 2, 5" of the steps whose steady state is false at key; their number. */
+static unsigned steps_false(const json_t *r, const char *key, char *buf, size_t len)
+{
+        const json_t *x;
+        unsigned n = 0;
+        size_t i, at = 0;
+
+        buf[0] = '\0';
+        json_array_foreach(json_object_get(r, "steps"), i, x)
+        {
+                if (!json_is_false(json_object_get(json_object_get(x, "steady"), key)))
+                        continue;
+                if (at < len)
+                        at += (size_t)snprintf(buf + at, len - at, "%s%.0f", n ? ", " : "",
+                                               res_num(x, "vms"));
+                n++;
+        }
+        return n;
+}
+
+/* The steps that did not settle or meet --target-ci: one warning, with what it means. */
+static void steps_warning(struct doc *d, const json_t *r)
+{
+        const json_t *st =
+            json_object_get(json_array_get(json_object_get(r, "steps"), 0), "steady");
+        char unmet[256], unsettled[256], what[640] = "";
+        unsigned nm = steps_false(r, "met", unmet, sizeof(unmet));
+        unsigned nu = steps_false(r, "settled", unsettled, sizeof(unsettled));
+
+        if (!nm && !nu)
+                return;
+        if (nu)
+                snprintf(what, sizeof(what),
+                         "%u step(s) (%s VMs) did not settle: their TPS still drifted when the "
+                         "longest warm-up ran out, so measuring began anyway. ",
+                         nu, unsettled);
+        if (nm)
+                snprintf(what + strlen(what), sizeof(what) - strlen(what),
+                         "%u step(s) (%s VMs) did not meet --target-ci %g%%: the 95%% CI of their "
+                         "mean TPS stayed wider. ",
+                         nm, unmet, res_num(st, "target_ci_pct"));
+        doc_p(d, "warn",
+              "Warning: %sTheir figures are measured, only less certain than asked: the tipping "
+              "point reads each step's wider band, so it answers \"between\" or \"undecided\" "
+              "rather than a wrong step. To settle them: a longer --warmup-time (the warm-up rule "
+              "needs at least 10 s) and --time, or --repeat 3. The steady-state table has each "
+              "step's figures.",
+              what);
+}
+
 static void steady_warnings(struct doc *d, const json_t *r)
 {
         const json_t *x;
@@ -190,11 +240,7 @@ static void steady_warnings(struct doc *d, const json_t *r)
         size_t i;
 
         steady_warning(d, json_object_get(r, "steady"), "the run");
-        json_array_foreach(json_object_get(r, "steps"), i, x)
-        {
-                snprintf(label, sizeof(label), "%.0f VMs", res_num(x, "vms"));
-                steady_warning(d, json_object_get(x, "steady"), label);
-        }
+        steps_warning(d, r);
         json_array_foreach(json_object_get(r, "points"), i, x)
         {
                 snprintf(label, sizeof(label), "point %zu", i + 1);
@@ -262,9 +308,16 @@ static int write_docs(const char *dir, struct doc *d)
 
 static int render(const json_t *r, const struct run_view *v, const char *path, struct doc *d)
 {
+        static struct res_verdict vd; /* one report at a time */
         int rc = 0;
 
         doc_begin(d, "hcisweep %s report: %s", v->kind, v->label);
+        /* the answer first: the verdict is what the page is read for */
+        if (!strcmp(v->kind, "scale")) {
+                if (res_verdict_of_result(r, NULL, &vd) < 0)
+                        return -ENOMEM;
+                doc_verdict(d, &vd);
+        }
         doc_p(d, "meta", "Result %s, started %s, hcisweep %s.", path,
               json_string_value(json_object_get(r, "started_at")),
               json_string_value(json_object_get(r, "hcisweep_version")));
@@ -274,7 +327,7 @@ static int render(const json_t *r, const struct run_view *v, const char *path, s
         else if (!strcmp(v->kind, "oltp"))
                 rc = report_oltp(d, r, v);
         else
-                rc = report_scale(d, r, v);
+                rc = report_scale(d, r, v, &vd);
         doc_h(d, 2, "Load points");
         for (unsigned i = 0; !rc && i < v->nseries; i++) {
                 if (v->s[i].name[0])

@@ -36,6 +36,7 @@
 
 struct compare_cfg {
         char *html, *output_dir, *json;
+        int explain;
 };
 
 #define O(f) offsetof(struct compare_cfg, f)
@@ -46,6 +47,10 @@ static const struct opt_def compare_opts[] = {
      "directory of the default compare.html (default: the current directory)", NULL, 0},
     {"json", OPT_STR, O(json), NULL, 0, 0,
      "write the crossover, each run's tipping point and the per-step ratios as JSON here", NULL, 0},
+    {"explain", OPT_BOOL, O(explain), "0", 0, 0,
+     "print the evidence behind each run's verdict: each figure at its tipping step and the "
+     "step after it, and the rule it met",
+     NULL, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -56,7 +61,9 @@ const struct opt_group cmd_compare_options[] = {{compare_opts, NULL, "compare op
 
 static const char usage_text[] =
     "hcisweep compare RUN_A RUN_B [RUN_C...] [--html FILE] [--output-dir DIR] [--json FILE]\n"
-    "  runs of one kind (block, oltp or scale); ratios are to RUN_A";
+    "                 [--explain]\n"
+    "  runs of one kind (block, oltp or scale); ratios are to RUN_A. Scale runs end with\n"
+    "  the answer: each run's verdict (at most four lines) and the crossover.";
 
 struct cmp {
         unsigned n;
@@ -66,7 +73,15 @@ struct cmp {
         int has_tip[MAX_RUNS]; /* scale runs: tip[] and sv[] below */
         struct res_tip tip[MAX_RUNS];
         struct res_tip_step *sv[MAX_RUNS];
-        json_t *groups; /* the --json groups[], built as the tables are */
+        unsigned nsv[MAX_RUNS];
+        struct res_trust trust[MAX_RUNS];
+        struct facts {
+                char topology[32];
+                double host_cpus, compute_cpus, storage_max; /* NAN: not in the result */
+        } facts[MAX_RUNS];
+        struct res_verdict vd[MAX_RUNS];
+        char answer[600]; /* the crossover line of the answer */
+        json_t *groups;   /* the --json groups[], built as the tables are */
 };
 
 static const struct run_series *find_series(const struct run_view *v, const char *name)
@@ -388,6 +403,51 @@ static int one_group(struct cmp *c, const struct run_series *a, struct doc *d)
         return 0;
 }
 
+/* How many CPUs a cpulist ("0-1,3") names; NAN for none. */
+static double cpulist_count(const char *s)
+{
+        double n = 0;
+
+        while (s && *s) {
+                char *end;
+                long a = strtol(s, &end, 10), b = a;
+
+                if (end == s)
+                        return NAN;
+                if (*end == '-')
+                        b = strtol(end + 1, &end, 10);
+                n += b >= a ? (double)(b - a + 1) : 0;
+                s = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',')
+                        break;
+        }
+        return n > 0 ? n : NAN;
+}
+
+/* What a scale result says of where its VMs ran, for the words of "no crossover". */
+static void read_facts(const json_t *r, struct facts *f)
+{
+        const char *topo =
+            json_string_value(json_object_get(json_object_get(r, "config"), "topology"));
+        const json_t *x;
+        size_t i;
+
+        snprintf(f->topology, sizeof(f->topology), "%s", topo ? topo : "");
+        f->host_cpus = res_num(json_object_get(r, "host"), "cpus");
+        f->compute_cpus = f->storage_max = NAN;
+        json_array_foreach(json_object_get(r, "steps"), i, x)
+        {
+                double st = res_num(json_object_get(x, "cpu_by_owner"), "storage");
+                const char *cpus =
+                    json_string_value(json_object_get(json_object_get(x, "compute_cpu"), "cpus"));
+
+                if (cpus && isnan(f->compute_cpus))
+                        f->compute_cpus = cpulist_count(cpus);
+                if (!isnan(st) && !(st <= f->storage_max))
+                        f->storage_max = st;
+        }
+}
+
 static int load_runs(struct cmp *c, char **runs, int n)
 {
         char path[4096], err[512];
@@ -401,9 +461,9 @@ static int load_runs(struct cmp *c, char **runs, int n)
                 if (!rc)
                         rc = run_view_build(r, path, &c->v[i], err, sizeof(err));
                 if (!rc && !strcmp(c->v[i].kind, "scale")) {
-                        unsigned nsv;
-
-                        rc = res_tip_of_steps(json_object_get(r, "steps"), &c->sv[i], &nsv,
+                        res_trust_of_monitor(json_object_get(r, "monitor"), &c->trust[i]);
+                        read_facts(r, &c->facts[i]);
+                        rc = res_tip_of_steps(json_object_get(r, "steps"), &c->sv[i], &c->nsv[i],
                                               &c->tip[i]);
                         c->has_tip[i] = !rc;
                         if (rc)
@@ -443,23 +503,88 @@ static void set_labels(struct cmp *c)
         }
 }
 
-/* Each scale run's tipping point, on screen and on the page. */
-static void tipping_points(const struct cmp *c, struct doc *d)
+/* Why two-layer and HCI never cross, in the host's terms, when the results say. */
+static void why_no_crossover(const struct cmp *c, char *buf, size_t len)
 {
+        const struct facts *two = NULL, *hci = NULL;
+        size_t at = strlen(buf);
+
+        for (unsigned i = 0; i < c->n && i < 2; i++) {
+                if (!strcmp(c->facts[i].topology, "two-layer"))
+                        two = &c->facts[i];
+                if (!strcmp(c->facts[i].topology, "hci"))
+                        hci = &c->facts[i];
+        }
+        if (!two || !hci || isnan(two->compute_cpus) || isnan(hci->host_cpus) || at >= len)
+                return;
+        at += (size_t)snprintf(buf + at, len - at,
+                               ": two-layer gives the VMs %g of this host's %g CPUs, HCI gives "
+                               "them all %g",
+                               two->compute_cpus, hci->host_cpus, hci->host_cpus);
+        if (!isnan(hci->storage_max) && at < len)
+                snprintf(buf + at, len - at, " and its storage service needed at most %.0f%%",
+                         hci->storage_max);
+}
+
+/* The answer: each scale run's verdict and the crossover line, on screen and at the top of
+ * the page. */
+static void the_answer(struct cmp *c, struct doc *d)
+{
+        int any = 0;
+
         for (unsigned i = 0; i < c->n; i++) {
-                const struct res_tip *t = &c->tip[i];
-                char what[64];
+                struct res_verdict_in in = {c->label[i], "VMs", &c->trust[i], 0, "TPS"};
 
                 if (!c->has_tip[i])
                         continue;
-                if (t->found)
-                        snprintf(what, sizeof(what), "%g VMs", t->load);
-                else
-                        snprintf(what, sizeof(what), "%s", t->undecided ? "undecided" : "none");
-                printf("tipping point (%s): %s, limited by %s: %s\n", c->label[i], what,
-                       res_tip_limit_name(t->limited_by), t->reason);
-                doc_p(d, "tip", "Tipping point of %s: %s, limited by %s: %s", c->label[i], what,
-                      res_tip_limit_name(t->limited_by), t->reason);
+                res_verdict_build(&in, &c->tip[i], c->sv[i], c->nsv[i], &c->vd[i]);
+                any = 1;
+        }
+        if (!any)
+                return;
+        if (c->v[0].nseries && c->n >= 2) {
+                const struct run_series *b = find_series(&c->v[1], c->v[0].s[0].name);
+                double x =
+                    b ? crossover(c, &c->v[0].s[0], 1, b, c->answer, sizeof(c->answer)) : NAN;
+
+                if (!b)
+                        snprintf(c->answer, sizeof(c->answer), "%s has no steps to compare",
+                                 c->label[1]);
+                else if (isnan(x))
+                        why_no_crossover(c, c->answer, sizeof(c->answer));
+        }
+        for (unsigned i = 0; i < c->n; i++)
+                if (c->has_tip[i])
+                        doc_verdict(d, &c->vd[i]);
+        if (c->answer[0])
+                doc_p(d, "crossover", "Crossover: %s.", c->answer);
+}
+
+/* The answer again at the end of the terminal output, where the tables have scrolled it away. */
+static void print_answer(const struct compare_cfg *cfg, const struct cmp *c, struct doc *d)
+{
+        int any = 0;
+
+        for (unsigned i = 0; i < c->n; i++)
+                any |= c->has_tip[i];
+        if (!any)
+                return;
+        printf("\nthe answer:\n");
+        for (unsigned i = 0; i < c->n; i++) {
+                if (!c->has_tip[i])
+                        continue;
+                for (unsigned k = 0; k < c->vd[i].nlines; k++)
+                        printf("%s\n", c->vd[i].line[k]);
+                if (cfg->explain)
+                        res_verdict_print_table(&c->vd[i], stdout, 2);
+        }
+        if (c->answer[0])
+                printf("crossover: %s\n", c->answer);
+        for (unsigned i = 0; i < c->n; i++) {
+                if (!c->has_tip[i])
+                        continue;
+                doc_h(d, 2, "The evidence: %s", c->label[i]);
+                doc_evidence(d, &c->vd[i]);
         }
 }
 
@@ -474,9 +599,15 @@ static int write_json(const struct compare_cfg *cfg, const struct cmp *c)
                 json_t *o = json_pack("{s:s,s:s,s:s}", "label", c->label[i], "path", c->path[i],
                                       "kind", c->v[i].kind);
 
-                if (o && c->has_tip[i])
-                        json_object_set_new(o, "tipping_point",
-                                            res_tip_json(&c->tip[i], c->sv[i], "vms"));
+                if (o && c->has_tip[i]) {
+                        json_t *tp = res_tip_json(&c->tip[i], c->sv[i], "vms");
+
+                        if (!tp || res_verdict_attach(tp, &c->vd[i]) < 0 ||
+                            json_object_set_new(o, "tipping_point", tp)) {
+                                json_decref(o);
+                                goto out;
+                        }
+                }
                 if (!o || json_array_append_new(runs, o))
                         goto out;
         }
@@ -490,6 +621,8 @@ static int write_json(const struct compare_cfg *cfg, const struct cmp *c)
                                           json_object_get(x, "load"))
                               : json_null());
         rc |= json_object_set(top, "groups", c->groups);
+        if (c->answer[0])
+                rc |= json_object_set_new(top, "answer", json_string(c->answer));
         if (rc) {
                 rc = -ENOMEM;
                 goto out;
@@ -512,12 +645,13 @@ static int compare_runs(const struct compare_cfg *cfg, struct cmp *c)
         set_labels(c);
         c->groups = json_array();
         doc_begin(&d, "hcisweep compare: %s runs", c->v[0].kind);
+        the_answer(c, &d);
         for (unsigned i = 0; i < c->n; i++)
                 doc_p(&d, "meta", "%c: %s%s", 'A' + i, c->label[i],
                       c->v[i].partial ? " (partial run)" : "");
         for (unsigned i = 0; !rc && i < c->v[0].nseries; i++)
                 rc = one_group(c, &c->v[0].s[i], &d);
-        tipping_points(c, &d);
+        print_answer(cfg, c, &d);
         doc_end(&d);
         if (rc || d.html.oom) {
                 log_error("compare: out of memory");

@@ -22,6 +22,8 @@ static const char css[] =
     "th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}"
     ".warn{background:#fff3cd;border:1px solid #e0b800;padding:.5em .8em}"
     ".meta{color:#666;font-size:.9em}.ort{font-weight:bold}"
+    ".verdict{background:#eef4fb;border:1px solid #8fb3d9;padding:.5em .8em;margin:.6em 0;"
+    "font-family:monospace;font-size:.95em;white-space:pre-wrap}.verdict .v1{font-weight:bold}"
     "figure{margin:1em 0}svg.plot{max-width:100%;height:auto}";
 
 static char *vfmt(const char *fmt, va_list ap)
@@ -176,6 +178,41 @@ void doc_plot(struct doc *d, const struct svg_plot *p)
         }
         sb_printf(&d->html, "</figure>\n");
         sb_printf(&d->md, "*Plot in report.html: %s*\n\n", p->title);
+}
+
+void doc_verdict(struct doc *d, const struct res_verdict *v)
+{
+        sb_printf(&d->html, "<div class=\"verdict\">");
+        sb_printf(&d->md, "```text\n");
+        for (unsigned i = 0; i < v->nlines; i++) {
+                sb_printf(&d->html, "<div%s>", i ? "" : " class=\"v1\"");
+                sb_esc(&d->html, v->line[i]);
+                sb_printf(&d->html, "</div>");
+                sb_printf(&d->md, "%s\n", v->line[i]);
+        }
+        sb_printf(&d->html, "</div>\n");
+        sb_printf(&d->md, "```\n\n");
+}
+
+void doc_evidence(struct doc *d, const struct res_verdict *v)
+{
+        struct res_ev_row rows[RES_VERDICT_EV];
+        char hk[48], hj[48];
+        const char *head[4] = {"figure", hk, hj, "rule it met"};
+        unsigned n = res_verdict_rows(v, rows, RES_VERDICT_EV, hk, hj);
+
+        if (!n)
+                return;
+        doc_table(d, head, 4);
+        for (unsigned i = 0; i < n; i++) {
+                char fig[64];
+                const char *cells[4] = {fig, rows[i].k, rows[i].j, rows[i].rule};
+
+                snprintf(fig, sizeof(fig), "%s%s", rows[i].figure, rows[i].decides ? " *" : "");
+                doc_row(d, cells, 4);
+        }
+        doc_table_end(d);
+        doc_p(d, "meta", "(*) the figures the verdict cites.");
 }
 
 void doc_fmt_sig(double v, char *buf, size_t len)

@@ -174,16 +174,6 @@ int report_oltp(struct doc *d, const json_t *r, const struct run_view *v)
 
 /* ---- scale ------------------------------------------------------------------ */
 
-static void tip_label(const json_t *tip, char *buf, size_t len)
-{
-        const char *by = json_string_value(json_object_get(tip, "limited_by"));
-        const char *why = json_string_value(json_object_get(tip, "reason"));
-
-        snprintf(buf, len, "tipping point: %.0f VMs, limited by %s%s%s",
-                 json_number_value(json_object_get(tip, "vms")), by ? by : "?", why ? ": " : "",
-                 why ? why : "");
-}
-
 /* --target-ci: what each step's steady-state rule cut, measured and reached. */
 static void steady_table(struct doc *d, const json_t *r)
 {
@@ -289,7 +279,8 @@ static void owner_table(struct doc *d, const struct run_series *s)
         doc_table_end(d);
 }
 
-int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
+int report_scale(struct doc *d, const json_t *r, const struct run_view *v,
+                 const struct res_verdict *vd)
 {
         static const char *const owners[4] = {"VMs", "storage service", "load generator", "other"};
         const json_t *tip = json_object_get(r, "tipping_point");
@@ -298,21 +289,16 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v)
         struct cols c = {0};
         double mark = NAN, *fit;
         const double *x;
-        char label[2400], mlabel[96];
+        char mlabel[96] = "";
         const char *by = json_string_value(json_object_get(tip, "limited_by"));
 
-        doc_h(d, 2, "Tipping point");
+        /* the verdict heads the page; here is what it rests on, figure by figure */
+        doc_h(d, 2, "Tipping point: the evidence");
+        doc_evidence(d, vd);
         if (json_is_number(json_object_get(tip, "vms")) &&
             json_number_value(json_object_get(tip, "vms")) > 0) {
                 mark = json_number_value(json_object_get(tip, "vms"));
-                tip_label(tip, label, sizeof(label));
-                doc_p(d, "tip", "%s", label);
                 snprintf(mlabel, sizeof(mlabel), "tipping point %g VMs (%s)", mark, by ? by : "?");
-        } else {
-                const char *why = json_string_value(json_object_get(tip, "reason"));
-
-                doc_p(d, "tip", "No tipping point within the steps run: %s",
-                      why ? why : "throughput still scaled.");
         }
         tip_figures(d, tip, s);
         doc_h(d, 2, "Plots");

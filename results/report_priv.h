@@ -14,6 +14,7 @@
 #include "results/report_view.h"
 #include "results/rundir.h"
 #include "results/svg.h"
+#include "results/tip_verdict.h"
 
 struct doc {
         struct sbuf html, md;
@@ -35,13 +36,20 @@ void doc_table_end(struct doc *d);
 /* Render p into the HTML (a figure); a plot with nothing to draw is left out. */
 void doc_plot(struct doc *d, const struct svg_plot *p);
 
+/* The verdict (at most four lines) as a box at the top of the page: in the HTML a
+ * <div class="verdict">, its first line bold; in the Markdown a text block. */
+void doc_verdict(struct doc *d, const struct res_verdict *v);
+/* Its evidence as a table: figure | at step k | at step j | rule it met. */
+void doc_evidence(struct doc *d, const struct res_verdict *v);
+
 /* A latency or ratio with three significant digits and no exponent ("-" for NaN). */
 void doc_fmt_sig(double v, char *buf, size_t len);
 
 /* The plots and kind-specific sections of a report. 0 or -ENOMEM. */
 int report_block(struct doc *d, const json_t *r, const struct run_view *v);
 int report_oltp(struct doc *d, const json_t *r, const struct run_view *v);
-int report_scale(struct doc *d, const json_t *r, const struct run_view *v);
+int report_scale(struct doc *d, const json_t *r, const struct run_view *v,
+                 const struct res_verdict *vd);
 
 /* A column of a series as a malloc'd array (field at byte offset off of struct run_point). */
 double *run_column(const struct run_series *s, size_t off);

@@ -184,14 +184,37 @@ static void missing(const struct res_tip_res *t, const struct res_tip_res *a, ch
                 snprintf(buf, len, "none");
 }
 
+enum res_tip_rule res_tip_classify(const struct res_tip_res *t, const struct res_tip_res *a)
+{
+        if (memory_pressed(a) || memory_pressed(t))
+                return RES_RULE_MEMORY;
+        if (sat(cpu_of(a)) && storage_starved(t, a))
+                return RES_RULE_CPU_STARVES;
+        if (vm_quota_sat(a) && cpu_left(a))
+                return RES_RULE_VM_QUOTA;
+        if (sat(a->storage_util_pct) && cpu_left(a))
+                return RES_RULE_STORAGE_UTIL;
+        if (lat_up(t, a) && cpu_left(a))
+                return RES_RULE_STORAGE_LAT;
+        if (sat(cpu_of(a)))
+                return RES_RULE_CPU;
+        return RES_RULE_NONE;
+}
+
 static enum res_tip_limit classify(const struct res_tip_res *t, const struct res_tip_res *a,
                                    const char **what)
 {
-        if (memory_pressed(a) || memory_pressed(t)) {
+        static const char *const said[2][2] = {
+            {"cpu: the host CPU saturated",
+             "cpu: the host CPU saturated, the storage side with it"},
+            {"cpu: the compute CPUs (the VMs' own) saturated",
+             "cpu: the compute CPUs (the VMs' own) saturated, the storage side with it"}};
+
+        switch (res_tip_classify(t, a)) {
+        case RES_RULE_MEMORY:
                 *what = "memory: the VMs swapped, faulted or were OOM-killed";
                 return RES_LIM_MEMORY;
-        }
-        if (sat(cpu_of(a)) && storage_starved(t, a)) {
+        case RES_RULE_CPU_STARVES:
                 *what =
                     known(a->compute_cpu_pct)
                         ? "cpu, compute limiting storage: the compute CPUs saturated while the "
@@ -200,29 +223,22 @@ static enum res_tip_limit classify(const struct res_tip_res *t, const struct res
                         : "cpu, compute limiting storage: the host CPU saturated while the storage "
                           "service's share of it stayed flat or fell and its latency rose";
                 return RES_LIM_CPU;
-        }
-        if (vm_quota_sat(a) && cpu_left(a)) {
+        case RES_RULE_VM_QUOTA:
                 *what = "vm-cpu: the VMs' own CPU quotas saturated (they were throttled) with "
                         "host CPU left (add VMs or vCPUs, not storage)";
                 return RES_LIM_VM_CPU;
-        }
-        if (sat(a->storage_util_pct) && cpu_left(a)) {
+        case RES_RULE_STORAGE_UTIL:
                 *what = "storage: the storage side saturated with CPU to spare";
                 return RES_LIM_STORAGE;
-        }
-        if (lat_up(t, a) && cpu_left(a)) {
+        case RES_RULE_STORAGE_LAT:
                 *what = "storage: its latency more than doubled with CPU to spare";
                 return RES_LIM_STORAGE;
-        }
-        if (sat(cpu_of(a))) {
-                static const char *const said[2][2] = {
-                    {"cpu: the host CPU saturated",
-                     "cpu: the host CPU saturated, the storage side with it"},
-                    {"cpu: the compute CPUs (the VMs' own) saturated",
-                     "cpu: the compute CPUs (the VMs' own) saturated, the storage side with it"}};
-
+        case RES_RULE_CPU:
                 *what = said[known(a->compute_cpu_pct)][sat(a->storage_util_pct)];
                 return RES_LIM_CPU;
+        case RES_RULE_NONE:
+        default:
+                break;
         }
         *what = NULL;
         return RES_LIM_NONE;

@@ -158,32 +158,48 @@ static double pct(double e)
  * curve stays flat. The first later step that names one is cited; when
  * none does, the reason is a's.
  */
-static enum res_tip_limit attribute_after(const struct res_tip_step *s, unsigned n, int t, int a,
-                                          const char *unit, char *why, size_t len)
+static void attribute_after(const struct res_tip_step *s, unsigned n, int t, int a,
+                            const char *unit, char *why, size_t len, struct res_tip *out)
 {
         enum res_tip_limit l = res_tip_attribute(&s[t], &s[a], unit, why, len);
         char later[1300];
 
+        out->cited = a;
         for (unsigned j = (unsigned)a + 1; l == RES_LIM_NONE && j < n; j++) {
                 enum res_tip_limit lj = res_tip_attribute(&s[t], &s[j], unit, later, sizeof(later));
 
                 if (lj != RES_LIM_NONE) {
                         snprintf(why, len, "%s", later);
                         l = lj;
+                        out->cited = (int)j;
                 }
         }
-        return l;
+        out->limited_by = l;
+        out->rule = res_tip_classify(&s[t].r, &s[out->cited].r);
 }
 
-static void say_tipped(const struct res_tip_step *s, unsigned n, int t, int a, double e,
+/* The steps the answer rests on and the efficiency between them. */
+static void rests_on(struct res_tip *out, int from, int to, const double e3[3], double lowest)
+{
+        out->from = from;
+        out->to = to;
+        out->eff = e3[0];
+        out->eff_lo = e3[1];
+        out->eff_hi = e3[2];
+        out->lowest = lowest;
+}
+
+static void say_tipped(const struct res_tip_step *s, unsigned n, int t, int a, const double e3[3],
                        double lowest, const char *unit, struct res_tip *out)
 {
         char why[1500], n1[48], n2[48];
+        double e = e3[0];
 
         out->found = 1;
         out->step = t;
         out->load = s[t].load;
-        out->limited_by = attribute_after(s, n, t, a, unit, why, sizeof(why));
+        rests_on(out, t, a, e3, lowest);
+        attribute_after(s, n, t, a, unit, why, sizeof(why), out);
         at(unit, s[t].load, n1, sizeof(n1));
         at(unit, s[a].load, n2, sizeof(n2));
         if (isnan(lowest))
@@ -208,6 +224,11 @@ static void say_undecided(const struct res_tip_step *s, int p, int k, double e, 
 
         out->undecided = 1;
         out->step = k;
+        out->from = p;
+        out->to = k;
+        out->eff = e;
+        out->eff_lo = elo;
+        out->eff_hi = ehi;
         snprintf(out->reason, sizeof(out->reason),
                  "undecided: from %s to %s throughput went %.1f [%.1f..%.1f] -> %.1f "
                  "[%.1f..%.1f], an efficiency of %.0f%% whose noise band %.0f..%.0f%% straddles "
@@ -234,7 +255,8 @@ static void say_between(const struct res_tip_step *s, unsigned n, int t, int u, 
         out->step = t;
         out->load = s[t].load;
         out->load_hi = s[u].load;
-        out->limited_by = attribute_after(s, n, t, j, unit, why, sizeof(why));
+        rests_on(out, t, j, (const double[3]){e, elo, ehi}, lowest);
+        attribute_after(s, n, t, j, unit, why, sizeof(why), out);
         at(unit, s[t].load, n1, sizeof(n1));
         at(unit, s[u].load, n2, sizeof(n2));
         at(unit, s[j].load, n3, sizeof(n3));
@@ -277,6 +299,7 @@ static int decide_later(const struct res_tip_step *s, unsigned n, int prev, int 
                         return -1;
                 }
         }
+        out->lowest = *lowest;
         say_undecided(s, prev, k, e, elo, ehi, unit, out);
         return -1;
 }
@@ -289,8 +312,9 @@ void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, st
 
         memset(out, 0, sizeof(*out));
         unit = unit ? unit : "VMs";
-        out->step = -1;
+        out->step = out->from = out->to = out->cited = -1;
         out->load = out->load_hi = NAN;
+        out->eff = out->eff_lo = out->eff_hi = out->lowest = NAN;
         out->peak = peak_of(s, n);
         fit(s, n, &out->usl);
         if (!n) {
@@ -308,7 +332,8 @@ void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, st
                         continue;
                 }
                 if (ehi < RES_TIP_SHARE) {
-                        say_tipped(s, n, prev, (int)k, e, lowest, unit, out);
+                        say_tipped(s, n, prev, (int)k, (const double[3]){e, elo, ehi}, lowest, unit,
+                                   out);
                         return;
                 }
                 prev = decide_later(s, n, prev, (int)k, e, elo, ehi, &lowest, unit, out);
@@ -316,6 +341,9 @@ void res_tip_find(const struct res_tip_step *s, unsigned n, const char *unit, st
                         return;
                 k = (unsigned)prev;
         }
+        out->from = prev;
+        out->to = (int)n - 1;
+        out->lowest = lowest;
         if (isnan(lowest))
                 snprintf(out->reason, sizeof(out->reason),
                          "one step (%s): no tipping point can be read off it",

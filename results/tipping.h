@@ -126,6 +126,17 @@ struct res_tip_step {
 
 enum res_tip_limit { RES_LIM_NONE, RES_LIM_CPU, RES_LIM_STORAGE, RES_LIM_VM_CPU, RES_LIM_MEMORY };
 
+/* Which of the attribution rules above named the resource, in the order they are tried. */
+enum res_tip_rule {
+        RES_RULE_NONE,         /* none at its limit */
+        RES_RULE_MEMORY,       /* swapping, OOM kills, major faults */
+        RES_RULE_CPU_STARVES,  /* cpu, compute limiting storage */
+        RES_RULE_VM_QUOTA,     /* vm-cpu */
+        RES_RULE_STORAGE_UTIL, /* storage saturated, CPU to spare */
+        RES_RULE_STORAGE_LAT,  /* storage latency more than doubled, CPU to spare */
+        RES_RULE_CPU           /* cpu saturated otherwise */
+};
+
 struct res_usl {
         int ok;           /* 0: too few points to fit (fewer than 2 with X > 0) */
         double lambda;    /* throughput of one VM without contention */
@@ -144,7 +155,16 @@ struct res_tip {
                            was within the noise and a later one decided; else NAN */
         int peak;       /* index of the measured peak, -1 when there are no steps */
         enum res_tip_limit limited_by;
-        char reason[4096]; /* sentences citing the figures */
+        enum res_tip_rule rule; /* the rule that named limited_by */
+        /* The steps the answer rests on (indices; -1 when there are none):
+         * from  the last step known to scale (the tipping step when found);
+         * to    the step whose efficiency from `from` decided (found), or could
+         *       not be decided (undecided); the last step when still scaling;
+         * cited the step whose resource figures the attribution read (found). */
+        int from, to, cited;
+        double eff, eff_lo, eff_hi; /* the efficiency from -> to and its band; NAN: none */
+        double lowest;              /* the lowest efficiency of the steps that scaled; NAN */
+        char reason[4096];          /* sentences citing the figures */
         struct res_usl usl;
 };
 
@@ -175,6 +195,9 @@ double res_tip_efficiency(const struct res_tip_step *a, const struct res_tip_ste
  */
 enum res_tip_limit res_tip_attribute(const struct res_tip_step *t, const struct res_tip_step *a,
                                      const char *unit, char *why, size_t len);
+
+/* The rule that names the resource limiting the scaling from t to a (the order above). */
+enum res_tip_rule res_tip_classify(const struct res_tip_res *t, const struct res_tip_res *a);
 
 /*
  * The crossover of two ramps (e.g. HCI a, two-layer b): the first load both

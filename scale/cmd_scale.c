@@ -426,19 +426,13 @@ static int should_stop(struct scale *s, unsigned k)
         return 0;
 }
 
-static void print_not_met(const struct scale *s)
+/* The answer: the verdict (tip_verdict.h), with --explain its evidence. */
+static void print_verdict(const struct scale *s, const struct res_verdict *v)
 {
-        unsigned n = 0;
-
-        for (unsigned i = 0; i < s->nsteps; i++) {
-                const struct scale_step *st = &s->steps[i];
-
-                if (!st->have_steady || st->steady.met)
-                        continue;
-                printf("%s%u", n++ ? ", " : "CI not met (--target-ci): ", st->vms);
-        }
-        if (n)
-                printf(" VMs; those steps' TPS is less certain than asked for\n");
+        for (unsigned i = 0; i < v->nlines; i++)
+                printf("%s\n", v->line[i]);
+        if (s->conf.cfg.explain)
+                res_verdict_print_table(v, stdout, 2);
 }
 
 /* --vms auto: what was searched, and the order the counts were measured in. */
@@ -556,6 +550,7 @@ static void teardown(struct scale *s)
 
 static int run_all(struct scale *s)
 {
+        struct res_verdict v;
         struct res_tip t;
         json_t *steps = NULL, *tj = NULL;
         const char *status;
@@ -593,19 +588,12 @@ static int run_all(struct scale *s)
         s->watch.mon_stopped = 1;
         if (rc < 0)
                 log_error("scale: %s", err);
-        scale_tipping(s, &t, &steps, &tj);
-        if (t.found)
-                printf("tipping point: %g VMs, limited by %s: %s\n", t.load,
-                       res_tip_limit_name(t.limited_by), t.reason);
-        else if (s->conf.plan.search && !t.undecided)
-                printf("tipping point: none within %u VMs, limited by none: %s\n", s->conf.plan.max,
-                       t.reason);
-        else
-                printf("tipping point: %s, limited by none: %s\n",
-                       t.undecided ? "undecided" : "none", t.reason);
+        scale_tipping(s, &t, &v, &steps, &tj);
+        print_verdict(s, &v);
         if (s->stop_reason[0])
                 printf("stopped early: %s\n", s->stop_reason);
-        print_not_met(s);
+        scale_print_unsettled(s->steps, s->nsteps, s->conf.warmup_max_s, s->conf.time_s,
+                              s->conf.target_ci_pct);
         status = interrupted         ? "interrupted"
                  : rc < 0            ? "failed"
                  : s->stop_reason[0] ? "stopped early"
@@ -658,6 +646,9 @@ int cmd_scale(int argc, char **argv)
         }
         oltp_cli_cfg(s->conf.oc, s->lab.dsn, 1, 1, &ec, &pc);
         s->run_max_s = oltp_engine_max_s(&ec);
+        s->conf.warmup_max_s = oltp_engine_warmup_max(&ec);
+        s->conf.time_s = ec.time_s;
+        s->conf.target_ci_pct = ec.target_ci_pct;
         s->max_runs = s->conf.plan.nslots * (unsigned)s->conf.cfg.repeat;
         s->conf.plan_s = s->max_runs * s->run_max_s;
         scale_print_plan(s, &ec);

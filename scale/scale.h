@@ -209,6 +209,13 @@ const char *scale_step_band(const struct scale_step *s, double *lo, double *hi);
 void scale_print_header(unsigned repeat, int load);
 void scale_print_step(const struct scale_step *s, unsigned repeat,
                       const struct scale_load_spec *load);
+/* The shortest warm-up in which the steady-state rule (core/steady.h, MSER-5) can
+ * find TPS settled: STEADY_MIN_BATCHES batches of STEADY_MSER_BATCH samples. */
+double scale_min_warmup_s(void);
+/* After the verdict, once: which steps did not settle or meet --target-ci, what
+ * that means and what to do; nothing when every step did. */
+void scale_print_unsettled(const struct scale_step *st, unsigned n, double warmup_max_s,
+                           double time_s, double target_ci_pct);
 /* The run directory's file for the console tail of VM vm in a step of vms VMs:
  * "console-<vms>vms-vm<vm>.log". */
 void scale_console_name(char *out, size_t outlen, unsigned vms, unsigned vm);

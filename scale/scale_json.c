@@ -19,23 +19,42 @@
  * The tipping point is read off the steps' JSON as the result file will hold
  * it, as `analyze` and `compare` read it from that file, so the three always
  * agree to the digit; *steps keeps that JSON for the result (NULL on ENOMEM,
- * when the reason says so).
+ * when the reason says so). The verdict is built on the same steps, with the
+ * monitor's trust once it has stopped, and goes into *tj with its evidence.
  */
-void scale_tipping(struct scale *s, struct res_tip *t, json_t **steps, json_t **tj)
+void scale_tipping(struct scale *s, struct res_tip *t, struct res_verdict *v, json_t **steps,
+                   json_t **tj)
 {
+        static const char *const topo[] = {"hci", "two-layer"};
         struct res_tip_step *sv = NULL;
-        json_t *raw = scale_steps_json(s);
+        json_t *raw = scale_steps_json(s), *mon = NULL;
+        struct res_trust trust = {0};
+        struct res_verdict_in in = {
+            s->conf.lab.topology >= 0 && s->conf.lab.topology < 2 ? topo[s->conf.lab.topology]
+                                                                  : NULL,
+            "VMs", &trust, s->conf.plan.search ? s->conf.plan.max : 0, "TPS"};
         unsigned n = 0;
 
         *steps = raw ? res_as_written(raw) : NULL;
         json_decref(raw);
         *tj = NULL;
         memset(t, 0, sizeof(*t));
+        memset(v, 0, sizeof(*v));
         if (!*steps || res_tip_of_steps(*steps, &sv, &n, t) < 0) {
                 snprintf(t->reason, sizeof(t->reason), "out of memory");
+                snprintf(v->line[0], sizeof(v->line[0]), "out of memory: no verdict");
+                v->nlines = 1;
                 return;
         }
+        if (s->watch.mon && s->watch.mon_stopped && (mon = mon_to_json(s->watch.mon)))
+                res_trust_of_monitor(mon, &trust);
+        json_decref(mon);
+        res_verdict_build(&in, t, sv, n, v);
         *tj = res_tip_json(t, sv, "vms");
+        if (*tj && res_verdict_attach(*tj, v) < 0) {
+                json_decref(*tj);
+                *tj = NULL;
+        }
         free(sv);
 }
 
@@ -132,10 +151,11 @@ static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const c
 /* The steps so far, marked partial, so a killed run keeps them. */
 void scale_save_progress(struct scale *s)
 {
+        struct res_verdict v;
         struct res_tip t;
         json_t *top, *steps, *tj;
 
-        scale_tipping(s, &t, &steps, &tj);
+        scale_tipping(s, &t, &v, &steps, &tj);
         top = build_result(s, steps, tj, "running");
         json_decref(steps);
         json_decref(tj);

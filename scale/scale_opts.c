@@ -32,6 +32,10 @@ static const struct opt_def scale_opts[] = {
     {"keep-lab", OPT_BOOL, O(keep_lab), "0", 0, 0, "leave the VMs running at the end", NULL, 0},
     {"dry-run", OPT_BOOL, O(dry_run), "0", 0, 0,
      "print the plan and its worst-case duration, start nothing", NULL, 0},
+    {"explain", OPT_BOOL, O(explain), "0", 0, 0,
+     "print the evidence behind the verdict: each figure at the tipping step and the step "
+     "after it, and the rule it met",
+     NULL, 0},
     {"block-load", OPT_STR, O(block_load), NULL, 0, 0,
      "block I/O on every VM's LUN during each measured run: rw=randrw,bs=4k,iodepth=4,"
      "rwmixread=70,numjobs=1 (any of the keys; these are the defaults)",
@@ -285,6 +289,11 @@ void scale_print_plan(const struct scale *s, const struct oltp_engine_cfg *ec)
                     oltp_engine_warmup_max(ec), ec->target_ci_pct, ec->time_s);
         else
                 printf("each run: warm-up %g s, measured %g s\n", ec->warmup_s, ec->time_s);
+        if (ec->target_ci_pct > 0 && oltp_engine_warmup_max(ec) < scale_min_warmup_s())
+                printf("note: a warm-up of at most %g s is shorter than the %g s the steady-state "
+                       "rule needs to see TPS settle: no step can settle (--warmup-time %g or "
+                       "more)\n",
+                       oltp_engine_warmup_max(ec), scale_min_warmup_s(), scale_min_warmup_s() + 5);
         prog_fmt_duration(one, sizeof(one), s->run_max_s);
         prog_fmt_duration(all, sizeof(all), s->conf.plan_s);
         printf("worst case: %u run(s) of at most %s = %s, plus starting VMs and preparing "

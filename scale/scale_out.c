@@ -156,11 +156,66 @@ void scale_print_step(const struct scale_step *s, unsigned repeat,
         if (s->have_steady) {
                 char st[256];
 
+                /* what "not met" and "not settled" mean is said once, after the verdict */
                 steady_describe(&s->steady, st, sizeof(st));
-                printf("%5s steady: %s%s\n", "", st,
-                       s->steady.met ? "" : " -- FLAGGED: TPS less certain than --target-ci");
+                printf("%5s steady: %s\n", "", st);
         }
         fflush(stdout);
+}
+
+double scale_min_warmup_s(void)
+{
+        return STEADY_MIN_BATCHES * STEADY_MSER_BATCH * STEADY_SAMPLE_S;
+}
+
+/* "1, 2, 5" of the steps whose steady state lacks what want says. */
+static unsigned steps_where(const struct scale_step *st, unsigned n, int settled, char *buf,
+                            size_t len)
+{
+        unsigned k = 0;
+        size_t at = 0;
+
+        buf[0] = '\0';
+        for (unsigned i = 0; i < n; i++) {
+                if (!st[i].have_steady || (settled ? st[i].steady.settled : st[i].steady.met))
+                        continue;
+                if (at < len)
+                        at +=
+                            (size_t)snprintf(buf + at, len - at, "%s%u", k ? ", " : "", st[i].vms);
+                k++;
+        }
+        return k;
+}
+
+void scale_print_unsettled(const struct scale_step *st, unsigned n, double warmup_max_s,
+                           double time_s, double target_ci_pct)
+{
+        char unsettled[256], unmet[256];
+        unsigned nu = steps_where(st, n, 1, unsettled, sizeof(unsettled));
+        unsigned nm = steps_where(st, n, 0, unmet, sizeof(unmet));
+
+        if (!nu && !nm)
+                return;
+        printf("steady state: ");
+        if (nu)
+                printf("%u step(s) (%s VMs) did not settle: their TPS still drifted when the "
+                       "longest warm-up (%g s) ran out, so measuring began anyway%s",
+                       nu, unsettled, warmup_max_s, warmup_max_s < scale_min_warmup_s() ? "" : ".");
+        if (nu && warmup_max_s < scale_min_warmup_s())
+                printf(", and could not have: the warm-up rule needs at least %g s to see TPS "
+                       "settle.",
+                       scale_min_warmup_s());
+        if (nm)
+                printf("%s%u step(s) (%s VMs) did not meet --target-ci: the 95%% CI of their "
+                       "mean TPS stayed wider than +-%g%% within --time %g s.",
+                       nu ? " " : "", nm, unmet, target_ci_pct, time_s);
+        printf("\n  What it means: those figures are measured, only less certain than asked; "
+               "the tipping point reads each step's wider band, so it answers \"between\" or "
+               "\"undecided\" rather than a wrong step.\n"
+               "  What to do: a longer --warmup-time (at least %g s) and --time, or --repeat 3 "
+               "(the band then comes from the repeats); a busy or shared host settles worse.\n",
+               scale_min_warmup_s() > warmup_max_s ? scale_min_warmup_s() + 5
+                                                   : scale_min_warmup_s());
 }
 
 static json_t *num_or_null(double v)

@@ -20,6 +20,7 @@
 #include "lab/labopts.h"
 #include "results/save.h"
 #include "results/tip_json.h"
+#include "results/tip_verdict.h"
 #include "scale/scale.h"
 #include "scale/search.h"
 
@@ -30,7 +31,7 @@ struct scale_cfg {
         char *output_dir, *block_load, *vms_spec;
         long long repeat, resolution;
         double latency_slo, lost_timeout;
-        int keep_lab, dry_run;
+        int keep_lab, dry_run, explain;
 };
 
 /* The plan of --vms: a list of counts, or a search (search.h). */
@@ -55,6 +56,8 @@ struct scale_conf {
         double pcts[MAX_PCT];
         unsigned npct;
         double plan_s; /* seconds of measured and warm-up runs in the plan */
+        /* each run's longest warm-up and measurement, and --target-ci (0: none) */
+        double warmup_max_s, time_s, target_ci_pct;
         struct scale_plan plan;
 };
 
@@ -144,8 +147,10 @@ void scale_save_consoles(struct scale *s, struct scale_step *st);
 
 /* The steps as JSON (NULL on ENOMEM). */
 json_t *scale_steps_json(struct scale *s);
-/* The tipping point as the result file will hold it; *steps, *tj owned by the caller. */
-void scale_tipping(struct scale *s, struct res_tip *t, json_t **steps, json_t **tj);
+/* The tipping point and its verdict as the result file will hold them; *steps, *tj
+ * owned by the caller. */
+void scale_tipping(struct scale *s, struct res_tip *t, struct res_verdict *v, json_t **steps,
+                   json_t **tj);
 /* The steps so far, marked partial, so a killed run keeps them. */
 void scale_save_progress(struct scale *s);
 /* The final result, marked partial unless complete; added to the index. */

@@ -6,8 +6,8 @@
 # (4k random read and write, QD 1,4,16, after a sequential precondition),
 # then a VM-count scale (1..6 VMs of half a CPU, sysbench oltp_read_write)
 # in the HCI topology and the same in two-layer, each with its tipping point
-# and the resource that limited it, then compare the two: both tipping
-# points with their reasons, the crossover, and the report paths.
+# and the resource that limited it, then compare the two: each verdict (at
+# most four lines), the crossover, and the report paths.
 # Usage: scripts/main-job.sh [extra hcisweep scale options...]
 # Env: HCISWEEP_LAB_DIR (runs/lab), HCISWEEP_TARGET_PORT (3260),
 #      HCISWEEP_BASE_PORT (13306), HCISWEEP_ADDR_BASE (127.0.1).
@@ -41,11 +41,13 @@ echo "== queue-depth sweep on $url"
 # One scale per topology. VMs of half a CPU each make the curve visible on a
 # 2-core host: it rises while the CPUs have room, tapers and flattens once
 # the VMs, the storage service and the load generator share them all.
-# Steps end once TPS is within +-3% (at most 24 s): a noise band narrow
-# enough for the tipping-point rule to decide rather than ask for repeats.
+# Each step warms up until TPS is steady (the warm-up rule needs at least 10 s
+# of samples to say so: up to 15 s here), then is measured until its TPS is
+# within +-3% (at most 20 s): a noise band narrow enough for the tipping-point
+# rule to decide rather than ask for repeats. At most 12 x 35 s of runs.
 ramp=(--vms 1,2,3,4,5,6 --vm-cpus 0.5 --vm-memory 512M --lun-size 256M
       --workload oltp_read_write --tables 2 --table-size 5000 --threads 4
-      --warmup-time 2 --time 24 --target-ci 3 --percentile 95,99 --output-dir "$root/runs")
+      --warmup-time 15 --time 20 --target-ci 3 --percentile 95,99 --output-dir "$root/runs")
 declare -A res
 for topo in hci two-layer; do
         echo "== VM-count scale, $topo, 1..6 VMs of 0.5 CPU"
@@ -63,7 +65,7 @@ cmp_dir="$root/runs/compare-$(date -u +%Y%m%dT%H%M%SZ)"
         --json "$cmp_dir/compare.json" | tee "$cmp_dir.txt"
 
 echo "== the answer"
-grep -E '^(crossover|tipping point \()' "$cmp_dir.txt"
+sed -n '/^the answer:$/,/^crossover: /p' "$cmp_dir.txt" | sed 1d
 echo "reports: $(dirname "${res[hci]}")/report.html $(dirname "${res[two-layer]}")/report.html"
 echo "comparison: $cmp_dir/compare.html $cmp_dir/compare.json"
 rm -f "$cmp_dir.txt"

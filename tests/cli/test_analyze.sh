@@ -174,8 +174,22 @@ load,throughput,cpu_busy_pct,storage_cpu_pct,storage_util_pct,storage_lat_ms,vm_
 CSV
 expect_rc 0 "$HCISWEEP" analyze res.csv --json res.json
 echo "$OUT" | grep -q '^knee: load 12$' || fail "res knee: $OUT"
-echo "$OUT" | grep -q '^tipping point: load 12, limited by cpu: .*compute limiting storage' ||
+# the verdict: at most four lines, where it tips, the resource, the figures at both steps
+echo "$OUT" | grep -q '^res.csv: tips at load 12 — limited by cpu: compute limiting storage$' ||
         fail "res tipping point: $OUT"
+echo "$OUT" | grep -q '^  host CPU 86% → 99% busy; .*storage latency 0.40 → 0.90 ms (load 12 → 16)$' ||
+        fail "res verdict figures: $OUT"
+[ "$(sed -n '/^res.csv: tips/,/^latency knee/p' <<<"$OUT" | wc -l)" -le 5 ] ||
+        fail "verdict over four lines: $OUT"
+jcheck res.json '(.tipping_point.verdict | split("\n") | length) <= 4 and
+        (.tipping_point.verdict | startswith("res.csv: tips at load 12"))'
+jcheck res.json '[.tipping_point.evidence[] | select(.figure == "host CPU busy")] |
+        map([.at, .value, .unit, .rule]) == [[12, 86, "%", "< 90%: room"],
+                                             [16, 99, "%", "≥ 90%: saturated"]]'
+# --explain: the table, the figures at both steps and the rule each met
+expect_rc 0 "$HCISWEEP" analyze res.csv --explain
+echo "$OUT" | grep -Eq '^  figure +at load 12 +at load 16 +rule it met$' || fail "explain head: $OUT"
+echo "$OUT" | grep -Eq '^  host CPU busy +86% +99% +\* ≥ 90%: saturated$' || fail "explain: $OUT"
 jcheck res.json '.tipping_point.load == 12 and .tipping_point.limited_by == "cpu"'
 jcheck res.json '.knee.load == .tipping_point.load and .ramps[0].tipping_point.load == 12'
 jcheck res.json '(.usl | has("lambda") and has("sigma") and has("kappa") and has("peak_load")
@@ -194,7 +208,7 @@ jcheck thr.json '.tipping_point.load == 12 and .tipping_point.limited_by == "vm-
 # a flat curve whose repeats spread +-10%: undecided, more repeats needed
 printf 'load,throughput,throughput_min,throughput_max\n1,1000,900,1100\n2,1040,936,1144\n' >flat.csv
 expect_rc 0 "$HCISWEEP" analyze flat.csv --json flat.json
-echo "$OUT" | grep -q '^tipping point: undecided, limited by none: .*more repeats needed' ||
-        fail "flat: $OUT"
+echo "$OUT" | grep -q '^flat.csv: undecided — from load 1 to load 2' || fail "flat: $OUT"
+echo "$OUT" | grep -q 'more repeats needed: --repeat' || fail "flat, what to do: $OUT"
 jcheck flat.json '.tipping_point.load == null and .tipping_point.undecided == true'
 pass "csv resource columns: tipped at 12 (cpu, compute limiting storage), vm-cpu, undecided"

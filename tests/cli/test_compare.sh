@@ -24,8 +24,33 @@ grep -q 'Crossover: hci ahead up to 20 VMs, two-layer ahead from 24 VMs.' out/co
 # --json: the crossover, each run's tipping point (read off its steps as scale reads them:
 # hci's efficiency 20->24 VMs is ln(4700/4600)/ln(1.2) = 12% at 96% -> 99% host CPU)
 expect_rc 0 "$HCISWEEP" compare hci two --output-dir out --json out/cmp.json
-grep -q '^tipping point (hci): 20 VMs, limited by cpu: ' <<<"$OUT" || fail "hci tipping point: $OUT"
-grep -q '^tipping point (two-layer): none, limited by none: ' <<<"$OUT" || fail "2l: $OUT"
+# the answer at the end: each run's verdict (at most four lines) and one crossover line
+ans=$(sed -n '/^the answer:$/,/^html: /p' <<<"$OUT")
+grep -q '^hci: tips at 20 VMs — limited by cpu: the host CPU saturated$' <<<"$ans" ||
+        fail "hci verdict: $OUT"
+grep -q '^  host CPU 96% → 99% busy (20 → 24 VMs)$' <<<"$ans" || fail "hci figures: $ans"
+grep -q '^two-layer: no tipping point up to 32 VMs — still scaling' <<<"$ans" || fail "2l: $ans"
+[ "$(grep -c '^crossover: hci ahead up to 20 VMs, two-layer ahead from 24 VMs$' <<<"$ans")" -eq 1 ] ||
+        fail "no crossover line in the answer: $ans"
+[ "$(grep -vc '^\(the answer:\|crossover: \|html: \)' <<<"$ans")" -le 8 ] ||
+        fail "more than four lines per run: $ans"
+# the page opens with the verdicts, before the plots and tables
+v=$(grep -bo '<div class="verdict">' out/compare.html | head -1 | cut -d: -f1)
+f=$(grep -bo '<figure' out/compare.html | head -1 | cut -d: -f1)
+[ -n "$v" ] && [ "$v" -lt "$f" ] || fail "compare.html: the verdict is not before the plots"
+grep -q '<th>figure</th><th>at 20 VMs</th><th>at 24 VMs</th><th>rule it met</th>' out/compare.html ||
+        fail "compare.html: no evidence table"
+jq -e '.runs[0].tipping_point.verdict | startswith("hci: tips at 20 VMs")' out/cmp.json >/dev/null ||
+        fail "compare json verdict: $(jq -c .runs[0].tipping_point.verdict out/cmp.json)"
+# --explain prints each run's evidence
+expect_rc 0 "$HCISWEEP" compare hci two --output-dir out --explain
+grep -Eq '^  host CPU busy +96% +99% +\* ≥ 90%: saturated$' <<<"$OUT" || fail "explain: $OUT"
+# no crossover, said in the host's terms: two-layer's VMs on 1 of the 2 CPUs, HCI's on both
+jq '.steps |= map(.totals.tps *= 2 | .cpu_by_owner = {storage: 12})' hci/result.json >fast.json
+jq '.steps |= map(.compute_cpu = {cpus: "0", busy: 90})' two/result.json >two-cpu.json
+expect_rc 0 "$HCISWEEP" compare fast.json two-cpu.json --html none.html
+grep -q "^crossover: hci ahead at every common step decided beyond the noise, no crossover: two-layer gives the VMs 1 of this host's 2 CPUs, HCI gives them all 2 and its storage service needed at most 12%$" <<<"$OUT" ||
+        fail "why no crossover: $OUT"
 jq -e '.kind == "compare" and .crossover.vms == 24 and (.runs | length) == 2 and
         .runs[0].tipping_point.vms == 20 and .runs[0].tipping_point.limited_by == "cpu" and
         .runs[1].tipping_point.vms == null and (.runs[0].tipping_point.usl | has("kappa")) and

@@ -35,8 +35,12 @@ mkdir s && python3 "$MK" hci s/result.json || fail "mkscale"
 expect_rc 0 "$HCISWEEP" report s/result.json
 [ "$(grep -c '<svg' s/report.html)" -eq 5 ] || fail "scale report: expected 5 svg plots"
 [ "$(grep -c 'class="marker"' s/report.html)" -eq 5 ] || fail "tipping point not marked on every plot"
-grep -q 'tipping point: 20 VMs, limited by cpu: host CPU busy 96%' s/report.md ||
-        fail "tipping point reason missing"
+# the verdict heads the page, read off the steps as scale reads them; the evidence as a table
+[ "$(sed -n 4p s/report.md)" = 'hci: tips at 20 VMs — limited by cpu: the host CPU saturated' ] ||
+        fail "verdict not at the top: $(sed -n 1,8p s/report.md)"
+grep -q '^  host CPU 96% → 99% busy (20 → 24 VMs)$' s/report.md || fail "verdict figures missing"
+grep -q '^| host CPU busy \* | 96% | 99% | ≥ 90%: saturated |$' s/report.md ||
+        fail "evidence table: $(grep -A8 'the evidence' s/report.md)"
 grep -q '^| 20 | 4600.0 | 4.24 | 16.0 | 92000.0 | 163.84 |' s/report.md ||
         fail "scale load point 20 (mean 4.24 = 1.06 x 4 ms, p99 16 ms from the histogram): $(grep '^| 20 ' s/report.md)"
 grep -q 'storage not in the data path' s/report.md && fail "a lab on LUNs flagged as off the data path"
@@ -67,6 +71,8 @@ expect_rc 0 "$HCISWEEP" report p.json --output-dir pout
 grep -q 'Warning: this run is partial (interrupted by SIGINT)' pout/report.md || fail "partial"
 grep -q 'marks this run untrusted: mean steal 7.5% (steal up to 31.0%)' pout/report.md ||
         fail "untrusted warning"
+[ "$(sed -n 4p pout/report.md)" = "hci: UNTRUSTED run — the host monitor saw mean steal 7.5% (another tenant's CPU): the figures may be low" ] ||
+        fail "the verdict's first line does not say untrusted: $(sed -n 1,8p pout/report.md)"
 export HCISWEEP_INDEX=$T/index.sqlite
 expect_rc 0 "$HCISWEEP" results add s/result.json
 id=$(sed -n 's/^added \([0-9]*\):.*/\1/p' <<<"$OUT")

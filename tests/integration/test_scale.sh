@@ -41,7 +41,10 @@ RES=$(sed -n 's/^result: //p' <<<"$RUN")
 for n in 1 2 3; do
         grep -Eq "^ +$n +[0-9.]+ +[0-9.]+ .* ok" <<<"$RUN" || fail "no ok row for $n VMs: $RUN"
 done
-grep -q "^tipping point: " <<<"$RUN" || fail "no tipping point line: $RUN"
+# the verdict: at most four lines, the first naming the topology
+verdict() { awk '/^hci: /{on=1; print; next} on && /^  /{print; next} {on=0}' <<<"$1"; }
+[ -n "$(verdict "$RUN")" ] && [ "$(verdict "$RUN" | wc -l)" -le 4 ] ||
+        fail "no verdict of at most four lines: $RUN"
 pass "three steps in the table, result at $RES"
 
 # "stopped early" is a verdict on the TPS this busy host gave: both end the plan well.
@@ -59,7 +62,9 @@ jq -e 'all(.steps[]; all(.hosts[]; .alive and .cpu_pct > 0))' "$RES" >/dev/null 
         fail "per-VM CPU: $(jq -c '[.steps[].hosts[] | {vm, cpu_pct, alive}]' "$RES")"
 jq -e '.tipping_point | has("vms") and (.limited_by | IN("cpu","storage","vm-cpu","memory","none"))
         and (.reason | length > 20) and (.usl | has("lambda") and has("sigma") and has("kappa")
-        and has("peak_load") and has("rmse"))' "$RES" >/dev/null ||
+        and has("peak_load") and has("rmse")) and (.verdict | split("\n") | length) <= 4
+        and (.evidence | length > 0 and all(.[]; has("figure") and has("at") and has("value")
+        and has("unit") and has("rule")))' "$RES" >/dev/null ||
         fail "tipping_point: $(jq -c .tipping_point "$RES")"
 jq -e 'all(.steps[]; (.cpu_by_owner | .vms > 0 and .driver > 0 and .storage >= 0
         and .other >= 0 and (.vms + .storage + .driver) <= 100.5) and .vm_quota.cpus == 1
@@ -97,15 +102,19 @@ expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
 jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
         .tipping_point.limited_by == $r[0].tipping_point.limited_by and
         .tipping_point.reason == $r[0].tipping_point.reason and
+        .tipping_point.verdict == $r[0].tipping_point.verdict and
+        .tipping_point.evidence == $r[0].tipping_point.evidence and
         .tipping_point.undecided == $r[0].tipping_point.undecided and
         .tipping_point.usl == $r[0].tipping_point.usl and .usl == $r[0].tipping_point.usl and
         .tipping_point.peak.load == $r[0].tipping_point.peak.vms and
         .tipping_point.peak.throughput == $r[0].tipping_point.peak.throughput' "$T/an.json" >/dev/null ||
         fail "analyze disagrees: $(jq -c .tipping_point "$T/an.json") vs $(jq -c .tipping_point "$RES")"
-said=$(sed -n 's/^tipping point: [^,]*, limited by //p' <<<"$RUN")
-read_back=$(sed -n 's/^tipping point: [^,]*, limited by //p' <<<"$OUT")
+said=$(verdict "$RUN")
+read_back=$(verdict "$OUT")
 [ -n "$said" ] && [ "$said" = "$read_back" ] ||
-        fail "analyze prints another tipping point: '$read_back' vs scale's '$said'"
+        fail "analyze prints another verdict: '$read_back' vs scale's '$said'"
+[ "$said" = "$(jq -r .tipping_point.verdict "$RES")" ] ||
+        fail "the result's verdict is not the one printed: $(jq -r .tipping_point.verdict "$RES")"
 jq -e '.config.threads == 2 and .config.topology == "hci" and (.config | has("mysql-password") | not)' \
         "$RES" >/dev/null || fail "config echo: $(jq -c .config "$RES")"
 pass "merged histograms: $(jq -c '[.steps[] | {vms, tps: (.totals.tps|floor), n: .hist.count}]' "$RES"); tipping $(jq -c .tipping_point.vms "$RES") ($(jq -r .tipping_point.limited_by "$RES"))"

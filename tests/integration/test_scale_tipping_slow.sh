@@ -38,6 +38,6 @@ jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
         .tipping_point.reason == $r[0].tipping_point.reason and
         .tipping_point.usl == $r[0].tipping_point.usl' "$T/an.json" >/dev/null ||
         fail "analyze disagrees: $(jq -c .tipping_point "$T/an.json")"
-grep -q "^tipping point: .*$(jq -r .tipping_point.limited_by "$T/an.json")" <<<"$OUT" ||
-        fail "analyze's line: $OUT"
+grep -Eq "^(hci: |  )tips at .* limited by $(jq -r .tipping_point.limited_by "$T/an.json")" \
+        <<<"$OUT" || fail "analyze's verdict: $OUT"
 pass "tipped at $(jq .tipping_point.vms "$RES") VMs, limited by $(jq -r .tipping_point.limited_by "$RES"): $(jq -c '[.steps[] | [.vms, (.totals.tps|floor), (.host_cpu.busy|floor)]]' "$RES")"
