@@ -720,6 +720,9 @@ static int write_result(struct block_cmd *b, int partial, const char *why)
                 json_object_set_new(b->result, "monitor", mon_to_json(b->mon));
         }
         json_object_set_new(b->result, "knee", knees(b, !b->cfg.quiet));
+        if (b->metrics)
+                json_object_set_new(b->result, "metrics_address",
+                                    json_string(metrics_address(b->metrics)));
         return res_save_final(&b->save, b->result, partial ? why : NULL, b->cfg.quiet);
 }
 

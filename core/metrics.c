@@ -48,6 +48,7 @@ struct metrics {
         struct MHD_Daemon *d;
         int fd;
         unsigned port;
+        char addr[INET6_ADDRSTRLEN + 8]; /* as bound: "ADDR:PORT" or "[ADDR6]:PORT" */
 };
 
 /* ---- the listen address --------------------------------------------------- */
@@ -135,6 +136,18 @@ int metrics_check_listen(const char *spec, int *loopback, char *err, size_t errl
         return rc;
 }
 
+/* "ADDR:PORT" (or "[ADDR6]:PORT") of a and the port bound. */
+static void format_address(const struct listen_addr *a, unsigned port, char *buf, size_t len)
+{
+        char ip[INET6_ADDRSTRLEN] = "?";
+        int v6 = a->sa.ss_family == AF_INET6;
+        const void *src = v6 ? (const void *)&((const struct sockaddr_in6 *)&a->sa)->sin6_addr
+                             : (const void *)&((const struct sockaddr_in *)&a->sa)->sin_addr;
+
+        inet_ntop(a->sa.ss_family, src, ip, sizeof(ip));
+        snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", ip, port);
+}
+
 static int open_socket(const struct listen_addr *a, const char *spec, unsigned *port, char *err,
                        size_t errlen)
 {
@@ -145,7 +158,7 @@ static int open_socket(const struct listen_addr *a, const char *spec, unsigned *
         if (fd < 0)
                 goto fail;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (bind(fd, (const struct sockaddr *)&a->sa, a->len) < 0 || listen(fd, 16) < 0 ||
+        if (bind(fd, (const struct sockaddr *)&a->sa, a->len) < 0 || listen(fd, SOMAXCONN) < 0 ||
             getsockname(fd, (struct sockaddr *)&got, &glen) < 0)
                 goto fail;
         *port = ntohs(got.ss_family == AF_INET ? ((struct sockaddr_in *)&got)->sin_port
@@ -404,8 +417,10 @@ int metrics_start(struct metrics **out, const char *spec, char *err, size_t errl
                 metrics_stop(m);
                 return rc;
         }
+        /* epoll: MHD then accepts every pending connection per wake-up, not one; with the
+         * SOMAXCONN backlog a burst of scrapes is queued and answered, not reset. */
         m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-                                    (a.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+                                    MHD_USE_EPOLL | (a.sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
                                 0, NULL, NULL, on_request, m, MHD_OPTION_LISTEN_SOCKET, m->fd,
                                 MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
         if (!m->d) {
@@ -415,11 +430,19 @@ int metrics_start(struct metrics **out, const char *spec, char *err, size_t errl
                 return -EIO;
         }
         m->fd = -1; /* the daemon closes it when stopped */
+        format_address(&a, m->port, m->addr, sizeof(m->addr));
+        /* Port 0 binds any free port: say which, so a scraper can be pointed at it. */
+        log_info("metrics: serving http://%s/metrics", m->addr);
         if (!a.loopback)
                 log_warn("metrics: %s is not a loopback address: other hosts can read the figures",
                          spec);
         *out = m;
         return 0;
+}
+
+const char *metrics_address(const struct metrics *m)
+{
+        return m ? m->addr : NULL;
 }
 
 unsigned metrics_port(const struct metrics *m)

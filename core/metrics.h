@@ -53,6 +53,9 @@ void metrics_stop(struct metrics *m);
 
 /* The port actually bound (useful with port 0). 0 when m is NULL. */
 unsigned metrics_port(const struct metrics *m);
+/* The address as bound, "ADDR:PORT" ("[ADDR6]:PORT"); metrics_start() prints it on stderr
+ * and the results record it as "metrics_address". NULL when m is NULL. */
+const char *metrics_address(const struct metrics *m);
 
 /*
  * Set one sample. name is the family (hcisweep_ is prefixed); labels is

@@ -3,6 +3,7 @@
  * oltpopts.h), dispatch, the run's report and its result file.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -46,7 +47,8 @@ struct ctx {
         const struct oltp_opts *o;
         struct oltp_report *rep;
         struct progress *prog;
-        struct oltp_live *live; /* --metrics-listen, or NULL */
+        struct oltp_live *live;   /* --metrics-listen, or NULL */
+        const char *metrics_addr; /* as bound, or NULL */
         struct opt_group g[2];
         struct res_save save; /* where the result goes (results/save.h) */
 };
@@ -81,6 +83,8 @@ static json_t *result_json(struct ctx *x, struct oltp_report *rep, const struct 
 
         json_decref(cfg);
         if (top && ((mon && json_object_set_new(top, "monitor", mon_to_json(mon))) ||
+                    (x->metrics_addr &&
+                     json_object_set_new(top, "metrics_address", json_string(x->metrics_addr))) ||
                     oltp_report_json(rep, res, oltp_cli_hosts(x->c, &nhosts), top))) {
                 json_decref(top);
                 top = NULL;
@@ -184,14 +188,30 @@ static int finish(struct ctx *x, struct oltp_report *rep, const struct oltp_resu
         return rc;
 }
 
+/* Rows a run without --report-interval keeps at most (an hour of seconds). */
+#define OLTP_DEFAULT_ROWS 3600.0
+
+/*
+ * Without --report-interval the result still holds intervals, so `report`,
+ * `compare` and `analyze` can draw a default run (and the metrics endpoint
+ * has its interval): one a second, longer for runs past an hour so the rows
+ * stay at most OLTP_DEFAULT_ROWS.
+ */
+static double default_interval(double time_s)
+{
+        return time_s > OLTP_DEFAULT_ROWS ? ceil(time_s / OLTP_DEFAULT_ROWS) : 1.0;
+}
+
 /* The progress line lives on stderr (terminals only); interval lines clear it first. */
 static void on_interval(void *user, const struct oltp_interval *iv)
 {
         struct ctx *x = user;
 
         oltp_live_interval(x->live, iv);
-        if (x->o->report_interval <= 0)
-                return; /* intervals for the metrics endpoint only */
+        if (x->o->report_interval <= 0) {
+                oltp_report_keep(x->rep, iv); /* kept for report/compare/analyze, not printed */
+                return;
+        }
         prog_clear(x->prog);
         oltp_report_interval(x->rep, iv);
 }
@@ -252,13 +272,14 @@ static int run_engine(struct ctx *x)
                 rc = HCI_EXIT_USAGE;
                 goto out;
         }
+        x->metrics_addr = metrics_address(metrics);
         if (metrics && !(x->live = oltp_live_new(metrics))) {
                 log_error("oltp: out of memory");
                 rc = HCI_EXIT_TARGET;
                 goto out;
         }
-        if (metrics && ec.report_s <= 0)
-                ec.report_s = 1; /* the endpoint's interval when none is printed */
+        if (ec.report_s <= 0)
+                ec.report_s = default_interval(x->o->time);
         if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
                           sizeof(err)) < 0) {
                 log_error("oltp run: %s", err);

@@ -83,6 +83,11 @@ static int keep_row(struct oltp_report *r, const struct oltp_interval *iv)
         return 0;
 }
 
+void oltp_report_keep(void *user, const struct oltp_interval *iv)
+{
+        keep_row(user, iv);
+}
+
 void oltp_report_interval(void *user, const struct oltp_interval *iv)
 {
         struct oltp_report *r = user;

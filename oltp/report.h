@@ -22,6 +22,8 @@ void oltp_report_free(struct oltp_report *r);
 
 /* The engine's on_interval callback (user = the report). */
 void oltp_report_interval(void *user, const struct oltp_interval *iv);
+/* The same row kept for the result's intervals, not printed (runs without --report-interval). */
+void oltp_report_keep(void *user, const struct oltp_interval *iv);
 
 /*
  * A host whose connections were lost during the measured time (down_s > 0,

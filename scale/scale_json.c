@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/resfile.h"
 #include "results/save.h"
 #include "scale/scale_run.h"
@@ -135,6 +136,9 @@ static json_t *build_result(struct scale *s, json_t *steps, json_t *tip, const c
         bad |= json_object_set_new(top, "lab", lab_json(s));
         if (s->watch.mon && s->watch.mon_stopped)
                 bad |= json_object_set_new(top, "monitor", mon_to_json(s->watch.mon));
+        if (s->watch.metrics)
+                bad |= json_object_set_new(top, "metrics_address",
+                                           json_string(metrics_address(s->watch.metrics)));
         bad |= json_object_set(top, "steps", steps);
         bad |= json_object_set(top, "tipping_point", tip);
         if (s->nsteps && s->steps[0].have_steady)

@@ -5,7 +5,8 @@
 # the result is partial and the run exits 3; frozen past
 # --reconnect-timeout, the run ends as for a server that stays down. Down
 # time never exceeds the measured window. Also here, as they need a live
-# server: an unreachable --rate is marked overloaded and ends on time.
+# server: an unreachable --rate is marked overloaded and ends on time, and
+# a default run (no --report-interval) can be reported.
 . "$TESTLIB"
 db_start 1 fz-pw-3
 SPID=$(db_pid 0)
@@ -69,4 +70,10 @@ r = j["rate"]
 assert r["overloaded"] is True and r["queue_overflows"] > 0, r
 assert r["achieved_tps"] < r["target_tps"], r
 PY
+# a default run (no --report-interval) keeps intervals: report, compare and analyze draw it
+expect_rc 0 "$HCISWEEP" oltp run "${C[@]}" --threads 1 --time 2 --json "$T/d.json"
+grep -q '^\[ ' <<<"$OUT" && fail "interval lines printed without --report-interval"
+expect_rc 0 "$HCISWEEP" report "$T/d.json" --output-dir "$T/rep"
+expect_rc 0 "$HCISWEEP" compare "$T/d.json" "$T/d.json" --html "$T/c.html"
+expect_rc 0 "$HCISWEEP" analyze "$T/d.json"
 pass "a frozen server degrades its host and makes the result partial; an unreachable rate is marked"
