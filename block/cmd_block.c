@@ -57,11 +57,12 @@ static const struct opt_def block_opts[] = {
     {"target", OPT_STR, O(target), NULL, 0, 0,
      "iSCSI LUNs: iscsi://[user%pass@]host[:port]/IQN/LUN[,URL...]", NULL, OPT_F_LIST},
     {"chap-secret-file", OPT_STR, O(chap_secret_file), NULL, 0, 0,
-     "CHAP secret of the URL's user (iscsi://USER@host/...): the first line of this file", NULL, 0},
+     "CHAP secret of the URL's user (iscsi://USER@host/...): the first line of this file", NULL,
+     OPT_F_PATH},
     {"chap-target-secret-file", OPT_STR, O(chap_target_secret_file), NULL, 0, 0,
-     "mutual CHAP: the secret of ?target_user=U, the first line of this file", NULL, 0},
+     "mutual CHAP: the secret of ?target_user=U, the first line of this file", NULL, OPT_F_PATH},
     {"filename", OPT_STR, O(filename), NULL, 0, 0, "files or block devices: PATH[,PATH...]", NULL,
-     OPT_F_LIST},
+     OPT_F_LIST | OPT_F_PATH},
     {"engine", OPT_ENUM, O(engine), "auto", 0, 0,
      "I/O engine (auto: libiscsi for URLs, io_uring for paths)", blk_engine_choices, 0},
     {"rw", OPT_ENUMLIST, O(rw), "randread", 0, 0, "access pattern(s), a list sweeps", blk_rw_names,
@@ -105,12 +106,12 @@ static const struct opt_def block_opts[] = {
      "then random-write this many seconds (with --precondition)", NULL, 0},
     {"percentile", OPT_DLIST, O(percentile), "50,90,95,99,99.9,99.99", 0.0001, 100,
      "latency percentiles in the JSON", NULL, 0},
-    {"json", OPT_STR, O(json), NULL, 0, 0, "write the result JSON here", NULL, 0},
+    {"json", OPT_STR, O(json), NULL, 0, 0, "write the result JSON here", NULL, OPT_F_PATH},
     {"output-format", OPT_ENUM, O(output_format), "json", 0, 0,
      "json (hcisweep's), or fio-json / fio-json+ (fio's layout; in a run dir: fio.json too)",
      blk_fio_format_names, 0},
     {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
-     "runs directory (result in DIR/block-TIME/result.json)", NULL, 0},
+     "runs directory (result in DIR/block-TIME/result.json)", NULL, OPT_F_PATH},
     {"force", OPT_BOOL, O(force), "0", 0, 0, "write even over a partition table or filesystem",
      NULL, 0},
     {"io-timeout", OPT_INT, O(io_timeout), "30", 1, 3600,
@@ -926,7 +927,7 @@ static int read_secrets(struct block_cmd *b, char *err, size_t errlen)
 {
         char **files[2] = {&b->cfg.chap_secret_file, &b->cfg.chap_target_secret_file};
         const char *names[2] = {"chap-secret-file", "chap-target-secret-file"};
-        char clean[8192], *abs;
+        char clean[8192];
         int rc;
 
         for (unsigned i = 0; i < 2; i++) {
@@ -940,11 +941,6 @@ static int read_secrets(struct block_cmd *b, char *err, size_t errlen)
                                       errlen);
                 if (rc < 0)
                         return rc;
-                /* job.ini records the path, so make it one that works from anywhere */
-                if ((abs = realpath(*files[i], NULL))) {
-                        free(*files[i]);
-                        *files[i] = abs;
-                }
         }
         if (b->cfg.target && secret_redact(b->cfg.target, clean, sizeof(clean)))
                 log_warn("--target: a CHAP secret in the URL can be read by every user of this "

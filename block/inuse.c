@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/bdev.h"
+#include "core/procfs.h"
 
 static int dev_held(const char *path)
 {
@@ -101,9 +103,9 @@ static int file_in_use(const char *target, char *what, size_t whatlen)
 static int url_parts(const char *url, char *host, size_t hlen, unsigned *port, char *iqn,
                      size_t ilen, unsigned *lun)
 {
-        const char *p = url + 8, *at = strchr(p, '@'), *slash, *colon, *last;
+        const char *p = url + 8, *at = strchr(p, '@'), *slash = strchr(p, '/'), *colon, *last;
 
-        if (at && at < strchr(p, '/'))
+        if (at && slash && at < slash)
                 p = at + 1;
         slash = strchr(p, '/');
         last = slash ? strrchr(slash + 1, '/') : NULL;
@@ -137,30 +139,108 @@ static size_t read_cmdline(const char *pid, char *buf, size_t len)
         return n;
 }
 
+/*
+ * The programs that open an iSCSI LUN as an initiator and name it on their
+ * command line: another hcisweep, fio's libiscsi engine, qemu and
+ * qemu-storage-daemon (the lab's exports), libiscsi's tools (iscsi-dd,
+ * iscsi-perf...). Matched on the process name the kernel keeps (cut at 15
+ * characters: "qemu-storage-da"), so a shell, `timeout`, an editor or a
+ * grep whose arguments happen to hold the URL is never taken for one.
+ */
+static const struct {
+        const char *name;
+        int prefix;
+} initiators[] = {{"hcisweep", 0}, {"fio", 0}, {"qemu", 1}, {"iscsi-", 1}};
+
+static int is_initiator(const char *comm)
+{
+        for (size_t i = 0; i < sizeof(initiators) / sizeof(initiators[0]); i++) {
+                size_t n = strlen(initiators[i].name);
+
+                if (initiators[i].prefix ? !strncmp(comm, initiators[i].name, n)
+                                         : !strcmp(comm, initiators[i].name))
+                        return 1;
+        }
+        return 0;
+}
+
+#define MAX_ANCESTORS 64
+
+/* This process and its ancestors (timeout, sudo, a shell, `hcisweep run`): they name the
+ * URL because they started this run, not because they use the LUN. */
+static unsigned own_line(int *pids, unsigned max)
+{
+        struct procfs_stat st;
+        unsigned n = 0;
+
+        for (int pid = (int)getpid(); pid > 0 && n < max; pid = st.ppid) {
+                pids[n++] = pid;
+                if (procfs_pid_stat(pid, &st) < 0)
+                        break;
+        }
+        return n;
+}
+
+/* Whether the command line cmd (blanks around every word and list item) names the LUN
+ * host:port/iqn/lun in an iscsi:// URL of any form: with or without credentials or a
+ * query, after "--target=" or "file=", with fio's "\\:" escapes. */
+static int names_lun(const char *cmd, const char *host, unsigned port, const char *iqn,
+                     unsigned lun)
+{
+        char word[2048], h[256], q[256];
+        unsigned pt, l;
+
+        for (const char *p = cmd; (p = strstr(p, "iscsi://")); p += 8) {
+                size_t n = 0;
+
+                for (const char *c = p; *c && *c != ' ' && n < sizeof(word) - 1; c++)
+                        if (*c != '\\')
+                                word[n++] = *c;
+                word[n] = '\0';
+                if (!url_parts(word, h, sizeof(h), &pt, q, sizeof(q), &l) && !strcasecmp(h, host) &&
+                    pt == port && !strcmp(q, iqn) && l == lun)
+                        return 1;
+        }
+        return 0;
+}
+
+static int is_own(const int *own, unsigned n, int pid)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (own[i] == pid)
+                        return 1;
+        return 0;
+}
+
 static int url_in_use(const char *url, char *what, size_t whatlen)
 {
         char host[256], iqn[256], want[3][600], cmd[8192];
-        unsigned port, lun;
+        int own[MAX_ANCESTORS], found = 0, pid;
+        unsigned port, lun, nown;
+        struct procfs_stat st;
         struct dirent *e;
         DIR *d;
-        int found = 0;
 
         if (url_parts(url, host, sizeof(host), &port, iqn, sizeof(iqn), &lun) < 0 ||
             !(d = opendir("/proc")))
                 return 0;
+        nown = own_line(own, MAX_ANCESTORS);
         snprintf(want[0], sizeof(want[0]), " portal=%s:%u ", host, port);
         snprintf(want[1], sizeof(want[1]), " target=%s ", iqn);
         snprintf(want[2], sizeof(want[2]), " lun=%u ", lun);
         while (!found && (e = readdir(d))) {
-                if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
-                    (pid_t)atoi(e->d_name) == getpid() ||
-                    !read_cmdline(e->d_name, cmd, sizeof(cmd)))
+                if (e->d_name[0] < '0' || e->d_name[0] > '9')
+                        continue;
+                pid = atoi(e->d_name);
+                if (is_own(own, nown, pid) || procfs_pid_stat(pid, &st) < 0 ||
+                    !is_initiator(st.comm) || !read_cmdline(e->d_name, cmd, sizeof(cmd)))
                         continue;
                 found = strstr(cmd, " driver=iscsi ") && strstr(cmd, want[0]) &&
                         strstr(cmd, want[1]) && strstr(cmd, want[2]);
-                found = found || strstr(cmd, url); /* qemu -drive file=iscsi://... */
+                found = found || names_lun(cmd, host, port, iqn, lun);
                 if (found)
-                        snprintf(what, whatlen, "used by the initiator of process %s", e->d_name);
+                        snprintf(what, whatlen, "used by the initiator %s, process %d", st.comm,
+                                 pid);
         }
         closedir(d);
         return found;

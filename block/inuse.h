@@ -8,9 +8,11 @@
  *                 an O_EXCL open fails with EBUSY
  *   file          the backing file of a loop device, a mount point (a
  *                 FUSE export), or a LUN's backing file open in tgtd
- *   iSCSI URL     exported on this host by an initiator process whose
- *                 command line names that portal, target and LUN
- *                 (qemu-storage-daemon's or qemu's iscsi block driver)
+ *   iSCSI URL     opened on this host by a known initiator (another
+ *                 hcisweep, fio, qemu or qemu-storage-daemon, libiscsi's
+ *                 iscsi-* tools) whose command line names that portal,
+ *                 target and LUN; never this process or its ancestors
+ *                 (`timeout 60 hcisweep ...`, a shell, `hcisweep run`)
  *
  * Reads /proc and /sys only; any thread.
  */

@@ -8,9 +8,15 @@
  * option of that command, checked against its options table first so a
  * mistake is reported with its file and line before anything runs. Each job
  * then runs exactly as `hcisweep COMMAND --key=value ...` would, through the
- * same table as main, which cmd_run() is handed (cmd_run.h).
+ * same table as main, which cmd_run() is handed (cmd_run.h). A relative path
+ * (an option the table marks OPT_F_PATH: --filename, --json, password
+ * files...) is relative to the job file's directory, never to the current
+ * one: a run's job.ini rerun from elsewhere reads and writes the files of
+ * that run and no other.
  */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +54,7 @@ struct job {
 
 struct jobfile {
         const char *path;
+        char dir[PATH_MAX]; /* the job file's directory, absolute: its relative paths start here */
         struct job global;
         struct job jobs[MAX_JOBS];
         unsigned njobs;
@@ -171,22 +178,43 @@ static const struct kv *job_json(const struct jobfile *f, const struct job *j)
         return found && found->val[0] ? found : NULL;
 }
 
+/* kv's value as the job gives it to c: a relative path made relative to the job file. Heap. */
+static char *job_value(const struct jobfile *f, const struct hci_command *c, const struct kv *kv)
+{
+        const struct opt_def *d = c && c->options ? opt_def_find(c->options, kv->key) : NULL;
+
+        return d ? opt_path_resolve(d, kv->val, f->dir) : strdup(kv->val);
+}
+
+static const struct hci_command *job_cmd(const struct jobfile *f, const struct job *j)
+{
+        char name[64], *sub;
+
+        return job_target(job_command(f, j), name, sizeof(name), &sub);
+}
+
 /* Two jobs writing one --json file: the second would silently replace the first's result. */
 static int check_outputs(struct jobfile *f)
 {
         for (unsigned i = 0; i < f->njobs; i++) {
                 const struct kv *a = job_json(f, &f->jobs[i]);
+                char *pa = a ? job_value(f, job_cmd(f, &f->jobs[i]), a) : NULL;
 
-                for (unsigned k = i + 1; a && k < f->njobs; k++) {
+                for (unsigned k = i + 1; pa && k < f->njobs; k++) {
                         const struct kv *b = job_json(f, &f->jobs[k]);
+                        char *pb = b ? job_value(f, job_cmd(f, &f->jobs[k]), b) : NULL;
+                        int same = pb && !strcmp(pa, pb);
 
-                        if (b && !strcmp(a->val, b->val)) {
+                        free(pb);
+                        if (same) {
                                 snprintf(f->err, sizeof(f->err),
                                          "%s:%d: jobs [%s] and [%s] both write --json %s", f->path,
                                          b->line, f->jobs[i].name, f->jobs[k].name, b->val);
+                                free(pa);
                                 return -EINVAL;
                         }
                 }
+                free(pa);
         }
         return 0;
 }
@@ -206,13 +234,14 @@ static int check_all(struct jobfile *f)
         return check_outputs(f);
 }
 
-static char *kv_arg(const struct kv *kv)
+static char *kv_arg(const struct jobfile *f, const struct hci_command *c, const struct kv *kv)
 {
-        size_t n = strlen(kv->key) + strlen(kv->val) + 4;
-        char *a = malloc(n);
+        char *val = job_value(f, c, kv), *a = NULL;
+        size_t n;
 
-        if (a)
-                snprintf(a, n, "--%s=%s", kv->key, kv->val);
+        if (val && (a = malloc(n = strlen(kv->key) + strlen(val) + 4)))
+                snprintf(a, n, "--%s=%s", kv->key, val);
+        free(val);
         return a;
 }
 
@@ -232,10 +261,10 @@ static int run_job(const struct jobfile *f, const struct job *j)
         if (sub)
                 argv[argc++] = sub;
         for (unsigned k = 0; k < f->global.nkv; k++)
-                if (!(argv[argc++] = kv_arg(&f->global.kv[k])))
+                if (!(argv[argc++] = kv_arg(f, c, &f->global.kv[k])))
                         goto out;
         for (unsigned k = 0; k < j->nkv; k++)
-                if (!(argv[argc++] = kv_arg(&j->kv[k])))
+                if (!(argv[argc++] = kv_arg(f, c, &j->kv[k])))
                         goto out;
         fflush(stdout);
         log_info("job [%s]: %s%s%s", j->name, cmd, sub ? " " : "", sub ? sub : "");
@@ -244,6 +273,19 @@ out:
         for (int i = sub ? 2 : 1; i < argc; i++)
                 free(argv[i]);
         return rc;
+}
+
+/* The absolute directory of the job file (it was read, so it exists). */
+static int job_dir(struct jobfile *f)
+{
+        char copy[PATH_MAX];
+
+        snprintf(copy, sizeof(copy), "%s", f->path);
+        if (!realpath(dirname(copy), f->dir)) {
+                snprintf(f->err, sizeof(f->err), "%s: its directory: %s", f->path, strerror(errno));
+                return -EINVAL;
+        }
+        return 0;
 }
 
 static void free_job(struct job *j)
@@ -268,7 +310,9 @@ int cmd_run(const struct hci_command *table, int argc, char **argv)
                     "Runs the jobs of an INI job file in order: [global] options apply to every\n"
                     "job; each other [section] is a job; `command = block` (default),\n"
                     "`command = oltp prepare|run|cleanup` or `command = scale`; every other key\n"
-                    "is an option of that command, written without the leading --.\n");
+                    "is an option of that command, written without the leading --. A relative\n"
+                    "path (--filename, --json, a password file...) is relative to the job file's\n"
+                    "directory.\n");
                 return HCI_EXIT_OK;
         }
         if (argc != 2) {
@@ -277,7 +321,8 @@ int cmd_run(const struct hci_command *table, int argc, char **argv)
         }
         memset(&f, 0, sizeof(f));
         f.path = argv[1];
-        if (opt_read_ini(f.path, on_key, &f, f.err, sizeof(f.err)) < 0 || check_all(&f) < 0) {
+        if (opt_read_ini(f.path, on_key, &f, f.err, sizeof(f.err)) < 0 || job_dir(&f) < 0 ||
+            check_all(&f) < 0) {
                 log_error("%s", f.err);
                 rc = HCI_EXIT_USAGE;
         } else if (f.njobs == 0) {

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define OPT_NAME_MAX    128
 #define OPT_MSG_MAX     256
@@ -724,6 +725,74 @@ static json_t *opt_text_json(const char *s)
         return j;
 }
 
+const struct opt_def *opt_def_find(const struct opt_group *g, const char *name)
+{
+        struct opt_ref r;
+
+        return opt_find(g, name, &r) ? NULL : r.d;
+}
+
+/* Append the path p (n bytes) to b: as it is when absolute, else after the directory dir. */
+static void opt_path_item(struct sbuf *b, const char *p, size_t n, const char *dir)
+{
+        size_t dl = strlen(dir);
+
+        if (n && p[0] == '/') {
+                sb_printf(b, "%.*s", (int)n, p);
+                return;
+        }
+        while (n >= 2 && p[0] == '.' && p[1] == '/') /* "./a", ".//a" */
+                for (p += 2, n -= 2; n && *p == '/'; p++, n--)
+                        ;
+        if (n == 1 && p[0] == '.')
+                n = 0;
+        while (dl > 1 && dir[dl - 1] == '/')
+                dl--;
+        sb_printf(b, "%.*s%s%.*s", (int)dl, dir, n && strcmp(dir, "/") ? "/" : "", (int)n, p);
+}
+
+char *opt_path_resolve(const struct opt_def *d, const char *val, const char *base)
+{
+        struct sbuf b = {0}, dir = {0};
+        char cwd[4096];
+
+        if (!(d->flags & OPT_F_PATH) || opt_blank(val))
+                return strdup(val);
+        if (!base || base[0] != '/') {
+                if (!getcwd(cwd, sizeof(cwd)))
+                        return NULL;
+                opt_path_item(&dir, base ? base : "", base ? strlen(base) : 0, cwd);
+                if (dir.oom) {
+                        sb_free(&dir);
+                        return NULL;
+                }
+                base = dir.s;
+        }
+        for (const char *p = val;;) {
+                size_t n = d->flags & OPT_F_LIST ? strcspn(p, ",") : strlen(p);
+
+                opt_path_item(&b, p, n, base);
+                if (!p[n])
+                        break;
+                sb_printf(&b, ",");
+                p += n + 1;
+        }
+        sb_free(&dir);
+        if (b.oom)
+                sb_free(&b);
+        return b.s;
+}
+
+/* A text option's echo; a path absolute (as given if the current directory is gone). */
+static json_t *opt_str_json(const struct opt_def *d, const char *s)
+{
+        char *abs = d->flags & OPT_F_PATH ? opt_path_resolve(d, s, NULL) : NULL;
+        json_t *j = opt_text_json(abs ? abs : s);
+
+        free(abs);
+        return j;
+}
+
 static json_t *opt_value_json(const struct opt_ref *r)
 {
         const void *p = opt_field(r);
@@ -740,7 +809,7 @@ static json_t *opt_value_json(const struct opt_ref *r)
                 return json_real(*(const double *)p);
         case OPT_STR:
                 s = *(char *const *)p;
-                return s ? opt_text_json(s) : json_null();
+                return s ? opt_str_json(r->d, s) : json_null();
         case OPT_ENUM:
                 return json_string(r->d->choices[*(const int *)p]);
         default:

@@ -50,6 +50,11 @@ enum opt_flags {
         OPT_F_SECRET = 1 << 0, /* never echoed into JSON, INI or logs */
         OPT_F_HIDDEN = 1 << 1, /* not listed in --help */
         OPT_F_LIST = 1 << 2,   /* OPT_STR holding a comma list: no item may be empty */
+        /* OPT_STR naming a file or directory (with OPT_F_LIST: a comma list of
+         * them). The echo writes it absolute, so a job file made from it names
+         * the same file wherever it is run from; a job file's relative one is
+         * relative to the job file (opt_path_resolve). */
+        OPT_F_PATH = 1 << 3,
 };
 
 struct opt_def {
@@ -104,7 +109,21 @@ void opt_help(FILE *f, const struct opt_group *g, const char *usage);
 const char *opt_metavar(const struct opt_def *d);
 int opt_listed(const struct opt_group *g, const struct opt_group *in, const struct opt_def *d);
 
-/* The effective config as a JSON object {name: value}; secrets left out. New reference. */
+/* The definition of the option called name in g (first group first), or NULL. */
+const struct opt_def *opt_def_find(const struct opt_group *g, const char *name);
+
+/*
+ * val, a value of d, with every relative path in it (val itself, or each
+ * item of a comma list when d has OPT_F_LIST) taken relative to the
+ * directory base (NULL: the current one) and made absolute, lexically
+ * ("./" dropped, ".." and symbolic links kept: the file the user named).
+ * val unchanged when d has no OPT_F_PATH or val is blank. Heap string,
+ * NULL on ENOMEM or when the current directory cannot be had.
+ */
+char *opt_path_resolve(const struct opt_def *d, const char *val, const char *base);
+
+/* The effective config as a JSON object {name: value}; secrets left out;
+ * paths (OPT_F_PATH) absolute. New reference. */
 json_t *opt_to_json(const struct opt_group *g);
 
 /*

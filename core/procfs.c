@@ -30,8 +30,8 @@ int procfs_pid_stat(int pid, struct procfs_stat *st)
         open_paren = strchr(buf, '(');
         close_paren = strrchr(buf, ')');
         if (!open_paren || !close_paren || close_paren < open_paren || !close_paren[1] ||
-            sscanf(close_paren + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %llu %*u %llu %llu",
-                   &st->state, &maj, &ut, &stime) != 4)
+            sscanf(close_paren + 2, "%c %d %*d %*d %*d %*d %*u %*u %*u %llu %*u %llu %llu",
+                   &st->state, &st->ppid, &maj, &ut, &stime) != 5)
                 return -EINVAL;
         len = (size_t)(close_paren - open_paren - 1);
         if (len >= sizeof(st->comm))

@@ -20,6 +20,7 @@
 /* What /proc/PID/stat says of one process. */
 struct procfs_stat {
         char state;      /* R, S, D, Z, X, ... */
+        int ppid;        /* the parent's PID (0 for init and kernel threads' root) */
         char comm[64];   /* the name in parentheses (the kernel cuts it at 15) */
         uint64_t majflt; /* major page faults so far */
         uint64_t utime;  /* user CPU time, in clock ticks */

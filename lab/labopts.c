@@ -17,7 +17,7 @@ const struct opt_def lab_opts[] = {
      0},
     {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
      "static: INI file, one [section] per server (host, port, user, password_file, database)", NULL,
-     0},
+     OPT_F_PATH},
     {"vm-cpus", OPT_DOUBLE, O(vm_cpus), "1", 0, 1024,
      "CPU limit per VM in CPUs (cgroup v2 cpu.max or v1 CFS quota; 0.5 allowed; 0: none, "
      "and the only way to run where the host has no cgroup CPU controller)",
@@ -32,7 +32,7 @@ const struct opt_def lab_opts[] = {
      "ext4: the storage service in the data path) or on this host's disk",
      datadir_names, 0},
     {"lab-dir", OPT_STR, O(lab_dir), "runs/lab", 0, 0,
-     "local: state directory (datadirs, LUN files, logs, state)", NULL, 0},
+     "local: state directory (datadirs, LUN files, logs, state)", NULL, OPT_F_PATH},
     {"addr-base", OPT_STR, O(addr_base), "127.0.1", 0, 0,
      "local: VM N listens on ADDR-BASE.N (ADDR-BASE is 127.A.B, so in 127.0.0.0/8)", NULL, 0},
     {"base-port", OPT_INT, O(base_port), "13306", 1, 65535, "local: port of every VM's server",

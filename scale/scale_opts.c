@@ -28,7 +28,7 @@ static const struct opt_def scale_opts[] = {
     {"lost-vm-timeout", OPT_DOUBLE, O(lost_timeout), "3", 0.1, 3600,
      "a VM unreachable this many seconds ends the step as degraded", NULL, 0},
     {"output-dir", OPT_STR, O(output_dir), "runs", 0, 0,
-     "results go to DIR/scale-TIME/result.json (unless --json)", NULL, 0},
+     "results go to DIR/scale-TIME/result.json (unless --json)", NULL, OPT_F_PATH},
     {"keep-lab", OPT_BOOL, O(keep_lab), "0", 0, 0, "leave the VMs running at the end", NULL, 0},
     {"dry-run", OPT_BOOL, O(dry_run), "0", 0, 0,
      "print the plan and its worst-case duration, start nothing", NULL, 0},

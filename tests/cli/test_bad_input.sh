@@ -117,7 +117,7 @@ runtime = 1
 json =
 output-dir = runs
 EOF
-bad 0 "result: runs/block-" run empty_json.ini
+bad 0 "result: $T/runs/block-" run empty_json.ini
 
 # --- 2. Empty lists and empty list items ---
 bad 2 "option --rw: empty value" "${B[@]}" --rw ''
@@ -385,7 +385,7 @@ bad 2 "option --mysql-ignore-errors: more than 64 error numbers" run long_ok.ini
         for i in $(seq 1 3000); do printf '; %0500d\n' "$i"; done
 } >"$T/many_comments.ini"
 printf 'runtime = 1\noutput-dir = runs\n' >>"$T/many_comments.ini"
-bad 0 "result: runs/block-" run many_comments.ini
+bad 0 "result: $T/runs/block-" run many_comments.ini
 bad 2 "/dev/zero:1: NUL byte in the line" run /dev/zero
 bad 2 "dir: is a directory, not a file" run dir
 bad 2 "nope.ini: No such file" run nope.ini

@@ -710,6 +710,54 @@ static void test_help(void **state)
         free(buf);
 }
 
+/* Paths: relative ones after the base (or the current directory), lexically; lists item by
+ * item; other options and blank values as they are. */
+static void test_paths(void **state)
+{
+        static const struct opt_def one = {"json", OPT_STR, 0, NULL, 0, 0, "", NULL, OPT_F_PATH};
+        static const struct opt_def many = {
+            "filename", OPT_STR, 0, NULL, 0, 0, "", NULL, OPT_F_LIST | OPT_F_PATH};
+        static const struct opt_def text = {"host", OPT_STR, 0, NULL, 0, 0, "", NULL, OPT_F_LIST};
+        static const struct {
+                const struct opt_def *d;
+                const char *val, *base, *want;
+        } cases[] = {
+            {&one, "r.json", "/j", "/j/r.json"},
+            {&one, "./r.json", "/j/", "/j/r.json"},
+            {&one, ".//a/./r.json", "/j", "/j/a/./r.json"},
+            {&one, "../r.json", "/j", "/j/../r.json"},
+            {&one, "/abs/r.json", "/j", "/abs/r.json"},
+            {&one, ".", "/j", "/j"},
+            {&one, "r.json", "/", "/r.json"},
+            {&many, "a.img,/dev/sdz,./b.img", "/j", "/j/a.img,/dev/sdz,/j/b.img"},
+            {&text, "a,b", "/j", "a,b"},
+            {&one, "", "/j", ""},
+        };
+        struct opt_group g[] = {
+            {blk_defs, NULL, NULL}, {conn_defs, NULL, NULL}, {NULL, NULL, NULL}};
+        char cwd[4096], want[5000], *got;
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                got = opt_path_resolve(cases[i].d, cases[i].val, cases[i].base);
+                assert_non_null(got);
+                assert_string_equal(got, cases[i].want);
+                free(got);
+        }
+        assert_non_null(getcwd(cwd, sizeof(cwd)));
+        snprintf(want, sizeof(want), "%s/r.json", cwd);
+        got = opt_path_resolve(&one, "r.json", NULL);
+        assert_string_equal(got, want);
+        free(got);
+        snprintf(want, sizeof(want), "%s/sub/r.json", cwd);
+        got = opt_path_resolve(&one, "r.json", "sub"); /* a relative base: from here */
+        assert_string_equal(got, want);
+        free(got);
+        assert_ptr_equal(opt_def_find(g, "output_dir"), &conn_defs[2]);
+        assert_ptr_equal(opt_def_find(g, "numjobs"), &blk_defs[1]); /* the first group's */
+        assert_null(opt_def_find(g, "nope"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -731,6 +779,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_read_ini_long_line, setup, teardown),
             cmocka_unit_test_setup_teardown(test_ini_file_round_trip, setup, teardown),
             cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+            cmocka_unit_test(test_paths),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,6 +60,7 @@ static void test_pid_stat(void **state)
         assert_int_equal(procfs_pid_stat((int)pid, &st), 0);
         assert_string_equal(st.comm, "a) b (c");
         assert_true(st.state == 'S' || st.state == 'R');
+        assert_int_equal(st.ppid, (int)getpid());
         close(wfd);
         /* exited but not reaped: still there, as a zombie */
         for (int i = 0; i < 500; i++) {
