@@ -334,3 +334,74 @@ int res_check_dir(const char *path, char *err, size_t errlen)
         free(dir);
         return rc;
 }
+
+#define CHUNK   65536
+#define CAP_MAX ((size_t)RES_FILE_MAX + CHUNK + 2) /* the limit, one chunk past it and the NUL */
+
+static int read_too_big(const char *path, char *err, size_t errlen)
+{
+        snprintf(err, errlen, "%s: larger than %d MiB, the limit for a result or load ramp", path,
+                 RES_FILE_MAX >> 20);
+        return -EFBIG;
+}
+
+int res_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+        FILE *f = fopen(path, "rb");
+        size_t cap = 0, n = 0;
+        struct stat st;
+        char *b = NULL;
+        int rc = 0;
+
+        *buf = NULL;
+        *len = 0;
+        if (!f) {
+                rc = -errno;
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                return rc;
+        }
+        /* A regular file says its size: no need to read a sparse 1 GiB one to refuse it. */
+        if (fstat(fileno(f), &st) < 0) {
+                st.st_mode = 0;
+        } else if (S_ISDIR(st.st_mode)) {
+                rc = -EISDIR;
+                snprintf(err, errlen, "%s: is a directory", path);
+        } else if (S_ISREG(st.st_mode) && st.st_size > RES_FILE_MAX) {
+                rc = read_too_big(path, err, errlen);
+        }
+        /* Devices and pipes say nothing: read at most one chunk past the limit. */
+        while (!rc) {
+                if (*len > RES_FILE_MAX) {
+                        rc = read_too_big(path, err, errlen);
+                        break;
+                }
+                if (*len + CHUNK + 1 > cap) {
+                        size_t want = cap * 2 + CHUNK + 1;
+                        char *nb = realloc(b, cap = want < CAP_MAX ? want : CAP_MAX);
+
+                        if (!nb) {
+                                rc = -ENOMEM;
+                                snprintf(err, errlen, "%s: out of memory", path);
+                                break;
+                        }
+                        b = nb;
+                }
+                n = fread(b + *len, 1, cap - *len - 1, f);
+                *len += n;
+                if (n == 0 && ferror(f)) {
+                        rc = errno ? -errno : -EIO;
+                        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+                } else if (n == 0) {
+                        break;
+                }
+        }
+        fclose(f);
+        if (rc) {
+                free(b);
+                *len = 0;
+                return rc;
+        }
+        b[*len] = '\0';
+        *buf = b;
+        return 0;
+}

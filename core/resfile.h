@@ -40,6 +40,22 @@ int res_write_json(const char *path, const json_t *j, char *err, size_t errlen);
 /* Write text atomically (CSV, Markdown…). 0 or -errno with err set. */
 int res_write_text(const char *path, const char *text, unsigned long len, char *err, size_t errlen);
 
+/*
+ * The one limit on what a reader of results takes in: report, compare,
+ * results add and analyze (a result, or any load ramp) all read their
+ * files through res_read_file, so memory stays bounded whatever the file
+ * is (a JSON tree takes about 15 times its text; /dev/zero never ends).
+ */
+#define RES_FILE_MAX (64 << 20)
+
+/*
+ * Read path whole into *buf (heap, NUL-terminated; *len bytes without the
+ * NUL). 0, or -errno with err = "PATH: why": -EFBIG "PATH: larger than
+ * 64 MiB, the limit for a result or load ramp", -EISDIR "PATH: is a
+ * directory", -ENOENT... from fopen. *buf is NULL on error.
+ */
+int res_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+
 /* mkdir -p. 0 or -errno with err set. */
 int res_mkdirs(const char *path, char *err, size_t errlen);
 

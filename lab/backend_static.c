@@ -19,13 +19,15 @@
  *
  * Nothing is started or stopped: start() checks that the server answers,
  * stats() says whether it does. The whole inventory is checked when it is
- * opened, and a bad line is reported as FILE:LINE.
+ * opened, and a bad line is reported as FILE:LINE; so is a server listed
+ * twice (the same host and port in two sections).
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/hostsrc.h"
 #include "core/opts.h"
@@ -219,6 +221,13 @@ static int check_hypervisor(struct lab_backend *b, const struct static_vm *v)
                    v->hypervisor, v->hypervisor);
 }
 
+/* Two sections naming one server (host and port as written; no name is looked up) would make
+ * one server two "VMs" of a scale step, each measured as if it were alone. */
+static int same_server(const struct lab_endpoint *a, const struct lab_endpoint *b)
+{
+        return a->port == b->port && !strcasecmp(a->host, b->host);
+}
+
 static int check_inventory(struct lab_backend *b)
 {
         if (!b->n) {
@@ -229,6 +238,13 @@ static int check_inventory(struct lab_backend *b)
         for (unsigned i = 1; i <= b->n; i++)
                 if (!b->vm[i].ep.host[0])
                         return bad(b, b->vm[i].line, "[%s] has no host", b->vm[i].section);
+        for (unsigned i = 2; i <= b->n; i++)
+                for (unsigned k = 1; k < i; k++)
+                        if (same_server(&b->vm[k].ep, &b->vm[i].ep))
+                                return bad(b, b->vm[i].line,
+                                           "[%s] lists the same server as [%s] (line %d): %s:%u",
+                                           b->vm[i].section, b->vm[k].section, b->vm[k].line,
+                                           b->vm[i].ep.host, b->vm[i].ep.port);
         for (unsigned i = 1; i <= b->n; i++)
                 if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0)
                         return -EINVAL;

@@ -253,6 +253,19 @@ static int read_password(struct oltp_cli *x, char *err, size_t errlen)
         char line[1024];
         FILE *f;
 
+        /* A named option file is read even when another source wins: a mistyped
+         * --mysql-defaults-file is bad input, never silently passed over. */
+        if (x->o.mysql_defaults_file && (x->o.mysql_password || x->o.mysql_password_file || env)) {
+                int rc = read_option_file(x, err, errlen);
+
+                if (x->password) {
+                        memset(x->password, 0, strlen(x->password));
+                        free(x->password);
+                        x->password = NULL;
+                }
+                if (rc)
+                        return rc;
+        }
         if (x->o.mysql_password) {
                 x->password = strdup(x->o.mysql_password);
         } else if (x->o.mysql_password_file) {

@@ -321,7 +321,7 @@ int cmd_analyze(int argc, char **argv)
                 goto out;
         }
         if (ramp_parse_file(pos[0], &s, err, sizeof(err))) {
-                log_error("analyze: %s: %s", pos[0], err);
+                log_error("analyze: %s", err);
                 goto out;
         }
         printf("%s: %s, %u ramp%s\n", pos[0], s.format, s.n, s.n == 1 ? "" : "s");

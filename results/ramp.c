@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/resfile.h"
 #include "results/ramp.h"
 #include "results/ramp_priv.h"
 
@@ -586,45 +587,16 @@ int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err,
 
 int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t errlen)
 {
-        FILE *f = fopen(path, "rb");
-        char *buf = NULL;
-        size_t len = 0, cap = 0, n;
-        int rc = 0;
+        char *buf, why[512];
+        size_t len;
+        int rc = res_read_file(path, &buf, &len, err, errlen);
 
         memset(out, 0, sizeof(*out));
-        if (!f) {
-                rc = -errno;
-                snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        if (rc)
                 return rc;
-        }
-        do {
-                if (len >= RAMP_FILE_MAX) {
-                        rc = -EFBIG;
-                        snprintf(err, errlen, "larger than %d MiB: not a load ramp",
-                                 RAMP_FILE_MAX >> 20);
-                        goto out;
-                }
-                if (len + 65536 > cap) {
-                        char *b = realloc(buf, cap = cap * 2 + 65536);
-
-                        if (!b) {
-                                rc = -ENOMEM;
-                                snprintf(err, errlen, "out of memory");
-                                goto out;
-                        }
-                        buf = b;
-                }
-                n = fread(buf + len, 1, cap - len, f);
-                len += n;
-        } while (n > 0);
-        if (ferror(f)) {
-                rc = errno == EISDIR ? -EISDIR : -EIO;
-                snprintf(err, errlen, "%s", rc == -EISDIR ? "is a directory" : "read error");
-                goto out;
-        }
-        rc = ramp_parse_buf(buf, len, out, err, errlen);
-out:
+        rc = ramp_parse_buf(buf, len, out, why, sizeof(why));
+        if (rc)
+                snprintf(err, errlen, "%s: %s", path, why);
         free(buf);
-        fclose(f);
         return rc;
 }

@@ -74,10 +74,8 @@ int ramp_has_latency(const struct ramp *r);
 /* Parse text of any supported format into *out (zeroed first). Free with ramp_set_free. */
 int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen);
 
-/* Bytes of input analyze reads at most (memory stays bounded, e.g. on /dev/zero). */
-#define RAMP_FILE_MAX (64 << 20)
-
-/* Read and parse a file: -EFBIG past RAMP_FILE_MAX, -EISDIR for a directory. */
+/* Read and parse a file, at most RES_FILE_MAX bytes (core/resfile.h, the limit of every
+ * reader of results): -EFBIG past it, -EISDIR for a directory; err starts with path. */
 int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t errlen);
 
 /* The individual parsers, for callers that know the format. */

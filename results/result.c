@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/resfile.h"
@@ -23,17 +24,15 @@ int res_load(const char *path, json_t **out, char *err, size_t errlen)
         const json_t *ver;
         const char *kind;
         json_t *doc;
-        FILE *f = fopen(path, "r");
+        size_t len;
+        char *text;
+        int rc = res_read_file(path, &text, &len, err, errlen);
 
         *out = NULL;
-        if (!f) {
-                int rc = -errno;
-
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (rc)
                 return rc;
-        }
-        doc = json_loadf(f, 0, &e);
-        fclose(f);
+        doc = json_loadb(text, len, 0, &e);
+        free(text);
         if (!doc) {
                 snprintf(err, errlen, "%s:%d: JSON: %s", path, e.line, e.text);
                 return -EINVAL;

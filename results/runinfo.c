@@ -151,6 +151,8 @@ int res_run_from_file(const char *path, struct res_run *out, char *err, size_t e
 {
         json_error_t e;
         json_t *doc;
+        size_t len;
+        char *text;
         int rc;
 
         memset(out, 0, sizeof(*out));
@@ -160,7 +162,11 @@ int res_run_from_file(const char *path, struct res_run *out, char *err, size_t e
                 snprintf(err, errlen, "%s: %s", path, strerror(errno));
                 return rc;
         }
-        doc = json_load_file(out->path, 0, &e);
+        rc = res_read_file(path, &text, &len, err, errlen);
+        if (rc)
+                return rc;
+        doc = json_loadb(text, len, 0, &e);
+        free(text);
         if (!doc) {
                 snprintf(err, errlen, "%s:%d: JSON: %s", path, e.line, e.text);
                 return -EINVAL;

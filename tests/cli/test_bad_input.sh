@@ -533,6 +533,108 @@ bad 2 "option --report-interval: 1e-07 s is below the shortest" "${O[@]}" --repo
 bad 2 "option --report-interval: '1e-310' is too small" "${O[@]}" --report-interval 1e-310
 # --- end of issue 30/31 (h30) ---
 
+# --- issue 31.1/.2/.7/.8, 30.5 (h31): a job file's own paths, a false "in use", one size limit, a server twice ---
+# A job file's relative paths are relative to the job file, never to the current
+# directory: $T (the current one) holds pw and plain.img, $T/jobdir does not.
+mkdir -p "$T/jobdir"
+job jobdir/pwrel <<EOF
+[a]
+command = oltp run
+mysql-host = $NUL:1
+connect-timeout = 1
+time = 1
+mysql-password-file = pw
+EOF
+bad 2 "option --mysql-password-file: $T/jobdir/pw: No such file" run jobdir/pwrel.ini
+job jobdir/defrel <<EOF
+[a]
+command = oltp prepare
+mysql-host = $NUL:1
+connect-timeout = 1
+mysql-password-file = ../pw
+mysql-defaults-file = my.cnf
+EOF
+bad 2 "option --mysql-defaults-file: $T/jobdir/my.cnf: No such file" run jobdir/defrel.ini
+job jobdir/chaprel <<EOF
+[a]
+target = iscsi://u@$NUL:1/iqn.x/1
+chap-secret-file = s
+runtime = 1
+EOF
+bad 2 "option --chap-secret-file: $T/jobdir/s: No such file" run jobdir/chaprel.ini
+job jobdir/filerel <<'EOF'
+[a]
+engine = psync
+filename = plain.img
+runtime = 1
+EOF
+bad 3 "$T/jobdir/plain.img: No such file" run jobdir/filerel.ini
+job jobdir/invrel <<EOF
+[s]
+command = scale
+backend = static
+inventory = inv.ini
+vms = 1
+time = 1
+lab-dir = $T/lab
+EOF
+bad 2 "scale: $T/jobdir/inv.ini: No such file" run jobdir/invrel.ini
+job jobdir/jsonrel <<'EOF'
+[a]
+engine = null
+runtime = 1
+json = r.json
+[b]
+engine = null
+runtime = 1
+json = ./r.json
+EOF
+bad 2 "jsonrel.ini:8: jobs [a] and [b] both write --json ./r.json" run jobdir/jsonrel.ini
+job jobdir/out <<'EOF'
+[a]
+engine = null
+runtime = 1
+json = out.json
+EOF
+bad 0 "result: $T/jobdir/out.json" run jobdir/out.ini
+[ -e "$T/out.json" ] && fail "a job file's json = out.json was written in the current directory"
+# Under `timeout` (every case here runs under it) a write to an iSCSI URL is not refused
+# as "in use" by its own parent: it goes on to the portal, where nothing listens.
+bad 3 "cannot connect to iSCSI portal $NUL:1" block --target "iscsi://$NUL:1/iqn.x/1" --rw randwrite --runtime 1
+bad 3 "cannot connect to iSCSI portal $NUL:1" block --target "iscsi://$NUL:1/iqn.x/2,iscsi://$NUL:1/iqn.x/1" --rw randrw --runtime 1 --force
+# One size limit for every reader of a result or a load ramp, naming the file.
+truncate -s $(((64 << 20) + 1)) "$T/big.json"
+mkdir -p "$T/bigrun"
+truncate -s 1G "$T/bigrun/result.json"
+LIM="larger than 64 MiB, the limit for a result or load ramp"
+bad 2 "report: big.json: $LIM" report big.json
+bad 2 "compare: big.json: $LIM" compare big.json big.json
+bad 2 "analyze: big.json: $LIM" analyze big.json
+bad 2 "big.json: $LIM" results add big.json
+bad 2 "bigrun/result.json: $LIM" report bigrun
+bad 2 "bigrun/result.json: $LIM" compare bigrun bigrun
+bad 2 "bigrun/result.json: $LIM" analyze bigrun/result.json
+bad 2 "/dev/zero: $LIM" report /dev/zero
+bad 2 "/dev/zero: $LIM" results add /dev/zero
+# A static inventory that lists one server twice (host and port as written), naming the line.
+printf '[db1]\nhost = %s\nport = 1\npassword_file = pw\n\n[db2]\nhost = %s\nport = 1\npassword_file = pw\n' \
+        $NUL $NUL >"$T/inv_twice.ini"
+bad 2 "inv_twice.ini:7: [db2] lists the same server as [db1] (line 2): $NUL:1" "${S[@]}" --backend static --inventory inv_twice.ini
+bad 2 "inv_twice.ini:7: [db2] lists the same server as [db1] (line 2)" "${LS[@]}" --backend static --inventory inv_twice.ini
+printf '[a]\nhost = LOCALHOST\npassword_file = pw\n[b]\nhost = localhost\npassword_file = pw\n' >"$T/inv_case.ini"
+bad 2 "inv_case.ini:5: [b] lists the same server as [a] (line 2): localhost:3306" "${LS[@]}" --backend static --inventory inv_case.ini
+printf '[a]\nhost = %s\nport = 1\n[b]\nhost = %s\nport = 2\n[c]\nport = 1\nhost = %s\npassword_file = pw\n' \
+        $NUL $NUL $NUL >"$T/inv_third.ini"
+MYSQL_PWD=x bad 2 "inv_third.ini:8: [c] lists the same server as [a] (line 2): $NUL:1" "${LS[@]}" --backend static --inventory inv_third.ini
+# A --mysql-defaults-file that cannot be read is refused even when the password comes from elsewhere.
+bad 2 "option --mysql-defaults-file: /nonexistent: No such file" "${O[@]}" --mysql-password-file pw --mysql-defaults-file /nonexistent
+bad 2 "option --mysql-defaults-file: /nonexistent: No such file" "${OP[@]}" --mysql-password-file pw --mysql-defaults-file /nonexistent
+bad 2 "option --mysql-defaults-file: /nonexistent: No such file" "${S[@]}" --mysql-password-file pw --mysql-defaults-file /nonexistent
+MYSQL_PWD=x bad 2 "option --mysql-defaults-file: /nonexistent/my.cnf: No such file" "${OC[@]}" --mysql-defaults-file /nonexistent/my.cnf
+bad 2 "option --mysql-defaults-file: dir: Is a directory" "${O[@]}" --mysql-password secretpw --mysql-defaults-file dir
+bad 2 "option --mysql-defaults-file: /dev/zero: too long" "${O[@]}" --mysql-password-file pw --mysql-defaults-file /dev/zero
+# --- end of 31 (h31) ---
+
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"
         exit 0
