@@ -578,7 +578,7 @@ vms = 1
 time = 1
 lab-dir = $T/lab
 EOF
-bad 2 "scale: $T/jobdir/inv.ini: No such file" run jobdir/invrel.ini
+bad 2 "error: $T/jobdir/inv.ini: No such file" run jobdir/invrel.ini
 job jobdir/jsonrel <<'EOF'
 [a]
 engine = null

@@ -12,15 +12,8 @@ tgt_start --luns 2 --size 16M
 url=${TGT_URLS[0]} url2=${TGT_URLS[1]}
 W=(block --target "$url" --rw randwrite --size 1M --runtime 1)
 
-# wait_comm PID NAME: poll until PID runs NAME (bounded), failing if it exits first.
-wait_comm() {
-        for _ in $(seq 1 300); do
-                [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
-                kill -0 "$1" 2>/dev/null || return 1
-                sleep 0.05
-        done
-        return 1
-}
+_runs() { [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]; }
+_names() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "$2"; }
 
 expect_rc 0 timeout 60 "$HCISWEEP" "${W[@]}" --json "$T/timeout.json"
 jq -e '.points[0].write.ios > 0' "$T/timeout.json" >/dev/null || fail "no write under timeout"
@@ -31,11 +24,7 @@ pass "under timeout and a shell: its own ancestors do not hold the LUN"
 bash -c 'exec -a "$0" sleep 60' "$url" >/dev/null 2>&1 &
 other=$!
 on_exit "kill $other"
-for _ in $(seq 1 300); do
-        tr '\0' ' ' <"/proc/$other/cmdline" 2>/dev/null | grep -qF "$url" && break
-        sleep 0.05
-done
-tr '\0' ' ' <"/proc/$other/cmdline" | grep -qF "$url" || fail "the bystander does not name the URL"
+wait_until 30 _names $other "$url"
 expect_rc 0 "$HCISWEEP" "${W[@]}" --json "$T/bystander.json"
 kill $other
 pass "a bystander naming the URL does not hold it"
@@ -45,7 +34,7 @@ pass "a bystander naming the URL does not hold it"
 "$HCISWEEP" block --target="$url2,$url" --runtime 60 --json "$T/reader.json" >"$T/reader.out" 2>&1 </dev/null &
 reader=$!
 on_exit "kill $reader"
-wait_comm $reader hcisweep || fail "the reader did not start: $(cat "$T/reader.out")"
+wait_until 30 _runs $reader hcisweep
 expect_rc 2 "$HCISWEEP" "${W[@]}" --json "$T/refused.json"
 grep -q "is in use (used by the initiator hcisweep, process $reader)" <<<"$OUT" ||
         fail "writer not refused naming the reader: $OUT"

@@ -7,7 +7,6 @@
 # logs in again from elsewhere (it exited 2); and a hand-written job file's
 # relative paths are read relative to the job file, not the current directory.
 . "$TESTLIB"
-. "$SRC/tests/integration/mariadb.sh"
 A=$T/A B=$T/B
 mkdir -p "$A" "$B"
 sum() { md5sum <"$1" | cut -d' ' -f1; }
