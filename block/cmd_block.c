@@ -46,7 +46,7 @@ struct blk_cfg {
         long long batch_submit, batch_complete_min, batch_complete_max;
         int fixedbufs, hipri, sqthread_poll;
         uint64_t size, offset;
-        int direct, verify, precondition, force, quiet, output_format;
+        int direct, verify, precondition, force, quiet, output_format, no_index;
         double target_ci;
 };
 
@@ -124,6 +124,8 @@ static const struct opt_def block_opts[] = {
     {"monitor-interval", OPT_INT, O(monitor_interval), "2", 1, 600,
      "seconds between host monitor samples", NULL, 0},
     {"quiet", OPT_BOOL, O(quiet), "0", 0, 0, "print only the result path and errors", NULL, 0},
+    {"no-index", OPT_BOOL, O(no_index), "0", 0, 0,
+     "keep the result out of the run index (the lab's own checks of its data path)", NULL, 0},
     METRICS_LISTEN_OPT(O(metrics_listen)),
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
@@ -870,8 +872,9 @@ static int start_result(struct block_cmd *b)
                 log_error("%s", err);
                 return HCI_EXIT_USAGE;
         }
-        /* A lone fio-format file is not an hcisweep result: it stays out of the index. */
-        b->save.no_index = !b->save.dir[0] && b->cfg.output_format;
+        /* A lone fio-format file is not an hcisweep result: it stays out of the index; so
+         * does a run with --no-index (the lab's checks of its own data path). */
+        b->save.no_index = b->cfg.no_index || (!b->save.dir[0] && b->cfg.output_format);
         b->save.write = write_files;
         b->save.user = b;
         json_t *config = opt_to_json(b->groups);

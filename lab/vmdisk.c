@@ -389,12 +389,14 @@ static int chain_verify(struct labdir *l, unsigned i, const char *dev, char *err
                       "crc32c",
                       "--force",
                       "--quiet",
+                      "--no-index",
                       "--json",
                       json_loop,
                       NULL};
-        char *rd[] = {"/proc/self/exe", "block",  "--target", url,      "--rw",      "read",
-                      "--bs",           "64k",    "--size",   size,     "--runtime", "1",
-                      "--verify",       "crc32c", "--quiet",  "--json", json_lun,    NULL};
+        char *rd[] = {"/proc/self/exe", "block",  "--target", url,      "--rw",
+                      "read",           "--bs",   "64k",      "--size", size,
+                      "--runtime",      "1",      "--verify", "crc32c", "--quiet",
+                      "--no-index",     "--json", json_lun,   NULL};
         int rc;
 
         if (stat(dev, &sb) < 0)

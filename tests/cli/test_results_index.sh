@@ -100,3 +100,16 @@ expect_rc 0 env -u HCISWEEP_INDEX XDG_DATA_HOME="$T/xdg" "$HCISWEEP" results add
 expect_rc 0 env -u HCISWEEP_INDEX XDG_DATA_HOME="$T/xdg" "$HCISWEEP" results list
 echo "$OUT" | grep -q '^1 run$' || fail "list from the default index: $OUT"
 pass "default index from HCISWEEP_INDEX and XDG_DATA_HOME"
+
+# The index holds the user's runs: a block run with --no-index (as the lab's checks of a
+# VM's data path run) writes its result but stays out of the list; one without is listed.
+export HCISWEEP_INDEX=$T/user.sqlite
+expect_rc 0 "$HCISWEEP" block --engine null --iodepth 1 --bs 4k --rw read --runtime 1 \
+        --quiet --no-index --json "$T/chain-verify-lun.json"
+[ -s "$T/chain-verify-lun.json" ] || fail "--no-index wrote no result"
+expect_rc 0 "$HCISWEEP" block --engine null --iodepth 1 --bs 4k --rw read --runtime 1 \
+        --quiet --json "$T/mine.json"
+expect_rc 0 "$HCISWEEP" results list
+echo "$OUT" | grep -q '^1 run$' && echo "$OUT" | grep -q "$T/mine.json" &&
+        ! echo "$OUT" | grep -q chain-verify || fail "--no-index run listed: $OUT"
+pass "block --no-index stays out of the run index"
