@@ -295,8 +295,11 @@ static json_t *storage_json(const struct scale_rates *r, double load_iops, unsig
         return o;
 }
 
-static json_t *memory_json(const struct scale_rates *r)
+/* The memory counts; null when nothing was measured (a step with no repeat), never 0. */
+static json_t *memory_json(const struct scale_rates *r, int measured)
 {
+        if (!measured)
+                return json_null();
         return json_pack("{s:I,s:I,s:I,s:I}", "swap_pages", (json_int_t)r->swap_pages,
                          "major_faults", (json_int_t)r->majflt, "failcnt", (json_int_t)r->failcnt,
                          "oom_kills", (json_int_t)r->oom_kills);
@@ -319,7 +322,7 @@ static json_t *rep_json(const struct scale_rep *r, unsigned vms)
             json_pack("{s:f,s:f,s:I,s:o,s:o,s:o,s:b,s:b}", "seconds", r->seconds, "tps", r->tps,
                       "transactions", (json_int_t)r->total.txns, "host_cpu", cpu_json(&r->cpu),
                       "storage", storage_json(&r->rates, r->load_iops, vms), "memory",
-                      memory_json(&r->rates), "vm_lost", r->lost, "interrupted", r->interrupted);
+                      memory_json(&r->rates, 1), "vm_lost", r->lost, "interrupted", r->interrupted);
 
         if (o && r->error[0])
                 json_object_set_new(o, "error", json_string(r->error));
@@ -458,7 +461,8 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
             "tps_spread", "min", s->tps_min, "median", s->tps, "max", s->tps_max, "tps_per_vm",
             s->vms ? s->tps / s->vms : 0.0, "lat_ns", hist_lat_json(s->lat, pcts, npct), "hist",
             hist_to_json(s->lat), "host_cpu", cpu_json(&s->cpu), "storage",
-            storage_json(&s->rates, load_iops, s->vms), "memory", memory_json(&s->rates));
+            storage_json(&s->rates, load_iops, s->vms), "memory",
+            memory_json(&s->rates, s->nrep > 0));
         double own[4], quota;
 
         if (!o)

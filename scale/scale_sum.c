@@ -52,6 +52,22 @@ static void add_throttling(struct scale_rates *a, const struct scale_rates *b, u
         }
 }
 
+/*
+ * A repeat's CPU split into the step's mean, weighted by its seconds, only
+ * when the repeat read one (all zero: the monitor had no sample for its
+ * window), so a window without a reading does not pull the mean to idle.
+ */
+static void cpu_add(struct mon_cpu *acc, const struct mon_cpu *c, double w, double *wsum)
+{
+        double total =
+            c->user + c->nice + c->system + c->iowait + c->irq + c->softirq + c->steal + c->idle;
+
+        if (total <= 0 || w <= 0)
+                return;
+        mon_cpu_add(acc, c, w);
+        *wsum += w;
+}
+
 /* The rates averaged over the repeats, by their offset in struct scale_rates. */
 #define RATE(f) offsetof(struct scale_rates, f)
 static const size_t step_rates[] = {
@@ -106,7 +122,7 @@ static void mean_rate(struct scale_step *st, size_t off)
 /* Step figures from its repeats: median TPS and its spread, means of the rest. */
 void scale_summarise(struct scale_step *st)
 {
-        double tps[SCALE_MAX_REPEAT], w, wsum = 0;
+        double tps[SCALE_MAX_REPEAT], w, wsum = 0, cpu_w = 0, compute_w = 0;
         struct scale_rates *a = &st->rates;
 
         memset(&st->cpu, 0, sizeof(st->cpu));
@@ -123,8 +139,8 @@ void scale_summarise(struct scale_step *st)
                 tps[r] = p->tps;
                 w = p->rates.seconds;
                 wsum += w;
-                mon_cpu_add(&st->cpu, &p->cpu, w);
-                mon_cpu_add(&st->compute_cpu, &p->compute_cpu, w);
+                cpu_add(&st->cpu, &p->cpu, w, &cpu_w);
+                cpu_add(&st->compute_cpu, &p->compute_cpu, w, &compute_w);
                 a->vdisks = p->rates.vdisks;
                 for (unsigned i = 1; i <= st->vms; i++)
                         memcpy(a->vd_dev[i], p->rates.vd_dev[i], sizeof(a->vd_dev[i]));
@@ -137,11 +153,12 @@ void scale_summarise(struct scale_step *st)
         if (!st->nrep)
                 for (unsigned i = 1; i <= st->vms; i++)
                         a->vm_periods[i] = a->vm_throttled[i] = a->vm_throttled_s[i] = -1;
-        if (wsum > 0) {
-                mon_cpu_div(&st->cpu, wsum);
-                mon_cpu_div(&st->compute_cpu, wsum);
+        if (cpu_w > 0)
+                mon_cpu_div(&st->cpu, cpu_w);
+        if (compute_w > 0)
+                mon_cpu_div(&st->compute_cpu, compute_w);
+        if (wsum > 0)
                 a->seconds = wsum;
-        }
         if (!st->nrep)
                 return;
         step_steady(st);

@@ -70,6 +70,8 @@ static void test_first_window_lacks_disk(void **state)
         st->rep[1].rates.vm_cpu_pct[1] = 50;
         st->rep[1].rates.vd[1] = (struct scale_drate){900, 3.6e6, 2, 40};
         st->rep[1].tps = 110;
+        /* the host CPU: window 1 had no monitor sample (all zero), window 2 60% user */
+        st->rep[1].cpu = (struct mon_cpu){.user = 60, .idle = 40};
 
         scale_summarise(st);
         /* window 2's figures alone, not pulled down by window 1's -1 */
@@ -85,6 +87,9 @@ static void test_first_window_lacks_disk(void **state)
         assert_true(st->rates.host.iops < 0 && st->rates.host.lat_ms < 0);
         assert_true(st->rates.tgt_user_pct < 0 && st->rates.self_cpu_pct < 0);
         near(st->tps, 105);
+        /* window 2's CPU alone, not averaged with window 1's missing sample */
+        near(st->cpu.user, 60);
+        near(st->cpu.idle, 40);
 
         j = scale_step_json(st, NULL, 0, &load);
         assert_non_null(j);
@@ -106,6 +111,7 @@ static void test_first_window_lacks_disk(void **state)
         j = scale_step_json(st, NULL, 0, &load);
         assert_non_null(j);
         assert_true(json_is_null(json_object_get(json_object_get(j, "storage"), "util_pct")));
+        assert_true(json_is_null(json_object_get(j, "memory")));
         json_decref(j);
         hist_free(st->lat);
         hist_free(st->vm[1].lat);
