@@ -108,12 +108,13 @@ static int on_disk(void *user, const struct procfs_disk *d)
 {
         struct hostsrc_counters *out = user;
         struct hostsrc_disk *o;
+        size_t len = strlen(d->name);
 
         if (!hostsrc_disk_wanted(d->name) || out->ndisks == HOSTSRC_MAX_DISKS ||
-            strlen(d->name) >= sizeof(o->name))
+            len >= sizeof(o->name))
                 return 0;
         o = &out->disk[out->ndisks++];
-        snprintf(o->name, sizeof(o->name), "%s", d->name);
+        memcpy(o->name, d->name, len + 1); /* fits: checked above */
         o->reads = (double)d->rd_ios;
         o->writes = (double)d->wr_ios;
         o->read_s = (double)d->rd_ms / 1000;
