@@ -24,7 +24,17 @@ expect_rc 0 "$HCISWEEP" scale --vms 1,2,4,6,8 --vm-cpus 0.25 --vm-memory 256M --
 echo "$OUT"
 RES=$(sed -n 's/^result: //p' <<<"$OUT")
 [ -f "$RES" ] || fail "no result: $OUT"
-jq -e '.tipping_point.vms != null and .tipping_point.vms > .steps[0].vms
+# On a host the monitor marked untrusted (CPU steal over 20%: another tenant
+# took the CPU) the noise bands can widen until the rule honestly answers
+# "undecided": that answer must then say why, with the untrusted line first.
+noisy=0
+if jq -e '.tipping_point.vms == null and .monitor.summary.untrusted == true' "$RES" >/dev/null; then
+        jq -e '(.tipping_point.reason | startswith("undecided") and contains("noise band"))
+                and (.tipping_point.verdict | startswith("hci: UNTRUSTED run"))' "$RES" >/dev/null ||
+                fail "undecided on an untrusted host, without saying why: $(jq -c .tipping_point "$RES")"
+        noisy=1
+fi
+[ $noisy = 1 ] || jq -e '.tipping_point.vms != null and .tipping_point.vms > .steps[0].vms
         and .tipping_point.limited_by != "none"' "$RES" >/dev/null ||
         fail "tipping point: $(jq -c '.tipping_point | {vms, limited_by, reason}' "$RES")"
 jq -e 'all(.steps[]; .cpu_by_owner.vms > 0 and .vm_quota.cpus == 0.25)' "$RES" >/dev/null ||
@@ -38,6 +48,11 @@ jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
         .tipping_point.reason == $r[0].tipping_point.reason and
         .tipping_point.usl == $r[0].tipping_point.usl' "$T/an.json" >/dev/null ||
         fail "analyze disagrees: $(jq -c .tipping_point "$T/an.json")"
-grep -Eq "^(hci: |  )tips at .* limited by $(jq -r .tipping_point.limited_by "$T/an.json")" \
-        <<<"$OUT" || fail "analyze's verdict: $OUT"
+[ $noisy = 1 ] ||
+        grep -Eq "^(hci: |  )tips at .* limited by $(jq -r .tipping_point.limited_by "$T/an.json")" \
+                <<<"$OUT" || fail "analyze's verdict: $OUT"
+[ $noisy = 0 ] || {
+        pass "undecided on a host with CPU steal $(jq .monitor.summary.steal_max "$RES")%, saying why: $(jq -r .tipping_point.reason "$RES")"
+        exit 0
+}
 pass "tipped at $(jq .tipping_point.vms "$RES") VMs, limited by $(jq -r .tipping_point.limited_by "$RES"): $(jq -c '[.steps[] | [.vms, (.totals.tps|floor), (.host_cpu.busy|floor)]]' "$RES")"
