@@ -86,6 +86,9 @@ struct lab_spec {
         enum lab_datadir datadir_on; /* local: lun (the default) or host */
         const char *libvirt_uri;     /* libvirt: comma-separated connection URIs */
         int boot_timeout_s;          /* qemu, libvirt: for a VM's database to answer */
+        /* libvirt, two-layer: comma-separated names of the hosts of libvirt_uri
+         * (lab_uri_host_name(), labopts.h) that are storage hosts; NULL: none */
+        const char *storage_hosts;
         /* The caller has a password of its own (MYSQL_PWD, --mysql-password-file,
          * an option file) for servers the lab gives none: static refuses a
          * server without password_file at open() (-EINVAL, FILE:LINE) unless set. */
@@ -146,11 +149,12 @@ struct lab_storage {
 struct lab_hostinfo {
         char name[64];            /* "h1" */
         char role[16];            /* "compute", "storage" or "both" */
-        char source[16];          /* "procfs", "node_exporter"; "" none known */
+        char source[16];          /* "procfs", "node_exporter", "libvirt"; "" none known */
         char where[LAB_PATH_MAX]; /* the source's directory or metrics URL */
 };
 
 struct lab_backend; /* one opened lab, opaque */
+struct hostsrc;     /* core/hostsrc.h */
 
 struct lab_backend_ops {
         const char *name; /* as given to --backend */
@@ -192,6 +196,14 @@ struct lab_backend_ops {
         /* Fill *h for host i (0-based); -ENOENT past the last. NULL: the lab is
          * one host, this one (role both, procfs /proc). */
         int (*host)(struct lab_backend *b, unsigned i, struct lab_hostinfo *h);
+        /* Open *s, the metrics source of host i, through what the backend
+         * already holds (libvirt: its connection to that host's URI), for
+         * sources that cannot be opened from h.where alone; close it with
+         * hostsrc_close() before the backend. -ENOENT past the last host,
+         * else as hostsrc_open(), errors naming the host. NULL: the caller
+         * opens hostsrc_find(h.source) on h.where. */
+        int (*host_source)(struct lab_backend *b, unsigned i, struct hostsrc *s, char *err,
+                           size_t errlen);
         /* Fill *st for the storage service (may be NULL: no storage service). */
         int (*storage)(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen);
         /* Free the handle; VMs keep running. NULL is fine. */

@@ -37,8 +37,10 @@
 #include "core/log.h"
 #include "lab/backend.h"
 #include "lab/guest.h"
+#include "lab/hostsrc_libvirt.h"
 #include "lab/labdir.h"
 #include "lab/labhost.h"
+#include "lab/labopts.h"
 #include "lab/labstate.h"
 #include "lab/proc.h"
 #include "lab/target.h"
@@ -103,27 +105,6 @@ static unsigned vm_uri(const struct lab_backend *b, unsigned i)
         return (i - 1) % b->nuris;
 }
 
-/* The host a URI names ("" for a local URI): DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH. */
-static void uri_host(const char *uri, char *out, size_t outlen)
-{
-        const char *h = strstr(uri, "://"), *end, *at;
-        size_t n;
-
-        out[0] = '\0';
-        if (!h)
-                return;
-        h += 3;
-        end = h + strcspn(h, "/?");
-        at = memchr(h, '@', (size_t)(end - h));
-        if (at)
-                h = at + 1;
-        n = strcspn(h, ":/?");
-        if (h + n > end)
-                n = (size_t)(end - h);
-        if (n < outlen)
-                snprintf(out, outlen, "%.*s", (int)n, h);
-}
-
 static int is_loopback(const char *host)
 {
         return !strncmp(host, "127.", 4) || !strcmp(host, "localhost");
@@ -134,7 +115,7 @@ static void place_vm(struct lab_backend *b, unsigned i)
 {
         char host[64];
 
-        uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
+        lab_uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
         if (!host[0])
                 return;
         snprintf(b->h.lab.st.vm[i].addr, sizeof(b->h.lab.st.vm[i].addr), "%s", host);
@@ -148,7 +129,7 @@ static int check_portal(const struct lab_backend *b, char *err, size_t errlen)
         char host[64];
 
         for (unsigned k = 0; k < b->nuris; k++) {
-                uri_host(b->uri[k], host, sizeof(host));
+                lab_uri_host(b->uri[k], host, sizeof(host));
                 if (host[0] && !is_loopback(host) && is_loopback(portal)) {
                         snprintf(err, errlen,
                                  "option --target-addr: VMs on %s cannot reach the iSCSI portal "
@@ -160,10 +141,10 @@ static int check_portal(const struct lab_backend *b, char *err, size_t errlen)
         return 0;
 }
 
-static int lv_connect(struct lab_backend *b, unsigned i, virConnectPtr *out, char *err,
-                      size_t errlen)
+/* The connection to URI k (0-based), opened on first use. */
+static int lv_connect_uri(struct lab_backend *b, unsigned k, virConnectPtr *out, char *err,
+                          size_t errlen)
 {
-        unsigned k = vm_uri(b, i);
         virErrorPtr e;
 
         if (!b->conn[k]) {
@@ -180,6 +161,13 @@ static int lv_connect(struct lab_backend *b, unsigned i, virConnectPtr *out, cha
         }
         *out = b->conn[k];
         return 0;
+}
+
+/* The connection of VM i's URI. */
+static int lv_connect(struct lab_backend *b, unsigned i, virConnectPtr *out, char *err,
+                      size_t errlen)
+{
+        return lv_connect_uri(b, vm_uri(b, i), out, err, errlen);
 }
 
 static void domain_name(const struct lab_backend *b, unsigned i, char *out, size_t outlen)
@@ -281,7 +269,7 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
         char host[64]; /* a remote VM's port is forwarded on every address of its host */
         int n;
 
-        uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
+        lab_uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
 
         domain_name(b, i, name, sizeof(name));
         guest_path(b->guest, "vmlinuz", kernel);
@@ -581,6 +569,55 @@ static int lv_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, 
         return 0;
 }
 
+/* ---- hosts: one per URI ---------------------------------------------------- */
+
+/* In two-layer the hosts --storage-hosts names are storage hosts, the others compute. */
+static const char *host_role(const struct lab_backend *b, const char *name)
+{
+        const char *list = b->h.spec->storage_hosts;
+        size_t n = strlen(name);
+
+        if (b->h.spec->topology != LAB_TWO_LAYER)
+                return "both";
+        for (const char *s = list; s && *s; s += strcspn(s, ","), s += *s == ',')
+                if (strcspn(s, ",") == n && !strncmp(s, name, n))
+                        return "storage";
+        return "compute";
+}
+
+static int lv_host(struct lab_backend *b, unsigned i, struct lab_hostinfo *h)
+{
+        if (i >= b->nuris)
+                return -ENOENT;
+        memset(h, 0, sizeof(*h));
+        lab_uri_host_name(b->uri[i], h->name, sizeof(h->name));
+        snprintf(h->role, sizeof(h->role), "%s", host_role(b, h->name));
+        snprintf(h->source, sizeof(h->source), "libvirt");
+        snprintf(h->where, sizeof(h->where), "%s", b->uri[i]);
+        return 0;
+}
+
+/* Host i's libvirt source, on the connection the VMs of that URI use. */
+static int lv_host_source(struct lab_backend *b, unsigned i, struct hostsrc *s, char *err,
+                          size_t errlen)
+{
+        char name[64], prefix[96], why[512];
+        virConnectPtr c;
+        int rc;
+
+        if (i >= b->nuris)
+                return -ENOENT;
+        lab_uri_host_name(b->uri[i], name, sizeof(name));
+        rc = lv_connect_uri(b, i, &c, why, sizeof(why));
+        if (rc < 0) {
+                snprintf(err, errlen, "%s (libvirt): %s", name, why);
+                return rc;
+        }
+        /* the lab's domains: hcisweep-LAB-vmN (domain_name) */
+        snprintf(prefix, sizeof(prefix), "hcisweep-%s-vm", b->h.lab.st.name);
+        return hostsrc_libvirt_open(s, name, c, prefix, err, errlen);
+}
+
 static void lv_close(struct lab_backend *b)
 {
         if (!b)
@@ -607,6 +644,8 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .endpoint = lab_host_endpoint,
     .exec = lab_host_no_exec,
     .stats = lv_stats,
+    .host = lv_host,
+    .host_source = lv_host_source,
     .storage = lab_host_storage,
     .close = lv_close,
 };

@@ -159,17 +159,32 @@ static int lab_up(struct lab *l)
         return rc;
 }
 
-/* Whether host h's source answers with counters now; why not in why. */
-static int host_answers(const struct lab_hostinfo *h, char *why, size_t whylen)
+/* Host i's source: through the backend when it opens them (libvirt), else by name. */
+static int host_open(struct lab *l, unsigned i, const struct lab_hostinfo *h, struct hostsrc *s,
+                     char *why, size_t whylen)
+{
+        const struct hostsrc_ops *ops = hostsrc_find(h->source);
+
+        if (l->ops->host_source)
+                return l->ops->host_source(l->b, i, s, why, whylen);
+        if (!ops) {
+                snprintf(why, whylen, "%s: no source %s in this build", h->name, h->source);
+                return -ENOENT;
+        }
+        return hostsrc_open(s, ops, h->name, h->where, NULL, why, whylen);
+}
+
+/* Whether host i's source answers with counters now; why not in why. */
+static int host_answers(struct lab *l, unsigned i, const struct lab_hostinfo *h, char *why,
+                        size_t whylen)
 {
         struct hostsrc_counters *c = malloc(sizeof(*c));
-        const struct hostsrc_ops *ops = hostsrc_find(h->source);
         struct hostsrc s;
         int rc;
 
         if (!c)
                 return -ENOMEM;
-        rc = ops ? hostsrc_open(&s, ops, h->name, h->where, NULL, why, whylen) : -ENOENT;
+        rc = host_open(l, i, h, &s, why, whylen);
         if (!rc) {
                 rc = hostsrc_read(&s, c, why, whylen);
                 hostsrc_close(&s);
@@ -191,7 +206,7 @@ static int print_hosts(struct lab *l)
                         break;
                 if (!h.source[0]) {
                         printf("host %s role=%s source=none state=unmeasured\n", h.name, h.role);
-                } else if (host_answers(&h, why, sizeof(why)) == 0) {
+                } else if (host_answers(l, i, &h, why, sizeof(why)) == 0) {
                         printf("host %s role=%s source=%s where=%s state=answered\n", h.name,
                                h.role, h.source, h.where);
                 } else {

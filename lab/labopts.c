@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const topology_names[] = {"hci", "two-layer", NULL};
 static const char *const datadir_names[] = {"lun", "host", NULL};
@@ -49,6 +50,10 @@ const struct opt_def lab_opts[] = {
      OPT_F_LIST},
     {"boot-timeout", OPT_INT, O(boot_timeout), "240", 5, 3600,
      "qemu, libvirt: seconds for a VM to boot and its database to answer", NULL, 0},
+    {"storage-hosts", OPT_STR, O(storage_hosts), NULL, 0, 0,
+     "libvirt, two-layer: the hosts of --libvirt-uri (as named in its URIs; localhost for "
+     "qemu:///system) that are storage hosts, comma-separated; the others are compute hosts",
+     NULL, OPT_F_LIST},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -66,6 +71,74 @@ static int check_addr_base(const char *s, char *err, size_t errlen)
         return 0;
 }
 
+void lab_uri_host(const char *uri, char *out, size_t outlen)
+{
+        const char *h = strstr(uri, "://"), *end, *at;
+        size_t n;
+
+        out[0] = '\0';
+        if (!h)
+                return;
+        h += 3;
+        end = h + strcspn(h, "/?");
+        at = memchr(h, '@', (size_t)(end - h));
+        if (at)
+                h = at + 1;
+        n = strcspn(h, ":/?");
+        if (h + n > end)
+                n = (size_t)(end - h);
+        if (n < outlen)
+                snprintf(out, outlen, "%.*s", (int)n, h);
+}
+
+void lab_uri_host_name(const char *uri, char *out, size_t outlen)
+{
+        lab_uri_host(uri, out, outlen);
+        if (!out[0])
+                snprintf(out, outlen, "localhost");
+}
+
+/* Whether name is the host of one of the comma-separated uris. */
+static int uri_names(const char *uris, const char *name)
+{
+        char host[64], uri[512];
+
+        for (const char *u = uris; *u; u += strcspn(u, ","), u += *u == ',') {
+                snprintf(uri, sizeof(uri), "%.*s", (int)strcspn(u, ","), u);
+                lab_uri_host_name(uri, host, sizeof(host));
+                if (!strcmp(host, name))
+                        return 1;
+        }
+        return 0;
+}
+
+/* Every name of --storage-hosts is a host of --libvirt-uri, and only in
+ * two-layer (in hci every host is both): checked before any connection. */
+static int check_storage_hosts(const struct lab_cfg *c, char *err, size_t errlen)
+{
+        char name[64];
+
+        if (!c->storage_hosts)
+                return 0;
+        if (!c->topology) {
+                snprintf(err, errlen,
+                         "option --storage-hosts: only with --topology two-layer (in hci "
+                         "every host runs VMs and storage)");
+                return -EINVAL;
+        }
+        for (const char *s = c->storage_hosts; *s; s += strcspn(s, ","), s += *s == ',') {
+                snprintf(name, sizeof(name), "%.*s", (int)strcspn(s, ","), s);
+                if (!uri_names(c->libvirt_uri, name)) {
+                        snprintf(err, errlen,
+                                 "option --storage-hosts: '%s' is not a host of --libvirt-uri "
+                                 "%s",
+                                 name, c->libvirt_uri);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
 int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_ops **ops,
              char *err, size_t errlen)
 {
@@ -74,6 +147,8 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
 
         *ops = lab_backends[c->backend];
         rc = check_addr_base(c->addr_base, err, errlen);
+        if (!rc)
+                rc = check_storage_hosts(c, err, errlen);
         if (rc < 0)
                 return rc;
         if (inet_pton(AF_INET, c->target_addr, &in) != 1 || in.s_addr == htonl(INADDR_ANY)) {
@@ -107,6 +182,7 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
             .topology = c->topology ? LAB_TWO_LAYER : LAB_HCI,
             .datadir_on = c->datadir_on ? LAB_DATADIR_HOST : LAB_DATADIR_LUN,
             .libvirt_uri = c->libvirt_uri,
+            .storage_hosts = c->storage_hosts,
             .boot_timeout_s = (int)c->boot_timeout,
         };
         return 0;

@@ -4,7 +4,7 @@
  * names, defaults and help cannot drift apart:
  *   --backend --inventory --vm-cpus --vm-memory --topology --datadir-on --lab-dir
  *   --addr-base --base-port --target-addr --target-port --lun-size --libvirt-uri
- *   --boot-timeout
+ *   --boot-timeout --storage-hosts
  * A command lists lab_opts as one group (core/opts.h) over a struct
  * lab_cfg of its own, then turns the parsed values into the
  * backend's spec with lab_spec().
@@ -21,7 +21,7 @@
 /* The parsed lab options; the strings belong to the group (opt_free). */
 struct lab_cfg {
         int backend; /* index into lab_backends[] */
-        char *inventory, *lab_dir, *addr_base, *libvirt_uri, *target_addr;
+        char *inventory, *lab_dir, *addr_base, *libvirt_uri, *target_addr, *storage_hosts;
         long long base_port, target_port, boot_timeout;
         double vm_cpus;
         uint64_t vm_memory, lun_size;
@@ -33,9 +33,20 @@ struct lab_cfg {
 extern const struct opt_def lab_opts[];
 
 /* Check what the table cannot (--addr-base is 127.A.B,
- * --lun-size is at least 1M) and fill *spec, which points into c (c must
+ * --lun-size is at least 1M, --storage-hosts names hosts of --libvirt-uri
+ * in two-layer) and fill *spec, which points into c (c must
  * outlive it), and *ops. -EINVAL with err naming the option. */
 int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_ops **ops,
              char *err, size_t errlen);
+
+/*
+ * The host a libvirt URI names, DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH:
+ * HOST, or "" for a URI of this host (qemu:///system). out gets "" too when
+ * the host part does not fit.
+ */
+void lab_uri_host(const char *uri, char *out, size_t outlen);
+
+/* The name of a libvirt lab's host on uri: lab_uri_host(), "localhost" for "". */
+void lab_uri_host_name(const char *uri, char *out, size_t outlen);
 
 #endif

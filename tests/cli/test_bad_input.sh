@@ -635,6 +635,16 @@ bad 2 "option --mysql-defaults-file: dir: Is a directory" "${O[@]}" --mysql-pass
 bad 2 "option --mysql-defaults-file: /dev/zero: too long" "${O[@]}" --mysql-password-file pw --mysql-defaults-file /dev/zero
 # --- end of 31 (h31) ---
 
+# --- issue 25 (virt): --storage-hosts names hosts of --libvirt-uri, before any connection ---
+# (192.0.2.7 is TEST-NET-1: a connection there would hang, not fail at once)
+LV=(--backend libvirt --topology two-layer --libvirt-uri "qemu+ssh://root@192.0.2.7/system,qemu:///system")
+bad 2 "option --storage-hosts: 'nosuch' is not a host of --libvirt-uri" "${L[@]}" "${LV[@]}" --storage-hosts nosuch
+bad 2 "option --storage-hosts: '192.0.2' is not a host of --libvirt-uri" "${LS[@]}" "${LV[@]}" --storage-hosts localhost,192.0.2
+bad 2 "option --storage-hosts: 'root' is not a host" "${S[@]}" "${LV[@]}" --storage-hosts root
+bad 2 "option --storage-hosts: only with --topology two-layer" "${L[@]}" --backend libvirt --storage-hosts localhost
+bad 2 "option --storage-hosts: item 2 of the list is empty" "${L[@]}" "${LV[@]}" --storage-hosts localhost,,x
+# --- end of 25 (virt) ---
+
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"
         exit 0

@@ -9,6 +9,12 @@
  *   host NAME busy=.. user=.. system=.. iowait=.. steal=.. busiest=..
  *        mem=.. swapin=.. rx=.. tx=.. psi=0|1
  *   disk NAME DEV util=.. iops=.. lat=..
+ * SOURCE libvirt (a build with libvirt) takes a connection URI as WHERE,
+ * opens a connection, hands it to the source (lab/hostsrc_libvirt.h) as a
+ * libvirt lab's backend does, and adds one line per running domain, its
+ * counters at the end and its CPU over the window:
+ *   vm NAME DOMAIN cpu_pct=.. cpu_s=.. vcpu_s=.. rd_reqs=.. wr_reqs=..
+ *      rd_bytes=.. wr_bytes=.. rd_s=.. wr_s=.. rx=.. tx=..
  * Exit 3 with the error (which names the host) when a source cannot be
  * opened or read, 4 when a window is discarded (a counter went backwards),
  * CMD's failure as 5.
@@ -21,14 +27,89 @@
 #include <unistd.h>
 
 #include "core/hostsrc.h"
+#ifdef HAVE_LIBVIRT
+#include "lab/hostsrc_libvirt.h"
+#endif
 
 #define MAX_HOSTS 16
+#define MAX_VMS   16
 
 struct probe {
         struct hostsrc src;
         struct hostsrc_counters a, b;
         struct hostsrc_rates r;
+        int libvirt;
+#ifdef HAVE_LIBVIRT
+        unsigned nva, nvb;
+        struct hostsrc_libvirt_vm va[MAX_VMS], vb[MAX_VMS];
+#endif
 };
+
+#ifdef HAVE_LIBVIRT
+/* The libvirt source on a connection of our own, as a backend's. */
+static int open_libvirt(struct probe *p, const char *name, const char *uri, char *err,
+                        size_t errlen)
+{
+        virConnectPtr c = virConnectOpen(uri);
+        int rc;
+
+        if (!c) {
+                snprintf(err, errlen, "%s: cannot connect to %s", name, uri);
+                return -ECONNREFUSED;
+        }
+        rc = hostsrc_libvirt_open(&p->src, name, c, NULL, err, errlen);
+        virConnectClose(c); /* the source holds a reference of its own */
+        p->libvirt = rc == 0;
+        return rc;
+}
+
+static int read_vms(struct probe *p, int end, char *err, size_t errlen)
+{
+        if (!p->libvirt)
+                return 0;
+        return end ? hostsrc_libvirt_vms(&p->src, p->vb, MAX_VMS, &p->nvb, err, errlen)
+                   : hostsrc_libvirt_vms(&p->src, p->va, MAX_VMS, &p->nva, err, errlen);
+}
+
+static void print_vms(const struct probe *p)
+{
+        for (unsigned k = 0; k < p->nvb; k++) {
+                const struct hostsrc_libvirt_vm *v = &p->vb[k];
+                double pct = -1;
+
+                for (unsigned j = 0; j < p->nva; j++)
+                        if (!strcmp(p->va[j].name, v->name) && p->r.seconds > 0)
+                                pct = 100.0 * (v->cpu_s - p->va[j].cpu_s) / p->r.seconds;
+                printf("vm %s %s cpu_pct=%.2f cpu_s=%.3f vcpu_s=%.3f rd_reqs=%.0f wr_reqs=%.0f "
+                       "rd_bytes=%.0f wr_bytes=%.0f rd_s=%.6f wr_s=%.6f rx=%.0f tx=%.0f\n",
+                       p->src.host, v->name, pct, v->cpu_s, v->vcpu_s, v->rd_reqs, v->wr_reqs,
+                       v->rd_bytes, v->wr_bytes, v->rd_s, v->wr_s, v->rx_bytes, v->tx_bytes);
+        }
+}
+#else
+static int open_libvirt(struct probe *p, const char *name, const char *uri, char *err,
+                        size_t errlen)
+{
+        (void)p;
+        (void)uri;
+        snprintf(err, errlen, "%s: a build without libvirt has no libvirt source", name);
+        return -ENOTSUP;
+}
+
+static int read_vms(struct probe *p, int end, char *err, size_t errlen)
+{
+        (void)p;
+        (void)end;
+        (void)err;
+        (void)errlen;
+        return 0;
+}
+
+static void print_vms(const struct probe *p)
+{
+        (void)p;
+}
+#endif
 
 static int open_one(struct probe *p, const char *arg, char *err, size_t errlen)
 {
@@ -42,6 +123,8 @@ static int open_one(struct probe *p, const char *arg, char *err, size_t errlen)
         }
         snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
         snprintf(source, sizeof(source), "%.*s", (int)(colon - eq - 1), eq + 1);
+        if (!strcmp(source, "libvirt"))
+                return open_libvirt(p, name, colon + 1, err, errlen);
         ops = hostsrc_find(source);
         if (!ops) {
                 snprintf(err, errlen, "%s: no source %s", name, source);
@@ -97,14 +180,16 @@ int main(int argc, char **argv)
                 return 2;
         }
         for (int h = 0; h < n && !rc; h++)
-                if (hostsrc_read(&p[h].src, &p[h].a, err, sizeof(err)) < 0)
+                if (hostsrc_read(&p[h].src, &p[h].a, err, sizeof(err)) < 0 ||
+                    read_vms(&p[h], 0, err, sizeof(err)) < 0)
                         rc = 3;
         if (!rc && run(argv + i + 1) < 0) {
                 snprintf(err, sizeof(err), "%s failed", argv[i + 1]);
                 rc = 5;
         }
         for (int h = 0; h < n && !rc; h++)
-                if (hostsrc_read(&p[h].src, &p[h].b, err, sizeof(err)) < 0)
+                if (hostsrc_read(&p[h].src, &p[h].b, err, sizeof(err)) < 0 ||
+                    read_vms(&p[h], 1, err, sizeof(err)) < 0)
                         rc = 3;
         for (int h = 0; h < n && !rc; h++) {
                 if (hostsrc_rates(&p[h].a, &p[h].b, &p[h].r) == -ERANGE) {
@@ -113,6 +198,7 @@ int main(int argc, char **argv)
                         rc = 4;
                 } else {
                         print(&p[h]);
+                        print_vms(&p[h]);
                 }
         }
         if (rc)

@@ -7,10 +7,14 @@
 # /var/cache/libvirt for that daemon alone, so nothing on the host is
 # touched). Brings up one VM, checks that the domain exists, that its data
 # disk is the lab's iSCSI LUN and that MariaDB in the guest answers through
-# the forwarded port with its datadir on that disk; `lab down` leaves no
-# domain and no QEMU. Then `scale --vms 1,2` over both URIs: two ok steps
+# the forwarded port with its datadir on that disk; the libvirt host source
+# on that libvirtd agrees with procfs within 2 points over a CPU burn and
+# reads the guest's domain stats (non-zero), and `lab status` lists the host
+# as answered (a URI nothing answers on as down, with why); `lab down` leaves
+# no domain and no QEMU. Then `scale --vms 1,2` over both URIs: two ok steps
 # with a tipping point, vm1 placed on the first libvirtd and vm2 on the
-# second, reached at 127.0.0.1:PORT+2. A URI that is not one exits 2, and
+# second, reached at 127.0.0.1:PORT+2, `lab status` listing both hosts as
+# answered with the roles --storage-hosts gives in two-layer. A URI that is not one exits 2, and
 # so does a hypervisor on another host with a loopback portal. The guest
 # image is the cached one of scripts/build-guest-image.sh (built if
 # missing). Under TCG each boot takes a minute or two.
@@ -131,6 +135,42 @@ KB=$(cut -f2 <<<"$DISK")
         fail "/srv/hcisweep has $KB KiB, not the 256M LUN"
 pass "MariaDB answers on $BASE.1:$PORT, datadir on /dev/vdb ($KB KiB)"
 
+# --- the host through libvirt: node stats as procfs's, the guest's domain stats ----------
+# field OUT HOST KEY: one figure of a hostsrc_probe line ("host H ..." or "vm H DOMAIN ...").
+field() { awk -v h="$2" -v k="$3" '($1 == "host" || $1 == "vm") && $2 == h {
+        for (i = 3; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }' <<<"$1"; }
+cat >"$T/burn.sh" <<'EOS'
+for i in 1 2; do timeout 5 sh -c 'while :; do :; done' & done
+wait
+EOS
+OUT=$("$HOSTSRC_PROBE" p=procfs:/proc l=libvirt:"$URI" -- bash "$T/burn.sh" 2>&1) ||
+        fail "probe: $OUT"
+echo "$OUT" | sed 's/^/# /'
+for k in busy user system iowait busiest; do
+        a=$(field "$OUT" p "$k") b=$(field "$OUT" l "$k")
+        [ -n "$a" ] && [ -n "$b" ] || fail "no $k: $OUT"
+        near "$a" "$b" 2 || fail "$k: procfs $a, libvirt $b, more than 2 points apart"
+done
+near "$(field "$OUT" p busy)" 100 60 || fail "the burn left the host at $(field "$OUT" p busy)% busy"
+[ "$(grep -c "^vm l $DOM " <<<"$OUT")" = 1 ] || fail "no domain stats of $DOM: $OUT"
+for k in cpu_s vcpu_s rd_reqs wr_reqs rd_bytes wr_bytes; do
+        awk -v v="$(field "$OUT" l "$k")" 'BEGIN { exit !(v > 0) }' || fail "$DOM $k is not > 0: $OUT"
+done
+pass "libvirt node stats agree with procfs within 2 points over a CPU burn" \
+        "(busy $(field "$OUT" p busy) / $(field "$OUT" l busy)); $DOM: cpu $(field "$OUT" l cpu_s) s," \
+        "$(field "$OUT" l rd_reqs) reads, $(field "$OUT" l wr_reqs) writes"
+
+# --- lab status lists the hypervisor: answered, or down with why -------------------------
+expect_rc 0 "$HCISWEEP" lab status "${common[@]}"
+grep -q "^host localhost role=both source=libvirt where=$URI state=answered\$" <<<"$OUT" ||
+        fail "host line: $OUT"
+DEAD="qemu+tcp://127.0.0.1:1/system" # nothing listens on port 1
+expect_rc 3 "$HCISWEEP" lab status "${common[@]}" --libvirt-uri "$URI,$DEAD"
+grep -q "^host localhost .*state=answered\$" <<<"$OUT" || fail "host localhost: $OUT"
+grep -q "^host 127.0.0.1 role=both source=libvirt where=$DEAD state=down 127.0.0.1 (libvirt): " \
+        <<<"$OUT" || fail "host 127.0.0.1: $OUT"
+pass "lab status: localhost answered through libvirt, a URI nothing answers on is down with why"
+
 # --- down: no domain, no QEMU ---------------------------------------------------------
 expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
 [ -z "$(virsh -q -c "$URI" list --all --name)" ] || fail "domains left: $(virsh -c "$URI" list)"
@@ -170,6 +210,13 @@ for u in "$URI" "$URI2"; do
         virsh -q -c "$u" dumpxml "$d" | grep -q "<host name='$PORTAL' port='$TPORT'/>" ||
                 fail "$d does not use the portal $PORTAL:$TPORT"
 done
+# two hypervisors, one of them reached over TCP as a remote host is: a host each, roles from
+# --storage-hosts in two-layer
+STATUS=$("$HCISWEEP" lab status "${two[@]}" --topology two-layer --storage-hosts 127.0.0.1)
+grep -q "^host localhost role=compute source=libvirt where=$URI state=answered\$" <<<"$STATUS" ||
+        fail "host localhost (compute): $STATUS"
+grep -q "^host 127.0.0.1 role=storage source=libvirt where=$URI2 state=answered\$" <<<"$STATUS" ||
+        fail "host 127.0.0.1 (storage): $STATUS"
 pass "scale 1,2 VMs: ok,ok; vm1 on the local libvirtd at $BASE.1:$PORT, vm2 on the tcp one at 127.0.0.1:$((PORT + 2)), both on the portal $PORTAL:$TPORT"
 
 expect_rc 0 "$HCISWEEP" lab down "${two[@]}"
