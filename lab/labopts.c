@@ -84,7 +84,12 @@ void lab_uri_host(const char *uri, char *out, size_t outlen)
         at = memchr(h, '@', (size_t)(end - h));
         if (at)
                 h = at + 1;
-        n = strcspn(h, ":/?");
+        if (*h == '[' && memchr(h, ']', (size_t)(end - h))) { /* [IPv6]: the address */
+                h++;
+                n = (size_t)((const char *)memchr(h, ']', (size_t)(end - h)) - h);
+        } else {
+                n = strcspn(h, ":/?");
+        }
         if (h + n > end)
                 n = (size_t)(end - h);
         if (n < outlen)

@@ -41,8 +41,8 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
 
 /*
  * The host a libvirt URI names, DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH:
- * HOST, or "" for a URI of this host (qemu:///system). out gets "" too when
- * the host part does not fit.
+ * HOST ([IPv6] without its brackets), or "" for a URI of this host
+ * (qemu:///system). out gets "" too when the host part does not fit.
  */
 void lab_uri_host(const char *uri, char *out, size_t outlen);
 
