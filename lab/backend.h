@@ -20,7 +20,9 @@
  *           TCG), its database disk a LUN of the lab's tgtd.
  *   libvirt a libvirt domain per VM, round-robin over --libvirt-uri (many
  *           hypervisor hosts through remote URIs), its disk as for qemu;
- *           in a build with libvirt.
+ *           in a build with libvirt. Its hosts are its URIs, each read by
+ *           the libvirt host source on the backend's own connection
+ *           (host_source; lab/hostsrc_libvirt.h).
  * local, qemu and libvirt keep their state in a lab directory (labdir.h)
  * and share the ops that only read it (labhost.h).
  *
