@@ -67,15 +67,19 @@ int ramp_add_step(struct ramp *r, const struct res_tip_step *s, double lat_ms)
                 r->p = p;
                 r->cap = cap;
         }
-        r->p[r->n++] = (struct ramp_point){s->load, s->tput, lat_ms, s->lo, s->hi, s->r};
+        r->p[r->n++] = (struct ramp_point){s->load, s->tput, lat_ms, s->lo, s->hi, s->r, s->hosts};
         return 0;
 }
 
 void ramp_tip_steps(const struct ramp *r, struct res_tip_step *out)
 {
-        for (unsigned i = 0; i < r->n; i++)
-                out[i] = (struct res_tip_step){r->p[i].load, r->p[i].tput, r->p[i].lo, r->p[i].hi,
-                                               r->p[i].r};
+        for (unsigned i = 0; i < r->n; i++) {
+                res_tip_step_init(&out[i], r->p[i].load, r->p[i].tput);
+                out[i].lo = r->p[i].lo;
+                out[i].hi = r->p[i].hi;
+                out[i].r = r->p[i].r;
+                out[i].hosts = r->p[i].hosts;
+        }
 }
 
 #define NRES (sizeof(struct res_tip_res) / sizeof(double))
@@ -323,7 +327,7 @@ static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *
         if (rc)
                 return rc;
         res_tip_step_init(&st, load, tput);
-        p = (struct ramp_point){load, tput, NAN, NAN, NAN, st.r};
+        p = (struct ramp_point){load, tput, NAN, NAN, NAN, st.r, st.hosts};
         for (unsigned k = 0; !rc && k < NOPT; k++) {
                 double v = NAN;
 

@@ -37,9 +37,10 @@
 struct ramp_point {
         double load;
         double tput;
-        double lat_ms;        /* NAN when the source has no latency for the point */
-        double lo, hi;        /* the throughput's noise band (lo = hi = tput when unknown) */
-        struct res_tip_res r; /* resource figures for attribution (NAN: not in the source) */
+        double lat_ms;              /* NAN when the source has no latency for the point */
+        double lo, hi;              /* the throughput's noise band (lo = hi = tput when unknown) */
+        struct res_tip_res r;       /* resource figures for attribution (NAN: not in the source) */
+        struct res_tip_hosts hosts; /* the cluster's hosts that read them (n = 0: none) */
 };
 
 struct ramp {

@@ -247,10 +247,11 @@ static enum res_tip_limit classify(const struct res_tip_res *t, const struct res
 enum res_tip_limit res_tip_attribute(const struct res_tip_step *t, const struct res_tip_step *a,
                                      const char *unit, char *why, size_t len)
 {
-        char figs[900], room[400], miss[160], u[40] = "";
+        char figs[900], room[400], miss[160], u[40] = "", on[400];
         const char *what;
         enum res_tip_limit l = classify(&t->r, &a->r, &what);
 
+        res_tip_host_words(a, res_tip_classify(&t->r, &a->r), on, sizeof(on));
         if (!unit || !strcmp(unit, "VMs"))
                 snprintf(u, sizeof(u), " VMs");
         both_steps(&t->r, &a->r, figs, sizeof(figs));
@@ -262,8 +263,8 @@ enum res_tip_limit res_tip_attribute(const struct res_tip_step *t, const struct 
                          "figures missing: %s.",
                          t->load, a->load, u, figs, miss);
         } else {
-                snprintf(why, len, "Limited by %s; from %g to %g%s: %s. Headroom at %g%s: %s.",
-                         what, t->load, a->load, u, figs, t->load, u, room);
+                snprintf(why, len, "Limited by %s%s; from %g to %g%s: %s. Headroom at %g%s: %s.",
+                         what, on, t->load, a->load, u, figs, t->load, u, room);
         }
         return l;
 }

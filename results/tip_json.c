@@ -127,6 +127,7 @@ int res_tip_step_from_json(const json_t *st, struct res_tip_step *s)
                           first_known(res_num(json_object_get(st, "tps_spread"), "median"), tps));
         band(st, s);
         resources(st, &s->r);
+        res_tip_hosts_read(st, &s->r, &s->hosts);
         return state && strcmp(state, "ok") ? 0 : 1;
 }
 

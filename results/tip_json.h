@@ -21,6 +21,13 @@
 
 #include "results/tipping.h"
 
+/*
+ * A step's cluster.hosts[]{name, role, controller, cpu{busy, steal},
+ * disks[]{name, util_pct, iops, lat_ms}} into r and h (tipping.h, struct
+ * res_tip_hosts): nothing when every host read is the controller itself.
+ */
+void res_tip_hosts_read(const json_t *step, struct res_tip_res *r, struct res_tip_hosts *h);
+
 /* One step: 1 when it counts, 0 when it is left out, -EINVAL without vms or totals.tps. */
 int res_tip_step_from_json(const json_t *step, struct res_tip_step *s);
 

@@ -425,7 +425,7 @@ static void found(struct res_verdict *v, const char *ind, const struct res_tip *
 {
         const struct res_tip_step *k = &s[t->from], *j = &s[t->cited >= 0 ? t->cited : t->to];
         char where[160], hi[48], figures[RES_VERDICT_LINE], room[200], tail[RES_VERDICT_LINE];
-        char nk[80], nt[80];
+        char nk[80], nt[80], on[300];
         int fs[5], dec[NFIG] = {0};
 
         load_words(v->unit, k->load, where, sizeof(where));
@@ -433,7 +433,8 @@ static void found(struct res_verdict *v, const char *ind, const struct res_tip *
                 snprintf(hi, sizeof(hi), " (%g–%g)", k->load, t->load_hi);
                 snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s", hi);
         }
-        line(v, "%stips at %s — limited by %s", ind, where, limit_words(t->rule, j));
+        res_tip_host_words(j, t->rule, on, sizeof(on));
+        line(v, "%stips at %s — limited by %s%s", ind, where, limit_words(t->rule, j), on);
         deciding(t->rule, k, j, fs);
         for (unsigned i = 0; fs[i] >= 0; i++)
                 dec[fs[i]] = 1;

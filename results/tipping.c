@@ -18,6 +18,8 @@ void res_tip_step_init(struct res_tip_step *s, double load, double tput)
 {
         s->load = load;
         s->tput = s->lo = s->hi = tput;
+        memset(&s->hosts, 0, sizeof(s->hosts));
+        s->hosts.cpu_next_pct = NAN;
         double *f = (double *)&s->r;
 
         for (size_t i = 0; i < sizeof(s->r) / sizeof(*f); i++)

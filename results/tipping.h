@@ -117,11 +117,28 @@ struct res_tip_res {
         double compute_cpu_pct;       /* two-layer: the VMs' own CPUs busy, % of them */
 };
 
+/*
+ * The hosts of a cluster as a step read them (tip_json.h: a scale step's
+ * cluster.hosts[]): the compute figures of res_tip_res are then the
+ * busiest compute host's, the storage figures the storage hosts' (or, in
+ * HCI, the hosts' own disks), and these names say whose. n = 0 when the
+ * step holds only the controller's own figures (the local lab): nothing
+ * is named and res_tip_res stays as the step recorded it.
+ */
+struct res_tip_hosts {
+        unsigned n;          /* hosts read at the step */
+        char cpu_host[64];   /* the busiest compute host, whose CPU the figures are */
+        char cpu_next[64];   /* the next busiest compute host; "" when there is one */
+        double cpu_next_pct; /* its CPU busy */
+        char storage[256]; /* "storage hosts s1 41%, s2 39% busy; busiest disk s1/sdb 60%" or "" */
+};
+
 struct res_tip_step {
         double load;   /* VM count (any load: threads, queue depth) */
         double tput;   /* throughput: the median over repeats, or the mean */
         double lo, hi; /* the band of the true throughput (lo <= tput <= hi) */
         struct res_tip_res r;
+        struct res_tip_hosts hosts;
 };
 
 enum res_tip_limit { RES_LIM_NONE, RES_LIM_CPU, RES_LIM_STORAGE, RES_LIM_VM_CPU, RES_LIM_MEMORY };
@@ -198,6 +215,15 @@ enum res_tip_limit res_tip_attribute(const struct res_tip_step *t, const struct 
 
 /* The rule that names the resource limiting the scaling from t to a (the order above). */
 enum res_tip_rule res_tip_classify(const struct res_tip_res *t, const struct res_tip_res *a);
+
+/*
+ * The host a rule's resource was read on, at step a, as words that follow
+ * the resource's name: " on h2: 97% busy (h1 88%); storage hosts s1 41%,
+ * s2 39% busy; busiest disk s1/sdb 60%" for a CPU rule, "; storage hosts
+ * ..." for a storage rule; "" when a holds no hosts or the rule names none.
+ */
+void res_tip_host_words(const struct res_tip_step *a, enum res_tip_rule rule, char *buf,
+                        size_t len);
 
 /*
  * The crossover of two ramps (e.g. HCI a, two-layer b): the first load both

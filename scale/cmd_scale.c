@@ -58,6 +58,7 @@ static int exit_of(int rc)
 static void open_window(struct scale *s)
 {
         scale_probe_take(s->watch.probe, &s->run.snap0);
+        scale_cluster_begin(s->watch.cluster);
         s->run.t0 = s->run.snap0.t_ns;
         s->run.window_open = 1;
         scale_load_measure(s->watch.ld);
@@ -254,6 +255,12 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         if (!s->run.window_open)
                 open_window(s);
         scale_probe_take(s->watch.probe, &snap1);
+        r->hosts_missed =
+            scale_cluster_end(s->watch.cluster, &st->hosts, r->host_error, sizeof(r->host_error));
+        if (r->hosts_missed == -ENOMEM)
+                return -ENOMEM;
+        if (r->hosts_missed > 0)
+                log_warn("scale: %u VMs: %s", st->vms, r->host_error);
         if (s->watch.ld && scale_load_finish(s->watch.ld, &st->load, &r->load_iops) < 0)
                 log_warn("scale: %u VMs: %s", st->vms, st->load.error);
         if (m) {
@@ -294,6 +301,10 @@ static void step_state(struct scale *s, struct scale_step *st)
                 if (st->rep[r].lost && st->state < SCALE_DEGRADED) {
                         st->state = SCALE_DEGRADED;
                         snprintf(st->error, sizeof(st->error), "%s", st->rep[r].error);
+                }
+                if (st->rep[r].hosts_missed > 0 && st->state < SCALE_DEGRADED) {
+                        st->state = SCALE_DEGRADED;
+                        snprintf(st->error, sizeof(st->error), "%s", st->rep[r].host_error);
                 }
                 if (st->rep[r].interrupted)
                         st->state = SCALE_PARTIAL;
@@ -565,6 +576,9 @@ static int run_all(struct scale *s)
         rc = scale_check_backend(s, err, sizeof(err));
         if (!rc && !(s->watch.probe = scale_probe_new(s->conf.lab.lab_dir)))
                 rc = -ENOMEM;
+        if (!rc)
+                rc = scale_cluster_open(&s->watch.cluster, s->lab.ops, s->lab.b,
+                                        s->conf.cfg.metrics_optional, err, sizeof(err));
         if (!rc && (rc = scale_alloc_steps(s)) < 0)
                 snprintf(err, sizeof(err), "out of memory");
         if (!rc)
@@ -677,6 +691,7 @@ out:
         scale_free_dsns(s);
         scale_free_steps(s);
         scale_probe_free(s->watch.probe);
+        scale_cluster_close(s->watch.cluster);
         mon_free(s->watch.mon);
         opt_free(s->conf.g);
         oltp_cli_free(s->conf.oc);

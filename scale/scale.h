@@ -112,6 +112,8 @@ void scale_probe_take(const struct scale_probe *p, struct scale_snap *s);
 void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
                        const struct scale_snap *b, struct scale_rates *r);
 
+struct scale_hosts; /* scale_cluster.h */
+
 /* One measured run of a step. */
 struct scale_rep {
         double seconds, tps;
@@ -120,7 +122,9 @@ struct scale_rep {
         struct mon_cpu cpu;
         struct mon_cpu compute_cpu; /* the VMs' own CPUs when pinned (compute_cpus) */
         struct scale_rates rates;
-        int lost;        /* a VM was lost (degraded) */
+        int lost;         /* a VM was lost (degraded) */
+        int hosts_missed; /* hosts whose figures this window lost (degraded) */
+        char host_error[512];
         int interrupted; /* SIGINT */
         int have_steady; /* --target-ci */
         struct steady_res steady;
@@ -157,8 +161,9 @@ struct scale_step {
          * layer, and their mean split; "" when the VMs share every CPU. */
         char compute_cpus[64];
         struct mon_cpu compute_cpu;
-        struct scale_rates rates; /* mean over repeats (counts summed) */
-        int state;                /* enum scale_state */
+        struct scale_rates rates;  /* mean over repeats (counts summed) */
+        struct scale_hosts *hosts; /* every host of the lab over the step (scale_cluster.h) */
+        int state;                 /* enum scale_state */
         char error[1024];
         uint64_t consoles;          /* bit i-1: VM i's console tail saved (scale_console_name) */
         json_t *monitor;            /* of its last repeat; owned */

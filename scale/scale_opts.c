@@ -32,6 +32,10 @@ static const struct opt_def scale_opts[] = {
     {"keep-lab", OPT_BOOL, O(keep_lab), "0", 0, 0, "leave the VMs running at the end", NULL, 0},
     {"dry-run", OPT_BOOL, O(dry_run), "0", 0, 0,
      "print the plan and its worst-case duration, start nothing", NULL, 0},
+    {"metrics-optional", OPT_BOOL, O(metrics_optional), "0", 0, 0,
+     "a lab host whose metrics do not answer when the run starts is recorded as missing "
+     "instead of stopping the run",
+     NULL, 0},
     {"explain", OPT_BOOL, O(explain), "0", 0, 0,
      "print the evidence behind the verdict: each figure at the tipping step and the step "
      "after it, and the rule it met",
@@ -204,6 +208,7 @@ void scale_free_steps(struct scale *s)
                 hist_free(s->steps[i].load.lat[0]);
                 hist_free(s->steps[i].load.lat[1]);
                 json_decref(s->steps[i].monitor);
+                scale_hosts_free(s->steps[i].hosts);
                 for (unsigned r = 0; r < SCALE_MAX_REPEAT; r++) {
                         free(s->steps[i].rep[r].iv_tps);
                         free(s->steps[i].rep[r].iv_t);

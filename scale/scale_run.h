@@ -22,6 +22,7 @@
 #include "results/tip_json.h"
 #include "results/tip_verdict.h"
 #include "scale/scale.h"
+#include "scale/scale_cluster.h"
 #include "scale/search.h"
 
 #define MAX_PCT 16 /* --percentiles kept */
@@ -31,7 +32,7 @@ struct scale_cfg {
         char *output_dir, *block_load, *vms_spec;
         long long repeat, resolution;
         double latency_slo, lost_timeout;
-        int keep_lab, dry_run, explain;
+        int keep_lab, dry_run, explain, metrics_optional;
 };
 
 /* The plan of --vms: a list of counts, or a search (search.h). */
@@ -78,8 +79,9 @@ struct scale_lab {
 /* What watches the runs: the counters, the host monitor, the block load. */
 struct scale_watch {
         struct scale_probe *probe;
-        struct scale_load *ld; /* the step's LUNs, open */
-        struct mon *mon;       /* the whole run */
+        struct scale_cluster *cluster; /* every host of the lab (scale_cluster.h) */
+        struct scale_load *ld;         /* the step's LUNs, open */
+        struct mon *mon;               /* the whole run */
         int mon_stopped;
         struct metrics *metrics; /* --metrics-listen, or NULL */
         struct oltp_live *live;

@@ -27,14 +27,19 @@ expect_rc 0 "$HCISWEEP" scale --vms 1,2,8 --vm-cpus 0.5 --vm-memory 256M --lun-s
 echo "$OUT"
 RES=$(sed -n 's/^result: //p' <<<"$OUT")
 [ -f "$RES" ] || fail "no result: $OUT"
-# On a host the monitor marked untrusted (CPU steal over 20%: another tenant
-# took the CPU) the noise bands can widen until the rule honestly answers
-# "undecided": that answer must then say why, with the untrusted line first.
+# On a shared host the noise bands can widen until the rule honestly answers
+# "undecided": when the monitor marked the run untrusted (CPU steal over 20%:
+# another tenant took the CPU), or when processes outside the lab took over a
+# quarter of the host at some step (cpu_by_owner.other: another job on the
+# same machine). That answer must then say why, and an untrusted run's
+# verdict must say so on its first line.
 noisy=0
-if jq -e '.tipping_point.vms == null and .monitor.summary.untrusted == true' "$RES" >/dev/null; then
+if jq -e '.tipping_point.vms == null and (.monitor.summary.untrusted == true
+        or ([.steps[].cpu_by_owner.other] | max) > 25)' "$RES" >/dev/null; then
         jq -e '(.tipping_point.reason | startswith("undecided") and contains("noise band"))
-                and (.tipping_point.verdict | startswith("hci: UNTRUSTED run"))' "$RES" >/dev/null ||
-                fail "undecided on an untrusted host, without saying why: $(jq -c .tipping_point "$RES")"
+                and (.monitor.summary.untrusted != true
+                     or (.tipping_point.verdict | startswith("hci: UNTRUSTED run")))' "$RES" >/dev/null ||
+                fail "undecided on a shared host, without saying why: $(jq -c .tipping_point "$RES")"
         noisy=1
 fi
 [ $noisy = 1 ] || jq -e '.tipping_point.vms != null and .tipping_point.vms > .steps[0].vms
@@ -55,7 +60,7 @@ jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
         grep -Eq "^(hci: |  )tips at .* limited by $(jq -r .tipping_point.limited_by "$T/an.json")" \
                 <<<"$OUT" || fail "analyze's verdict: $OUT"
 [ $noisy = 0 ] || {
-        pass "undecided on a host with CPU steal $(jq .monitor.summary.steal_max "$RES")%, saying why: $(jq -r .tipping_point.reason "$RES")"
+        pass "undecided on a shared host (CPU steal up to $(jq .monitor.summary.steal_max "$RES")%, other processes up to $(jq '[.steps[].cpu_by_owner.other] | max' "$RES")%), saying why: $(jq -r .tipping_point.reason "$RES")"
         exit 0
 }
 pass "tipped at $(jq .tipping_point.vms "$RES") VMs, limited by $(jq -r .tipping_point.limited_by "$RES"): $(jq -c '[.steps[] | [.vms, (.totals.tps|floor), (.host_cpu.busy|floor)]]' "$RES")"

@@ -1,0 +1,364 @@
+/*
+ * scale_cluster.c - the lab's hosts over each measured window
+ * (scale_cluster.h). Counters are big (a host's every CPU and disk), so
+ * the two reads of a window live on the heap, one pair per host.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hostsrc.h"
+#include "scale/scale_cluster.h"
+
+struct host {
+        struct lab_hostinfo info;
+        int controller; /* this host's own /proc */
+        int open;       /* src is open */
+        int begun;      /* at0 holds this window's first read */
+        struct hostsrc src;
+        struct hostsrc_counters *at0, *at1;
+        char error[256]; /* why it could not be opened, "" */
+};
+
+struct scale_cluster {
+        unsigned n;
+        struct host *h;
+};
+
+/* One host over a step: the time-weighted mean of the windows that read it. */
+struct host_step {
+        struct lab_hostinfo info;
+        int controller;
+        int missing; /* did not answer when the run started (--metrics-optional) */
+        double seconds;
+        struct hostsrc_rates r;
+        unsigned missed; /* windows it could not read */
+        char error[256]; /* the last reason, "" */
+};
+
+struct scale_hosts {
+        unsigned n;
+        struct host_step *h;
+};
+
+static int open_host(struct host *h, char *err, size_t errlen)
+{
+        const struct hostsrc_ops *ops = hostsrc_find(h->info.source);
+        int rc;
+
+        if (!ops) {
+                snprintf(err, errlen, "%s: unknown metrics source '%s'", h->info.name,
+                         h->info.source);
+                return -EINVAL;
+        }
+        h->at0 = malloc(sizeof(*h->at0));
+        h->at1 = malloc(sizeof(*h->at1));
+        if (!h->at0 || !h->at1)
+                return -ENOMEM;
+        rc = hostsrc_open(&h->src, ops, h->info.name, h->info.where, NULL, err, errlen);
+        if (rc < 0)
+                return rc;
+        h->open = 1;
+        return hostsrc_read(&h->src, h->at0, err, errlen);
+}
+
+/* The backend's hosts, or this one when it has none of its own. */
+static int list_hosts(struct scale_cluster *c, const struct lab_backend_ops *ops,
+                      struct lab_backend *b)
+{
+        struct lab_hostinfo one = {
+            .name = "local", .role = "both", .source = "procfs", .where = "/proc"};
+        unsigned cap = 0;
+
+        for (unsigned i = 0;; i++) {
+                struct lab_hostinfo h = one;
+
+                if (ops->host && ops->host(b, i, &h) < 0)
+                        break;
+                if (c->n == cap) {
+                        struct host *m = realloc(c->h, (cap = cap ? 2 * cap : 4) * sizeof(*m));
+
+                        if (!m)
+                                return -ENOMEM;
+                        c->h = m;
+                }
+                memset(&c->h[c->n], 0, sizeof(c->h[c->n]));
+                c->h[c->n].info = h;
+                c->h[c->n++].controller = !ops->host;
+                if (!ops->host)
+                        break;
+        }
+        return 0;
+}
+
+int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops *ops,
+                       struct lab_backend *b, int optional, char *err, size_t errlen)
+{
+        struct scale_cluster *c = calloc(1, sizeof(*c));
+        int rc;
+
+        *out = c;
+        if (!c || list_hosts(c, ops, b) < 0)
+                return -ENOMEM;
+        for (unsigned i = 0; i < c->n; i++) {
+                struct host *h = &c->h[i];
+
+                if (!h->info.source[0])
+                        continue;
+                rc = open_host(h, h->error, sizeof(h->error));
+                if (rc == -ENOMEM)
+                        return rc;
+                if (rc < 0 && h->open) { /* opened, but the first read failed */
+                        hostsrc_close(&h->src);
+                        h->open = 0;
+                }
+                if (rc < 0 && !optional) {
+                        snprintf(err, errlen,
+                                 "host %s does not answer: %s (--metrics-optional "
+                                 "records it as missing)",
+                                 h->info.name, h->error);
+                        return -EHOSTDOWN;
+                }
+        }
+        return 0;
+}
+
+void scale_cluster_close(struct scale_cluster *c)
+{
+        for (unsigned i = 0; c && i < c->n; i++) {
+                if (c->h[i].open)
+                        hostsrc_close(&c->h[i].src);
+                free(c->h[i].at0);
+                free(c->h[i].at1);
+        }
+        if (c)
+                free(c->h);
+        free(c);
+}
+
+unsigned scale_cluster_count(const struct scale_cluster *c)
+{
+        return c ? c->n : 0;
+}
+
+void scale_cluster_begin(struct scale_cluster *c)
+{
+        char ignored[256]; /* a failed first read shows when the window ends */
+
+        for (unsigned i = 0; c && i < c->n; i++) {
+                struct host *h = &c->h[i];
+
+                h->begun = h->open && hostsrc_read(&h->src, h->at0, ignored, sizeof(ignored)) == 0;
+        }
+}
+
+/* Fold x into the mean m of w seconds so far, for dt seconds more. */
+static void fold(double *m, double x, double w, double dt)
+{
+        *m = w > 0 ? (*m * w + x * dt) / (w + dt) : x;
+}
+
+static struct hostsrc_disk_rate *disk_in(struct hostsrc_rates *r, const char *name)
+{
+        for (unsigned i = 0; i < r->ndisks; i++)
+                if (!strcmp(r->disk[i].name, name))
+                        return &r->disk[i];
+        if (r->ndisks == HOSTSRC_MAX_DISKS)
+                return NULL;
+        memset(&r->disk[r->ndisks], 0, sizeof(r->disk[0]));
+        snprintf(r->disk[r->ndisks].name, sizeof(r->disk[0].name), "%s", name);
+        return &r->disk[r->ndisks++];
+}
+
+static void fold_rates(struct host_step *hs, const struct hostsrc_rates *x)
+{
+        struct hostsrc_rates *m = &hs->r;
+        double w = hs->seconds, dt = x->seconds;
+
+        fold(&m->busy, x->busy, w, dt);
+        fold(&m->user, x->user, w, dt);
+        fold(&m->system, x->system, w, dt);
+        fold(&m->iowait, x->iowait, w, dt);
+        fold(&m->steal, x->steal, w, dt);
+        fold(&m->busiest_cpu, x->busiest_cpu, w, dt);
+        fold(&m->mem_used_pct, x->mem_used_pct, w, dt);
+        fold(&m->swap_in_s, x->swap_in_s, w, dt);
+        fold(&m->swap_out_s, x->swap_out_s, w, dt);
+        fold(&m->rx_bytes_s, x->rx_bytes_s, w, dt);
+        fold(&m->tx_bytes_s, x->tx_bytes_s, w, dt);
+        m->have_pressure = x->have_pressure;
+        fold(&m->psi_cpu_pct, x->psi_cpu_pct, w, dt);
+        fold(&m->psi_io_pct, x->psi_io_pct, w, dt);
+        fold(&m->psi_mem_pct, x->psi_mem_pct, w, dt);
+        for (unsigned i = 0; i < x->ndisks; i++) {
+                struct hostsrc_disk_rate *d = disk_in(m, x->disk[i].name);
+
+                if (!d)
+                        continue;
+                fold(&d->util_pct, x->disk[i].util_pct, w, dt);
+                fold(&d->iops, x->disk[i].iops, w, dt);
+                fold(&d->lat_ms, x->disk[i].lat_ms, w, dt);
+                fold(&d->read_bytes_s, x->disk[i].read_bytes_s, w, dt);
+                fold(&d->write_bytes_s, x->disk[i].write_bytes_s, w, dt);
+        }
+        hs->seconds = w + dt;
+        m->seconds = hs->seconds;
+}
+
+static struct scale_hosts *hosts_new(const struct scale_cluster *c)
+{
+        struct scale_hosts *hs = calloc(1, sizeof(*hs));
+
+        if (!hs || !(hs->h = calloc(c->n ? c->n : 1, sizeof(*hs->h)))) {
+                free(hs);
+                return NULL;
+        }
+        hs->n = c->n;
+        for (unsigned i = 0; i < c->n; i++) {
+                hs->h[i].info = c->h[i].info;
+                hs->h[i].controller = c->h[i].controller;
+                hs->h[i].missing = c->h[i].info.source[0] && !c->h[i].open;
+                snprintf(hs->h[i].error, sizeof(hs->h[i].error), "%s", c->h[i].error);
+        }
+        return hs;
+}
+
+/* Host h over the window, or why not (0 / -errno, why set). */
+static int window_of(struct host *h, struct hostsrc_rates *r, char *why, size_t len)
+{
+        int rc;
+
+        rc = hostsrc_read(&h->src, h->at1, why, len);
+        if (rc == 0 && !h->begun)
+                rc = -EAGAIN, snprintf(why, len, "%s (%s): no reading when the window opened",
+                                       h->info.name, h->src.ops->name);
+        if (rc == 0 && (rc = hostsrc_rates(h->at0, h->at1, r)) < 0)
+                snprintf(why, len,
+                         "%s (%s): a counter went backwards (the source restarted?): "
+                         "window left out",
+                         h->info.name, h->src.ops->name);
+        h->begun = 0;
+        return rc;
+}
+
+int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *why, size_t len)
+{
+        struct hostsrc_rates *r;
+        char one[256];
+        int missed = 0;
+
+        if (len)
+                why[0] = '\0';
+        if (!c || !c->n)
+                return 0;
+        if (!*hsp && !(*hsp = hosts_new(c)))
+                return -ENOMEM;
+        if (!(r = malloc(sizeof(*r))))
+                return -ENOMEM;
+        for (unsigned i = 0; i < c->n; i++) {
+                struct host_step *hs = &(*hsp)->h[i];
+                size_t at = strlen(why);
+
+                if (!c->h[i].info.source[0] || hs->missing)
+                        continue;
+                if (window_of(&c->h[i], r, one, sizeof(one)) == 0) {
+                        fold_rates(hs, r);
+                        continue;
+                }
+                snprintf(hs->error, sizeof(hs->error), "%s", one);
+                hs->missed++;
+                missed++;
+                if (at < len)
+                        snprintf(why + at, len - at, "%s%s", at ? "; " : "", one);
+        }
+        free(r);
+        return missed;
+}
+
+static json_t *num(double v)
+{
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *disks_json(const struct hostsrc_rates *r)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < r->ndisks; i++) {
+                const struct hostsrc_disk_rate *d = &r->disk[i];
+
+                json_array_append_new(a, json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "name", d->name,
+                                                   "util_pct", num(d->util_pct), "iops",
+                                                   num(d->iops), "lat_ms", num(d->lat_ms),
+                                                   "read_bytes_s", num(d->read_bytes_s),
+                                                   "write_bytes_s", num(d->write_bytes_s)));
+        }
+        return a;
+}
+
+/* A host's figures, or null ones when no window read it. */
+static json_t *figures_json(json_t *o, const struct host_step *s)
+{
+        const struct hostsrc_rates *r = &s->r;
+        int have = s->seconds > 0;
+
+        if (!have) {
+                json_object_set_new(o, "cpu", json_null());
+                json_object_set_new(o, "memory", json_null());
+                json_object_set_new(o, "disks", json_array());
+                json_object_set_new(o, "net", json_null());
+                return o;
+        }
+        json_object_set_new(o, "cpu",
+                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "busy", num(r->busy), "user",
+                                      num(r->user), "system", num(r->system), "iowait",
+                                      num(r->iowait), "steal", num(r->steal), "busiest_cpu",
+                                      num(r->busiest_cpu)));
+        json_object_set_new(o, "memory",
+                            json_pack("{s:o,s:o,s:o}", "used_pct", num(r->mem_used_pct),
+                                      "swap_in_s", num(r->swap_in_s), "swap_out_s",
+                                      num(r->swap_out_s)));
+        json_object_set_new(o, "disks", disks_json(r));
+        json_object_set_new(o, "net",
+                            json_pack("{s:o,s:o}", "rx_bytes_s", num(r->rx_bytes_s), "tx_bytes_s",
+                                      num(r->tx_bytes_s)));
+        if (r->have_pressure)
+                json_object_set_new(o, "pressure",
+                                    json_pack("{s:o,s:o,s:o}", "cpu_pct", num(r->psi_cpu_pct),
+                                              "io_pct", num(r->psi_io_pct), "memory_pct",
+                                              num(r->psi_mem_pct)));
+        return o;
+}
+
+json_t *scale_hosts_json(const struct scale_hosts *hs)
+{
+        json_t *a = json_array(), *o;
+
+        for (unsigned i = 0; a && hs && i < hs->n; i++) {
+                const struct host_step *s = &hs->h[i];
+
+                o = json_pack("{s:s,s:s,s:s,s:b,s:f}", "name", s->info.name, "role", s->info.role,
+                              "source", s->info.source[0] ? s->info.source : "none", "controller",
+                              s->controller, "seconds", s->seconds);
+                if (!o)
+                        continue;
+                figures_json(o, s);
+                if (s->missing)
+                        json_object_set_new(o, "missing", json_true());
+                if (s->missed)
+                        json_object_set_new(o, "windows_missed", json_integer(s->missed));
+                if (s->error[0])
+                        json_object_set_new(o, "error", json_string(s->error));
+                json_array_append_new(a, o);
+        }
+        return a ? json_pack("{s:o}", "hosts", a) : NULL;
+}
+
+void scale_hosts_free(struct scale_hosts *hs)
+{
+        if (hs)
+                free(hs->h);
+        free(hs);
+}

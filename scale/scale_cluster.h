@@ -1,0 +1,58 @@
+/*
+ * scale_cluster.h - every host of the lab, read through its source
+ * (core/hostsrc.h) at both ends of each measured window, as the probe
+ * (scale.h) reads this host's own counters: a step's figures per host are
+ * the time-weighted means of its windows, so they cover exactly the
+ * measured seconds on every host.
+ *
+ * The hosts are the backend's (lab_backend_ops.host: a static inventory's
+ * [host] sections, a libvirt lab's URIs); a backend without hosts is one
+ * host, this one ("local", role both, /proc), marked as the controller.
+ * A host with no source is listed, never read.
+ *
+ * Faults: a host that does not answer when the run starts stops it (exit
+ * 3, the host named) unless the run was told the figures are optional
+ * (--metrics-optional: the host is recorded as missing). A host that does
+ * not answer at either end of a window, or whose counter went backwards (a
+ * restarted exporter), loses that window only: its figures over the step
+ * come from the windows that read it, and the step names it (error). Never
+ * a negative rate.
+ *
+ * One controlling thread, as the rest of scale/.
+ */
+#ifndef HCI_SCALE_SCALE_CLUSTER_H
+#define HCI_SCALE_SCALE_CLUSTER_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "lab/backend.h"
+
+struct scale_cluster;
+struct scale_hosts; /* one step's figures of every host */
+
+/*
+ * The lab's hosts, each opened and read once: 0, or -EHOSTDOWN with the
+ * host and why in err (optional: a host that does not answer is kept as
+ * missing, 0). -ENOMEM. *out is NULL-safe to close.
+ */
+int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops *ops,
+                       struct lab_backend *b, int optional, char *err, size_t errlen);
+void scale_cluster_close(struct scale_cluster *c);
+/* Hosts known (read or not); 0 for a NULL cluster. */
+unsigned scale_cluster_count(const struct scale_cluster *c);
+
+/* Read every host now: the window opens. */
+void scale_cluster_begin(struct scale_cluster *c);
+/*
+ * Read every host again and fold its figures over the window into *hs (made
+ * on first use). Returns the number of hosts the window could not read
+ * (each named in why, "h2 (node_exporter): ..."), -ENOMEM.
+ */
+int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hs, char *why, size_t len);
+
+/* The step's hosts as the result's cluster object: {"hosts": [...]}; NULL on ENOMEM. */
+json_t *scale_hosts_json(const struct scale_hosts *hs);
+void scale_hosts_free(struct scale_hosts *hs);
+
+#endif
