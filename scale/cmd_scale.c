@@ -622,6 +622,8 @@ out:
         metrics_stop(s->watch.metrics);
         s->watch.metrics = NULL;
         teardown(s);
+        scale_cluster_close(s->watch.cluster); /* a source may hold the backend's connection */
+        s->watch.cluster = NULL;
         s->lab.ops->close(s->lab.b);
         return rc;
 }

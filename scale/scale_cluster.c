@@ -43,12 +43,17 @@ struct scale_hosts {
         struct host_step *h;
 };
 
-static int open_host(struct host *h, char *err, size_t errlen)
+/* Host i's source: the backend's own (a libvirt connection) when it opens
+ * them, else the one its source names, on its where. */
+static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, unsigned i,
+                     struct host *h, char *err, size_t errlen)
 {
         const struct hostsrc_ops *ops = hostsrc_find(h->info.source);
         int rc;
 
-        if (!ops) {
+        if (bops->host_source) {
+                ops = NULL;
+        } else if (!ops) {
                 snprintf(err, errlen, "%s: unknown metrics source '%s'", h->info.name,
                          h->info.source);
                 return -EINVAL;
@@ -57,7 +62,8 @@ static int open_host(struct host *h, char *err, size_t errlen)
         h->at1 = malloc(sizeof(*h->at1));
         if (!h->at0 || !h->at1)
                 return -ENOMEM;
-        rc = hostsrc_open(&h->src, ops, h->info.name, h->info.where, NULL, err, errlen);
+        rc = ops ? hostsrc_open(&h->src, ops, h->info.name, h->info.where, NULL, err, errlen)
+                 : bops->host_source(b, i, &h->src, err, errlen);
         if (rc < 0)
                 return rc;
         h->open = 1;
@@ -107,7 +113,7 @@ int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops 
 
                 if (!h->info.source[0])
                         continue;
-                rc = open_host(h, h->error, sizeof(h->error));
+                rc = open_host(ops, b, i, h, h->error, sizeof(h->error));
                 if (rc == -ENOMEM)
                         return rc;
                 if (rc < 0 && h->open) { /* opened, but the first read failed */
