@@ -13,7 +13,8 @@
 
 #include "core/clock.h"
 
-static const struct hostsrc_ops *const sources[] = {&hostsrc_procfs_ops, &hostsrc_node_ops};
+static const struct hostsrc_ops *const sources[] = {&hostsrc_procfs_ops, &hostsrc_node_ops,
+                                                    &hostsrc_prom_ops};
 
 const struct hostsrc_ops *hostsrc_find(const char *name)
 {
@@ -63,7 +64,8 @@ int hostsrc_read(struct hostsrc *s, struct hostsrc_counters *out, char *err, siz
                 name_host(s, err, errlen);
                 return ret;
         }
-        out->t_ns = clk_now_ns();
+        if (!out->t_ns)
+                out->t_ns = clk_now_ns();
         return 0;
 }
 

@@ -16,6 +16,24 @@
  *                  core/hostsrc_procfs.c
  *   node_exporter  the text exposition of http(s)://HOST:PORT/metrics, read
  *                  through libcurl; core/hostsrc_node.c
+ *   prometheus     a Prometheus server that scrapes the host's node_exporter:
+ *                  where is "BASE#INSTANCE", the server's base URL (http or
+ *                  https, a path prefix allowed, no ?query) and the instance
+ *                  label of the exporter's target (host:port), e.g.
+ *                  "http://127.0.0.1:9090#127.0.0.2:9100". Each read is one
+ *                  instant query (GET BASE/api/v1/query) of the families the
+ *                  node_exporter source reads, {instance="INSTANCE"} only,
+ *                  filled in the same way; core/hostsrc_prom.c. Its t_ns is
+ *                  the time of the instance's last scrape (mapped from the
+ *                  wall clock onto clk_now_ns()), so a rate between two
+ *                  reads covers the scraped interval, not the queries'; two
+ *                  reads within one scrape interval are the same sample
+ *                  (hostsrc_rates: -EINVAL). An instance without series (not
+ *                  a target, or its last scrape failed) is -ENOENT naming it.
+ *
+ * HTTP sources send the token, when one is given, as "Authorization: Bearer"
+ * and nowhere else; they speak http and https only, follow no redirect and
+ * refuse bodies over HOSTSRC_HTTP_MAX_BODY.
  *
  * Disks are whole devices as node_exporter's diskstats collector keeps them
  * by default: ram*, loop*, fd* and partitions are left out
@@ -47,7 +65,7 @@ struct hostsrc_disk {
 
 /* A host's cumulative counters at one moment. */
 struct hostsrc_counters {
-        uint64_t t_ns; /* clk_now_ns() of the read */
+        uint64_t t_ns; /* clk_now_ns() of the read, or of the sample read (prometheus) */
         struct hostsrc_cpu total;
         unsigned ncpus;
         struct hostsrc_cpu cpu[HOSTSRC_MAX_CPUS];
@@ -82,10 +100,12 @@ struct hostsrc_rates {
 struct hostsrc;
 
 struct hostsrc_ops {
-        const char *name; /* "procfs", "node_exporter" */
+        const char *name; /* "procfs", "node_exporter", "prometheus" */
         /* Ready s->priv for where (a directory, a URL). 0, or -errno with err. */
         int (*open)(struct hostsrc *s, const char *where, char *err, size_t errlen);
-        /* The counters now. 0, or -errno with err (no reply, garbage, too big). */
+        /* The counters now. 0, or -errno with err (no reply, garbage, too big).
+         * out->t_ns left 0 is the time of the read; a source that knows its
+         * sample's time sets it. */
         int (*read)(struct hostsrc *s, struct hostsrc_counters *out, char *err, size_t errlen);
         void (*close)(struct hostsrc *s);
 };
@@ -99,8 +119,9 @@ struct hostsrc {
 
 extern const struct hostsrc_ops hostsrc_procfs_ops;
 extern const struct hostsrc_ops hostsrc_node_ops;
+extern const struct hostsrc_ops hostsrc_prom_ops;
 
-/* The source named name ("procfs", "node_exporter"), NULL when unknown. */
+/* The source named name ("procfs", "node_exporter", "prometheus"), NULL when unknown. */
 const struct hostsrc_ops *hostsrc_find(const char *name);
 
 /*
@@ -109,7 +130,7 @@ const struct hostsrc_ops *hostsrc_find(const char *name);
  */
 int hostsrc_open(struct hostsrc *s, const struct hostsrc_ops *ops, const char *host,
                  const char *where, const char *token, char *err, size_t errlen);
-/* Read the counters now (out->t_ns set); errors name the host. */
+/* Read the counters now (out->t_ns set); errors name the host: "h2 (prometheus): ...". */
 int hostsrc_read(struct hostsrc *s, struct hostsrc_counters *out, char *err, size_t errlen);
 void hostsrc_close(struct hostsrc *s);
 
@@ -129,6 +150,27 @@ int hostsrc_url_check(const char *url, int loopback_only, char *err, size_t errl
  */
 int hostsrc_node_parse(const char *body, size_t len, struct hostsrc_counters *out, char *err,
                        size_t errlen);
+
+/*
+ * A prometheus source's where split into the server's base URL (trailing
+ * '/' dropped; checked as hostsrc_url_check does) and the instance.
+ * -EINVAL with err when it is not BASE#INSTANCE.
+ */
+int hostsrc_prom_where(const char *where, char *base, size_t baselen, char *instance,
+                       size_t instlen, char *err, size_t errlen);
+
+/*
+ * An instant query's reply (/api/v1/query, hostsrc_prom.c's query) into
+ * out: the part of the prometheus source's read that needs no network.
+ * out->t_ns is the reply's scrape time (seconds of the wall clock) plus
+ * mono_minus_wall (clk_now_ns() minus the wall clock in ns, at the read).
+ * -EIO with the server's errorType and error for a reply of status error;
+ * -ENOENT naming the instance when no node_cpu_seconds_total came back
+ * (an empty result); -EINVAL for a body that is not such a reply, a value
+ * that is negative, NaN or infinite, or two jobs' series of one instance.
+ */
+int hostsrc_prom_parse(const char *body, size_t len, const char *instance, int64_t mono_minus_wall,
+                       struct hostsrc_counters *out, char *err, size_t errlen);
 
 /* Whether a diskstats device counts as a disk (not ram*, loop*, fd*, a partition). */
 int hostsrc_disk_wanted(const char *name);

@@ -11,68 +11,24 @@
  * the exporter has them. A body without node_cpu_seconds_total is not an
  * exporter's; a counter that is negative, NaN or infinite is garbage. Bodies
  * are bounded (HOSTSRC_HTTP_MAX_BODY) while they arrive, and only http and
- * https are spoken, redirects not followed.
+ * https are spoken, redirects not followed (the GET of core/hostsrc_http.c).
+ * The reading of these families into counters is shared with the
+ * prometheus source (hostsrc_fill_*), so both fill them alike.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/expo.h"
 #include "core/hostsrc.h"
+#include "core/hostsrc_http.h"
 
 struct node {
-        CURL *curl;
-        struct curl_slist *headers;
+        struct hostsrc_http http;
         char *url;
-        char *body;
-        size_t len, cap;
-        int too_big;
 };
-
-/* What the parse callback fills, and the first bad value it met. */
-struct fill {
-        struct hostsrc_counters *out;
-        int have_cpu;
-        unsigned psi; /* bit per pressure file seen */
-        char bad[160];
-};
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_init(void)
-{
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static size_t on_body(char *data, size_t size, size_t n, void *user)
-{
-        struct node *nd = user;
-        size_t len = size * n;
-
-        if (nd->len + len > HOSTSRC_HTTP_MAX_BODY) {
-                nd->too_big = 1;
-                return 0; /* libcurl stops the transfer */
-        }
-        if (nd->len + len + 1 > nd->cap) {
-                size_t cap = nd->cap ? nd->cap : 65536;
-                char *p;
-
-                while (cap < nd->len + len + 1)
-                        cap *= 2;
-                p = realloc(nd->body, cap);
-                if (!p)
-                        return 0;
-                nd->body = p;
-                nd->cap = cap;
-        }
-        memcpy(nd->body + nd->len, data, len);
-        nd->len += len;
-        return len;
-}
 
 static double *cpu_mode(struct hostsrc_cpu *c, const char *mode)
 {
@@ -87,7 +43,7 @@ static double *cpu_mode(struct hostsrc_cpu *c, const char *mode)
         return NULL;
 }
 
-static void on_cpu(struct fill *f, const struct expo_sample *s)
+static void on_cpu(struct hostsrc_fill *f, const struct expo_sample *s)
 {
         const char *cpu = expo_label(s, "cpu"), *mode = expo_label(s, "mode");
         char *end;
@@ -125,7 +81,7 @@ static struct hostsrc_disk *disk_of(struct hostsrc_counters *out, const char *na
         return d;
 }
 
-static void on_disk(struct fill *f, const struct expo_sample *s, const char *what)
+static void on_disk(struct hostsrc_fill *f, const struct expo_sample *s, const char *what)
 {
         static const char *const names[] = {"reads_completed_total",   "writes_completed_total",
                                             "read_time_seconds_total", "write_time_seconds_total",
@@ -146,7 +102,7 @@ static void on_disk(struct fill *f, const struct expo_sample *s, const char *wha
         }
 }
 
-static void on_net(struct fill *f, const struct expo_sample *s, double *sum)
+static void on_net(struct hostsrc_fill *f, const struct expo_sample *s, double *sum)
 {
         const char *dev = expo_label(s, "device");
 
@@ -155,7 +111,7 @@ static void on_net(struct fill *f, const struct expo_sample *s, double *sum)
         (void)f;
 }
 
-static void on_psi(struct fill *f, const char *what, double v)
+static void on_psi(struct hostsrc_fill *f, const char *what, double v)
 {
         static const char *const names[] = {"cpu_waiting_seconds_total", "io_waiting_seconds_total",
                                             "memory_waiting_seconds_total"};
@@ -168,9 +124,15 @@ static void on_psi(struct fill *f, const char *what, double v)
                 }
 }
 
-static int on_sample(void *user, const struct expo_sample *s)
+void hostsrc_fill_init(struct hostsrc_fill *f, struct hostsrc_counters *out)
 {
-        struct fill *f = user;
+        memset(f, 0, sizeof(*f));
+        f->out = out;
+}
+
+int hostsrc_fill_sample(void *user, const struct expo_sample *s)
+{
+        struct hostsrc_fill *f = user;
         struct hostsrc_counters *out = f->out;
         const char *n = s->name;
 
@@ -208,89 +170,76 @@ static int on_sample(void *user, const struct expo_sample *s)
         return 0;
 }
 
+int hostsrc_fill_done(struct hostsrc_fill *f, char *err, size_t errlen)
+{
+        if (f->bad[0]) {
+                snprintf(err, errlen, "%s", f->bad);
+                return -EINVAL;
+        }
+        f->out->have_pressure = f->psi == 7;
+        return 0;
+}
+
 int hostsrc_node_parse(const char *body, size_t len, struct hostsrc_counters *out, char *err,
                        size_t errlen)
 {
-        struct fill f = {.out = out};
+        struct hostsrc_fill f;
         char why[200];
-        int ret = expo_parse(body, len, on_sample, &f, why, sizeof(why));
+        int ret;
 
+        hostsrc_fill_init(&f, out);
+        ret = expo_parse(body, len, hostsrc_fill_sample, &f, why, sizeof(why));
         if (ret < 0) {
                 snprintf(err, errlen, "not exposition text: %s", why);
                 return ret;
         }
-        if (f.bad[0]) {
-                snprintf(err, errlen, "%s", f.bad);
-                return -EINVAL;
-        }
+        ret = hostsrc_fill_done(&f, err, errlen);
+        if (ret < 0)
+                return ret;
         if (!f.have_cpu) {
                 snprintf(err, errlen, "no node_cpu_seconds_total in %zu bytes: not node_exporter",
                          len);
                 return -EINVAL;
         }
-        out->have_pressure = f.psi == 7;
         return 0;
 }
 
 static int node_open(struct hostsrc *s, const char *where, char *err, size_t errlen)
 {
         struct node *nd;
-        char auth[4200];
         int ret = hostsrc_url_check(where, 0, err, errlen);
 
         if (ret < 0)
                 return ret;
-        pthread_once(&curl_once, curl_init);
         nd = calloc(1, sizeof(*nd));
-        if (!nd || !(nd->url = strdup(where)) || !(nd->curl = curl_easy_init())) {
-                if (nd)
-                        free(nd->url);
+        if (!nd || !(nd->url = strdup(where))) {
                 free(nd);
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
-        s->priv = nd;
-        if (s->token) {
-                snprintf(auth, sizeof(auth), "Authorization: Bearer %s", s->token);
-                nd->headers = curl_slist_append(NULL, auth);
-                explicit_bzero(auth, sizeof(auth));
+        ret = hostsrc_http_open(&nd->http, s->token, err, errlen);
+        if (ret < 0) {
+                free(nd->url);
+                free(nd);
+                return ret;
         }
-        curl_easy_setopt(nd->curl, CURLOPT_URL, nd->url);
-        curl_easy_setopt(nd->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(nd->curl, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(nd->curl, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(nd->curl, CURLOPT_TIMEOUT_MS, (long)HOSTSRC_HTTP_TIMEOUT_MS);
-        curl_easy_setopt(nd->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HOSTSRC_HTTP_MAX_BODY);
-        curl_easy_setopt(nd->curl, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(nd->curl, CURLOPT_WRITEDATA, nd);
-        if (nd->headers)
-                curl_easy_setopt(nd->curl, CURLOPT_HTTPHEADER, nd->headers);
+        s->priv = nd;
         return 0;
 }
 
 static int node_read(struct hostsrc *s, struct hostsrc_counters *out, char *err, size_t errlen)
 {
         struct node *nd = s->priv;
-        long status = 0;
-        CURLcode rc;
+        long status;
+        int ret = hostsrc_http_get(&nd->http, nd->url, nd->url, &status, err, errlen);
 
-        nd->len = 0;
-        nd->too_big = 0;
-        rc = curl_easy_perform(nd->curl);
-        if (nd->too_big || rc == CURLE_FILESIZE_EXCEEDED) {
-                snprintf(err, errlen, "%s: body over %u bytes", nd->url, HOSTSRC_HTTP_MAX_BODY);
-                return -E2BIG;
-        }
-        if (rc != CURLE_OK) {
-                snprintf(err, errlen, "%s: %s", nd->url, curl_easy_strerror(rc));
-                return -EIO;
-        }
-        curl_easy_getinfo(nd->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (ret < 0)
+                return ret;
         if (status != 200) {
                 snprintf(err, errlen, "%s: HTTP status %ld", nd->url, status);
                 return -EIO;
         }
-        return hostsrc_node_parse(nd->body ? nd->body : "", nd->len, out, err, errlen);
+        return hostsrc_node_parse(nd->http.body, nd->http.len, out, err, errlen);
 }
 
 static void node_close(struct hostsrc *s)
@@ -299,10 +248,8 @@ static void node_close(struct hostsrc *s)
 
         if (!nd)
                 return;
-        curl_easy_cleanup(nd->curl);
-        curl_slist_free_all(nd->headers);
+        hostsrc_http_close(&nd->http);
         free(nd->url);
-        free(nd->body);
         free(nd);
 }
 

@@ -73,6 +73,14 @@ enum lab_topology {
         LAB_TWO_LAYER, /* the storage service has CPUs of its own */
 };
 
+/* Where hosts' figures are read (--metrics-source, lab_host_metrics()). */
+enum lab_metrics {
+        LAB_METRICS_AUTO,   /* a host's metrics URL: node_exporter; this host: procfs */
+        LAB_METRICS_PROCFS, /* this host's /proc */
+        LAB_METRICS_NODE,   /* every host's metrics URL */
+        LAB_METRICS_PROM,   /* every host through --prometheus */
+};
+
 /* What the user asked for. Each backend reads the fields it needs. */
 struct lab_spec {
         const char *lab_dir;     /* local: state directory */
@@ -91,6 +99,11 @@ struct lab_spec {
         /* libvirt, two-layer: comma-separated names of the hosts of libvirt_uri
          * (lab_uri_host_name(), labopts.h) that are storage hosts; NULL: none */
         const char *storage_hosts;
+        enum lab_metrics metrics_source; /* --metrics-source: how hosts are read */
+        const char *prometheus;          /* --prometheus: the server's URL, or NULL */
+        const char *metrics_token;       /* bearer token for HTTP sources, or NULL; never
+                                            printed or written */
+        const char *metrics_token_file;  /* where it came from (absolute), or NULL */
         /* The caller has a password of its own (MYSQL_PWD, --mysql-password-file,
          * an option file) for servers the lab gives none: static refuses a
          * server without password_file at open() (-EINVAL, FILE:LINE) unless set. */
@@ -151,8 +164,11 @@ struct lab_storage {
 struct lab_hostinfo {
         char name[64];            /* "h1" */
         char role[16];            /* "compute", "storage" or "both" */
-        char source[16];          /* "procfs", "node_exporter", "libvirt"; "" none known */
-        char where[LAB_PATH_MAX]; /* the source's directory or metrics URL */
+        char source[16];          /* "procfs", "node_exporter", "prometheus", "libvirt";
+                                     "" none known */
+        char where[LAB_PATH_MAX]; /* the source's directory or metrics URL (prometheus:
+                                     URL#INSTANCE, core/hostsrc.h) */
+        const char *token;        /* bearer token for its source, or NULL (lab_host_metrics) */
 };
 
 struct lab_backend; /* one opened lab, opaque */
@@ -195,8 +211,9 @@ struct lab_backend_ops {
         /* Fill *st for VM i. */
         int (*stats)(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
                      size_t errlen);
-        /* Fill *h for host i (0-based); -ENOENT past the last. NULL: the lab is
-         * one host, this one (role both, procfs /proc). */
+        /* Fill *h for host i (0-based) as the lab describes it; -ENOENT past
+         * the last. NULL: the lab is one host, this one (role both, procfs
+         * /proc). The source used is lab_host_metrics()'s (labopts.h). */
         int (*host)(struct lab_backend *b, unsigned i, struct lab_hostinfo *h);
         /* Open *s, the metrics source of host i, through what the backend
          * already holds (libvirt: its connection to that host's URI), for

@@ -17,6 +17,11 @@
  *   role = compute          (compute, storage or both; default both)
  *   metrics = http://10.0.0.1:9100/metrics   (node_exporter; optional)
  *
+ * A host is read through its metrics URL (node_exporter), or with
+ * --metrics-source prometheus through --prometheus, as the instance of
+ * that URL's host:port (lab_host_metrics, labopts.h); a host that cannot be
+ * read as the options ask is refused at open, naming its section's line.
+ *
  * Nothing is started or stopped: start() checks that the server answers,
  * stats() says whether it does. The whole inventory is checked when it is
  * opened, and a bad line is reported as FILE:LINE; so is a server listed
@@ -32,6 +37,7 @@
 #include "core/hostsrc.h"
 #include "core/opts.h"
 #include "lab/backend.h"
+#include "lab/labopts.h"
 #include "lab/sql.h"
 
 #define PING_TIMEOUT_S 3
@@ -228,6 +234,20 @@ static int same_server(const struct lab_endpoint *a, const struct lab_endpoint *
         return a->port == b->port && !strcasecmp(a->host, b->host);
 }
 
+/* Every host can be read as --metrics-source asks: refused now, naming its line. */
+static int check_hosts(struct lab_backend *b)
+{
+        struct lab_hostinfo h;
+        char why[400];
+
+        for (unsigned i = 0; i < b->nhosts; i++) {
+                h = b->host[i].h;
+                if (lab_host_metrics(b->spec, &h, why, sizeof(why)) < 0)
+                        return bad(b, b->host[i].line, "%s", why);
+        }
+        return 0;
+}
+
 static int check_inventory(struct lab_backend *b)
 {
         if (!b->n) {
@@ -248,7 +268,7 @@ static int check_inventory(struct lab_backend *b)
         for (unsigned i = 1; i <= b->n; i++)
                 if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0)
                         return -EINVAL;
-        return 0;
+        return check_hosts(b);
 }
 
 static int static_open(const struct lab_spec *spec, struct lab_backend **out, char *err,

@@ -171,7 +171,7 @@ static int host_open(struct lab *l, unsigned i, const struct lab_hostinfo *h, st
                 snprintf(why, whylen, "%s: no source %s in this build", h->name, h->source);
                 return -ENOENT;
         }
-        return hostsrc_open(s, ops, h->name, h->where, NULL, why, whylen);
+        return hostsrc_open(s, ops, h->name, h->where, h->token, why, whylen);
 }
 
 /* Whether host i's source answers with counters now; why not in why. */
@@ -193,17 +193,43 @@ static int host_answers(struct lab *l, unsigned i, const struct lab_hostinfo *h,
         return rc;
 }
 
-/* One line per host of the lab: its role, source and whether it answered. */
+/* Host i of the lab, read through the source --metrics-source picks for it
+ * (lab_host_metrics); -ENOENT past the last, -EINVAL when it cannot be read so. */
+static int get_host(struct lab *l, unsigned i, struct lab_hostinfo *h)
+{
+        int rc = 0;
+
+        if (l->ops->host)
+                rc = l->ops->host(l->b, i, h);
+        else if (i)
+                rc = -ENOENT;
+        else
+                *h = (struct lab_hostinfo){
+                    .name = "local", .role = "both", .source = "procfs", .where = "/proc"};
+        return rc < 0 ? rc : lab_host_metrics(&l->spec, h, l->err, sizeof(l->err));
+}
+
+/* Every host can be read as asked: bad input, said before anything is started or read. */
+static int check_hosts(struct lab *l)
+{
+        struct lab_hostinfo h;
+        int rc;
+
+        for (unsigned i = 0;; i++) {
+                rc = get_host(l, i, &h);
+                if (rc < 0)
+                        return rc == -ENOENT ? 0 : rc;
+        }
+}
+
+/* One line per host of the lab: its role, the source used and whether it answered. */
 static int print_hosts(struct lab *l)
 {
-        struct lab_hostinfo h = {
-            .name = "local", .role = "both", .source = "procfs", .where = "/proc"};
+        struct lab_hostinfo h;
         char why[512];
         int rc = 0;
 
-        for (unsigned i = 0;; i++) {
-                if (l->ops->host && l->ops->host(l->b, i, &h) < 0)
-                        break;
+        for (unsigned i = 0; get_host(l, i, &h) == 0; i++) {
                 if (!h.source[0]) {
                         printf("host %s role=%s source=none state=unmeasured\n", h.name, h.role);
                 } else if (host_answers(l, i, &h, why, sizeof(why)) == 0) {
@@ -214,8 +240,6 @@ static int print_hosts(struct lab *l)
                                h.source, h.where, why);
                         rc = -EHOSTDOWN;
                 }
-                if (!l->ops->host)
-                        break;
         }
         return rc;
 }
@@ -248,7 +272,12 @@ static int run_verb(struct lab *l, const char *verb)
 
         if (rc < 0)
                 return rc;
-        if (!strcmp(verb, "up")) {
+        /* down takes the lab down whatever the metrics options say */
+        if (strcmp(verb, "down"))
+                rc = check_hosts(l);
+        if (rc < 0) {
+                /* said in l->err */
+        } else if (!strcmp(verb, "up")) {
                 rc = lab_up(l);
         } else if (!strcmp(verb, "down")) {
                 rc = l->ops->destroy(l->b, l->cfg.purge, l->err, sizeof(l->err));

@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hostsrc.h"
+#include "core/secret.h"
+
 static const char *const topology_names[] = {"hci", "two-layer", NULL};
 static const char *const datadir_names[] = {"lun", "host", NULL};
+const char *const lab_metrics_names[] = {"auto", "procfs", "node_exporter", "prometheus", NULL};
 
 #define O(f) offsetof(struct lab_cfg, f)
 const struct opt_def lab_opts[] = {
@@ -54,6 +58,20 @@ const struct opt_def lab_opts[] = {
      "libvirt, two-layer: the hosts of --libvirt-uri (as named in its URIs; localhost for "
      "qemu:///system) that are storage hosts, comma-separated; the others are compute hosts",
      NULL, OPT_F_LIST},
+    {"metrics-source", OPT_ENUM, O(metrics_source), "auto", 0, 0,
+     "where each host's figures are read: auto (a host's metrics URL through node_exporter, "
+     "this host through procfs), procfs (this host's /proc; no other host), node_exporter "
+     "(every host's metrics URL), prometheus (every host through --prometheus)",
+     lab_metrics_names, 0},
+    {"prometheus", OPT_STR, O(prometheus), NULL, 0, 0,
+     "with --metrics-source prometheus: the base URL of a Prometheus server (http or https) "
+     "that scrapes every host's node_exporter; a host is its instance there, the host:port of "
+     "its metrics URL",
+     NULL, 0},
+    {"metrics-token-file", OPT_STR, O(metrics_token_file), NULL, 0, 0,
+     "file whose first line is a bearer token sent to the HTTP metrics sources (node_exporter, "
+     "prometheus); only the file's path is recorded",
+     NULL, OPT_F_PATH},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -144,7 +162,49 @@ static int check_storage_hosts(const struct lab_cfg *c, char *err, size_t errlen
         return 0;
 }
 
-int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_ops **ops,
+/* --prometheus goes with --metrics-source prometheus, both ways, and is an http(s) URL;
+ * --metrics-token-file's token is read now, so a bad file is found before any connection. */
+static int check_metrics(struct lab_cfg *c, char *err, size_t errlen)
+{
+        char why[300];
+        int rc;
+
+        if (c->metrics_source == LAB_METRICS_PROM && !c->prometheus) {
+                snprintf(err, errlen,
+                         "option --metrics-source prometheus: needs --prometheus URL (the server "
+                         "that scrapes the hosts)");
+                return -EINVAL;
+        }
+        if (c->prometheus && c->metrics_source != LAB_METRICS_PROM) {
+                snprintf(err, errlen,
+                         "option --prometheus: read only with --metrics-source prometheus");
+                return -EINVAL;
+        }
+        if (c->prometheus && hostsrc_url_check(c->prometheus, 0, why, sizeof(why)) < 0) {
+                snprintf(err, errlen, "option --prometheus: %s", why);
+                return -EINVAL;
+        }
+        if (c->prometheus && strpbrk(c->prometheus, "?#")) {
+                snprintf(err, errlen, "option --prometheus: %s: a base URL, without ?query or #",
+                         c->prometheus);
+                return -EINVAL;
+        }
+        c->metrics_token[0] = '\0';
+        if (!c->metrics_token_file)
+                return 0;
+        rc = secret_read_file("metrics-token-file", c->metrics_token_file, c->metrics_token,
+                              sizeof(c->metrics_token), err, errlen);
+        if (!rc && strpbrk(c->metrics_token, " \t")) {
+                snprintf(err, errlen, "option --metrics-token-file: %s: a token is one word",
+                         c->metrics_token_file);
+                rc = -EINVAL;
+        }
+        if (rc < 0)
+                explicit_bzero(c->metrics_token, sizeof(c->metrics_token));
+        return rc < 0 ? -EINVAL : 0;
+}
+
+int lab_spec(struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_ops **ops,
              char *err, size_t errlen)
 {
         struct in_addr in;
@@ -154,6 +214,8 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
         rc = check_addr_base(c->addr_base, err, errlen);
         if (!rc)
                 rc = check_storage_hosts(c, err, errlen);
+        if (!rc)
+                rc = check_metrics(c, err, errlen);
         if (rc < 0)
                 return rc;
         if (inet_pton(AF_INET, c->target_addr, &in) != 1 || in.s_addr == htonl(INADDR_ANY)) {
@@ -189,6 +251,80 @@ int lab_spec(const struct lab_cfg *c, struct lab_spec *spec, const struct lab_ba
             .libvirt_uri = c->libvirt_uri,
             .storage_hosts = c->storage_hosts,
             .boot_timeout_s = (int)c->boot_timeout,
+            .metrics_source = (enum lab_metrics)c->metrics_source,
+            .prometheus = c->prometheus,
+            .metrics_token = c->metrics_token[0] ? c->metrics_token : NULL,
+            .metrics_token_file = c->metrics_token_file,
         };
+        return 0;
+}
+
+/* The host:port Prometheus labels the target of metrics URL url with (its default port added). */
+static int instance_of(const char *url, char *out, size_t outlen)
+{
+        const char *h = strstr(url, "://"), *after;
+        size_t n;
+        int port;
+
+        if (!h)
+                return -EINVAL;
+        h += 3;
+        n = strcspn(h, "/?#"); /* no user@ in it: hostsrc_url_check refuses one */
+        after = h[0] == '[' ? memchr(h, ']', n) : h; /* an IPv6 literal's colons are not a port */
+        if (!n || n + 5 >= outlen || !after)
+                return -EINVAL;
+        port = memchr(after, ':', n - (size_t)(after - h)) != NULL;
+        snprintf(out, outlen, "%.*s%s", (int)n, h,
+                 port                         ? ""
+                 : !strncmp(url, "https:", 6) ? ":443"
+                                              : ":80");
+        return 0;
+}
+
+int lab_host_metrics(const struct lab_spec *spec, struct lab_hostinfo *h, char *err, size_t errlen)
+{
+        int local = !strcmp(h->source, "procfs"), url = !strcmp(h->source, "node_exporter");
+        char inst[128];
+
+        h->token = NULL;
+        switch (spec->metrics_source) {
+        case LAB_METRICS_AUTO:
+                break;
+        case LAB_METRICS_PROCFS:
+                if (!local) {
+                        snprintf(err, errlen,
+                                 "host %s: --metrics-source procfs reads this host's /proc only, "
+                                 "and %s is not this host",
+                                 h->name, h->name);
+                        return -EINVAL;
+                }
+                break;
+        case LAB_METRICS_NODE:
+                if (!url) {
+                        snprintf(err, errlen,
+                                 "host %s: --metrics-source node_exporter needs the host's "
+                                 "metrics URL (an inventory's [host %s] metrics = URL)",
+                                 h->name, h->name);
+                        return -EINVAL;
+                }
+                break;
+        case LAB_METRICS_PROM:
+                if (!url || instance_of(h->where, inst, sizeof(inst)) < 0) {
+                        snprintf(err, errlen,
+                                 "host %s: --metrics-source prometheus names a host by the "
+                                 "host:port of its metrics URL, and %s has none",
+                                 h->name, h->name);
+                        return -EINVAL;
+                }
+                if (strlen(spec->prometheus) + strlen(inst) + 2 > sizeof(h->where)) {
+                        snprintf(err, errlen, "host %s: --prometheus is too long", h->name);
+                        return -EINVAL;
+                }
+                snprintf(h->source, sizeof(h->source), "prometheus");
+                snprintf(h->where, sizeof(h->where), "%s#%s", spec->prometheus, inst);
+                break;
+        }
+        if (!strcmp(h->source, "node_exporter") || !strcmp(h->source, "prometheus"))
+                h->token = spec->metrics_token;
         return 0;
 }

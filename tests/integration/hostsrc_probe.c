@@ -2,7 +2,7 @@
  * hostsrc_probe.c - test helper: read host-metrics sources over the window
  * of a command, as a step probe does.
  *
- *   hostsrc_probe NAME=SOURCE:WHERE... -- CMD [ARGS...]
+ *   hostsrc_probe [--align NAME] NAME=SOURCE:WHERE... -- CMD [ARGS...]
  *
  * Opens every source (core/hostsrc.h), reads each, runs CMD to its end,
  * reads each again and prints one line per host and one per disk:
@@ -18,6 +18,11 @@
  * Exit 3 with the error (which names the host) when a source cannot be
  * opened or read, 4 when a window is discarded (a counter went backwards),
  * CMD's failure as 5.
+ *
+ * --align NAME: NAME is a source whose counters are a scrape's (prometheus):
+ * at both ends of the window it is read until a new scrape shows (polled
+ * every 50 ms, at most 15 s), and the others are read right after, so every
+ * source's window starts and ends within a poll of the scrapes'.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,13 +31,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/hostsrc.h"
 #ifdef HAVE_LIBVIRT
 #include "lab/hostsrc_libvirt.h"
 #endif
 
-#define MAX_HOSTS 16
-#define MAX_VMS   16
+#define MAX_HOSTS    16
+#define MAX_VMS      16
+#define ALIGN_POLL   50000000ull /* ns between reads while waiting for a new scrape */
+#define ALIGN_WAIT_S 15
 
 struct probe {
         struct hostsrc src;
@@ -162,35 +170,71 @@ static void print(const struct probe *p)
                        r->disk[i].util_pct, r->disk[i].iops, r->disk[i].lat_ms);
 }
 
+/* Read p into c once its sample is newer than the one read when the wait began. */
+static int read_fresh(struct probe *p, struct hostsrc_counters *c, char *err, size_t errlen)
+{
+        uint64_t t0, end = clk_now_ns() + ALIGN_WAIT_S * 1000000000ull;
+        int rc = hostsrc_read(&p->src, c, err, errlen);
+
+        t0 = c->t_ns;
+        while (!rc && c->t_ns == t0) {
+                if (clk_now_ns() > end) {
+                        snprintf(err, errlen, "%s: no new sample in %d s", p->src.host,
+                                 ALIGN_WAIT_S);
+                        return -ETIMEDOUT;
+                }
+                clk_sleep_ns(ALIGN_POLL); /* the poll interval */
+                rc = hostsrc_read(&p->src, c, err, errlen);
+        }
+        return rc;
+}
+
+/* Read every host (and its VMs) into its a (second 0) or b, the aligned one first. */
+static int read_all(struct probe *p, int n, int align, int second, char *err, size_t errlen)
+{
+        if (align >= 0 && read_fresh(&p[align], second ? &p[align].b : &p[align].a, err, errlen))
+                return -1;
+        for (int h = 0; h < n; h++)
+                if ((h != align &&
+                     hostsrc_read(&p[h].src, second ? &p[h].b : &p[h].a, err, errlen) < 0) ||
+                    read_vms(&p[h], second, err, errlen) < 0)
+                        return -1;
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         static struct probe p[MAX_HOSTS];
+        const char *align_name = NULL;
         char err[512];
-        int n = 0, i, rc = 0;
+        int n = 0, i = 1, rc = 0, align = -1;
 
-        for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (argc > 2 && !strcmp(argv[1], "--align")) {
+                align_name = argv[2];
+                i = 3;
+        }
+        for (; i < argc && strcmp(argv[i], "--"); i++) {
                 if (n == MAX_HOSTS || open_one(&p[n], argv[i], err, sizeof(err)) < 0) {
                         fprintf(stderr, "hostsrc_probe: %s\n", n == MAX_HOSTS ? "too many" : err);
                         return 3;
                 }
+                if (align_name && !strcmp(p[n].src.host, align_name))
+                        align = n;
                 n++;
         }
-        if (i + 1 >= argc) {
-                fprintf(stderr, "usage: hostsrc_probe NAME=SOURCE:WHERE... -- CMD\n");
+        if (i + 1 >= argc || (align_name && align < 0)) {
+                fprintf(stderr,
+                        "usage: hostsrc_probe [--align NAME] NAME=SOURCE:WHERE... -- CMD\n");
                 return 2;
         }
-        for (int h = 0; h < n && !rc; h++)
-                if (hostsrc_read(&p[h].src, &p[h].a, err, sizeof(err)) < 0 ||
-                    read_vms(&p[h], 0, err, sizeof(err)) < 0)
-                        rc = 3;
+        if (read_all(p, n, align, 0, err, sizeof(err)) < 0)
+                rc = 3;
         if (!rc && run(argv + i + 1) < 0) {
                 snprintf(err, sizeof(err), "%s failed", argv[i + 1]);
                 rc = 5;
         }
-        for (int h = 0; h < n && !rc; h++)
-                if (hostsrc_read(&p[h].src, &p[h].b, err, sizeof(err)) < 0 ||
-                    read_vms(&p[h], 1, err, sizeof(err)) < 0)
-                        rc = 3;
+        if (!rc && read_all(p, n, align, 1, err, sizeof(err)) < 0)
+                rc = 3;
         for (int h = 0; h < n && !rc; h++) {
                 if (hostsrc_rates(&p[h].a, &p[h].b, &p[h].r) == -ERANGE) {
                         snprintf(err, sizeof(err), "%s: a counter went backwards, window discarded",
