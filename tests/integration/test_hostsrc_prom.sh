@@ -2,18 +2,21 @@
 # The prometheus host-metrics source against Debian's real prometheus,
 # scraping a real prometheus-node-exporter of this test every second, through
 # tests/integration/hostsrc_probe (core/hostsrc.h read over a command's window):
-#  1. over the same ~5 s CPU burn (and a file written with fsync), the
-#     prometheus source's busy, user, system and steal and each disk's %util
-#     agree with the procfs source within 2 points (the probe reads procfs
-#     right after a new scrape shows, --align, so both windows are the
-#     scrapes');
+#  1. over the same ~5 s window of a CPU burn (and a file written with fsync),
+#     the prometheus source's busy, user, system and steal and each disk's
+#     %util agree with the procfs source within 2 points (the probe reads
+#     procfs right after a new scrape shows, --align, so both windows are the
+#     scrapes' to within a scrape's length);
 #  2. `lab status` over a static inventory with --metrics-source prometheus
 #     lists the host through prometheus, answered, the bearer token of
 #     --metrics-token-file sent (a recording endpoint checks it) and never
 #     printed;
 #  3. a Prometheus URL that is not http(s), an instance it does not scrape
 #     and a server that is gone are each an error naming the host (exit 3);
-#     --prometheus that is not http(s) is refused before any connection (exit 2).
+#     --prometheus that is not http(s) or without --metrics-source prometheus,
+#     the other way round (in scale too), a token file missing or empty and a
+#     host with no metrics URL to name its instance are refused before any
+#     connection (exit 2).
 . "$TESTLIB"
 : "${HOSTSRC_PROBE:?run through ctest}"
 NE=$(command -v prometheus-node-exporter) || fail "prometheus-node-exporter is not installed (scripts/install-deps.sh)"
@@ -55,14 +58,22 @@ wait_until 60 up
 field() { echo "$1" | awk -v h="$2" -v k="$3" '$1 == "host" && $2 == h { for (i = 3; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }'; }
 dfield() { echo "$1" | awk -v h="$2" -v d="$3" -v k="$4" '$1 == "disk" && $2 == h && $3 == d { for (i = 4; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }'; }
 
-# 1. prometheus against procfs over a CPU burn.
-cat >"$T/burn.sh" <<EOS
-for i in 1 2; do timeout 5 sh -c 'while :; do :; done' & done
+# 1. prometheus against procfs over a CPU burn. The burn spans the whole probe, both ends of
+# both windows included: a scrape's values are read a scrape's length (and a poll) before
+# procfs is, and that must not fall on a change of load. The fsync'd file is written inside.
+BURN=()
+for i in 1 2; do
+        timeout 60 sh -c 'while :; do :; done' &
+        BURN+=($!)
+done
+PIDS+=("${BURN[@]}")
+cat >"$T/window.sh" <<EOS
 dd if=/dev/zero of="$T/written" bs=1M count=64 conv=fsync status=none
-wait
+sleep 4 # the window's own length
 EOS
-OUT=$("$HOSTSRC_PROBE" --align pr p=procfs:/proc pr=prometheus:"$API#$INST" -- bash "$T/burn.sh" 2>&1) ||
+OUT=$("$HOSTSRC_PROBE" --align pr p=procfs:/proc pr=prometheus:"$API#$INST" -- bash "$T/window.sh" 2>&1) ||
         fail "probe: $OUT"
+kill "${BURN[@]}"
 echo "$OUT" >"$T/burn.out"
 diffs=""
 for k in busy user system steal; do
@@ -142,6 +153,21 @@ expect_rc 2 "$HCISWEEP" lab status --backend static --inventory "$T/inv.ini" \
 grep -q "option --prometheus: metrics URL ftp://$A0:$P0: only http" <<<"$OUT" || fail "--prometheus ftp: $OUT"
 expect_rc 2 "$HCISWEEP" lab status --backend static --inventory "$T/inv.ini" --metrics-source prometheus
 grep -q "option --metrics-source prometheus: needs --prometheus" <<<"$OUT" || fail "no --prometheus: $OUT"
+expect_rc 2 "$HCISWEEP" lab status --backend static --inventory "$T/inv.ini" --prometheus "$API"
+grep -q "option --prometheus: read only with --metrics-source prometheus" <<<"$OUT" || fail "--prometheus alone: $OUT"
+expect_rc 2 "$HCISWEEP" lab status "${PROMOPTS[@]:0:8}" --metrics-token-file "$T/none"
+grep -q "option --metrics-token-file: $T/none: No such file" <<<"$OUT" || fail "no token file: $OUT"
+: >"$T/empty"
+expect_rc 2 "$HCISWEEP" lab status "${PROMOPTS[@]:0:8}" --metrics-token-file "$T/empty"
+grep -q "option --metrics-token-file: $T/empty: the first line holds no secret" <<<"$OUT" || fail "empty token file: $OUT"
+# scale takes the same options, checked before anything starts
+expect_rc 2 "$HCISWEEP" scale --dry-run --backend static --inventory "$T/inv.ini" --metrics-source prometheus
+grep -q "option --metrics-source prometheus: needs --prometheus" <<<"$OUT" || fail "scale without --prometheus: $OUT"
+# a host with no metrics URL has no instance to be read by
+printf '[host h2]\nrole = storage\n' >>"$T/inv.ini"
+expect_rc 2 "$HCISWEEP" lab status "${PROMOPTS[@]}"
+grep -q "inv.ini:11: host h2: --metrics-source prometheus names a host by the host:port of its metrics URL" <<<"$OUT" ||
+        fail "a host without metrics: $OUT"
 kill $PROM
 wait_gone $PROM
 expect_rc 3 "$HOSTSRC_PROBE" pr=prometheus:"$API#$INST" -- true
