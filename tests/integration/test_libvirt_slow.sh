@@ -37,7 +37,9 @@ common=(--backend libvirt --libvirt-uri "$URI" --lab-dir "$LAB" --addr-base "$BA
         --base-port "$PORT" --target-port "$TPORT")
 sql() { MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.1" -P "$PORT" -u root \
         -N -B -e "$1"; }
-lab_qemus() { pgrep -f -- "qemu-system-x86_64 .*guest=hcisweep-lab-[0-9a-f]*-vm" || true; }
+# This lab's QEMUs: by its own domain prefix once known (another lab's guests,
+# a libvirt test of another checkout, may run on this machine at the same time).
+lab_qemus() { pgrep -f -- "qemu-system-x86_64 .*guest=${LABQ:-hcisweep-lab-[0-9a-f]*}-vm" || true; }
 no_qemu() { [ -z "$(lab_qemus)" ]; } # no QEMU of this lab runs
 
 # --- a URI that is none is bad input ------------------------------------------
@@ -118,6 +120,7 @@ LUN=$(sed -n 's/^vm1 .* lun=\([^ ]*\).*/\1/p' <<<"$UP")
 grep -q "^vm1 addr=$BASE.1:$PORT pid=[1-9][0-9]* state=started" <<<"$UP" || fail "vm1 line: $UP"
 DOM=$(virsh -q -c "$URI" list --name)
 [[ $DOM == hcisweep-lab-*-vm1 ]] || fail "domains: $(virsh -q -c "$URI" list --all)"
+LABQ=${DOM%-vm1}
 DISKS=$(virsh -q -c "$URI" domblklist "$DOM")
 IQN=${LUN#iscsi://127.0.0.1:"$TPORT"/}
 grep -q "^ *vdb *$IQN\$" <<<"$DISKS" || fail "vdb is not $IQN: $DISKS"
