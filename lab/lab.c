@@ -17,6 +17,7 @@
 #include "core/opts.h"
 #include "core/resfile.h"
 #include "lab/backend.h"
+#include "lab/hosts.h"
 #include "lab/labopts.h"
 #include "lab/lab.h"
 
@@ -159,21 +160,6 @@ static int lab_up(struct lab *l)
         return rc;
 }
 
-/* Host i's source: through the backend when it opens them (libvirt), else by name. */
-static int host_open(struct lab *l, unsigned i, const struct lab_hostinfo *h, struct hostsrc *s,
-                     char *why, size_t whylen)
-{
-        const struct hostsrc_ops *ops = hostsrc_find(h->source);
-
-        if (l->ops->host_source)
-                return l->ops->host_source(l->b, i, s, why, whylen);
-        if (!ops) {
-                snprintf(why, whylen, "%s: no source %s in this build", h->name, h->source);
-                return -ENOENT;
-        }
-        return hostsrc_open(s, ops, h->name, h->where, h->token, why, whylen);
-}
-
 /* Whether host i's source answers with counters now; why not in why. */
 static int host_answers(struct lab *l, unsigned i, const struct lab_hostinfo *h, char *why,
                         size_t whylen)
@@ -184,7 +170,7 @@ static int host_answers(struct lab *l, unsigned i, const struct lab_hostinfo *h,
 
         if (!c)
                 return -ENOMEM;
-        rc = host_open(l, i, h, &s, why, whylen);
+        rc = lab_host_src_open(l->ops, l->b, i, h, &s, why, whylen);
         if (!rc) {
                 rc = hostsrc_read(&s, c, why, whylen);
                 hostsrc_close(&s);
@@ -197,16 +183,7 @@ static int host_answers(struct lab *l, unsigned i, const struct lab_hostinfo *h,
  * (lab_host_metrics); -ENOENT past the last, -EINVAL when it cannot be read so. */
 static int get_host(struct lab *l, unsigned i, struct lab_hostinfo *h)
 {
-        int rc = 0;
-
-        if (l->ops->host)
-                rc = l->ops->host(l->b, i, h);
-        else if (i)
-                rc = -ENOENT;
-        else
-                *h = (struct lab_hostinfo){
-                    .name = "local", .role = "both", .source = "procfs", .where = "/proc"};
-        return rc < 0 ? rc : lab_host_metrics(&l->spec, h, l->err, sizeof(l->err));
+        return lab_host_get(l->ops, l->b, &l->spec, i, h, l->err, sizeof(l->err));
 }
 
 /* Every host can be read as asked: bad input, said before anything is started or read. */

@@ -577,7 +577,7 @@ static int run_all(struct scale *s)
         if (!rc && !(s->watch.probe = scale_probe_new(s->conf.lab.lab_dir)))
                 rc = -ENOMEM;
         if (!rc)
-                rc = scale_cluster_open(&s->watch.cluster, s->lab.ops, s->lab.b,
+                rc = scale_cluster_open(&s->watch.cluster, s->lab.ops, s->lab.b, &s->conf.spec,
                                         s->conf.cfg.metrics_optional, err, sizeof(err));
         if (!rc && (rc = scale_alloc_steps(s)) < 0)
                 snprintf(err, sizeof(err), "out of memory");

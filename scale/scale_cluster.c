@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/hostsrc.h"
+#include "lab/hosts.h"
 #include "scale/scale_cluster.h"
 
 struct host {
@@ -43,46 +44,32 @@ struct scale_hosts {
         struct host_step *h;
 };
 
-/* Host i's source: the backend's own (a libvirt connection) when it opens
- * them, else the one its source names, on its where. */
+/* Open host i's source and read it once: it answers. */
 static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, unsigned i,
                      struct host *h, char *err, size_t errlen)
 {
-        const struct hostsrc_ops *ops = hostsrc_find(h->info.source);
         int rc;
 
-        if (bops->host_source) {
-                ops = NULL;
-        } else if (!ops) {
-                snprintf(err, errlen, "%s: unknown metrics source '%s'", h->info.name,
-                         h->info.source);
-                return -EINVAL;
-        }
         h->at0 = malloc(sizeof(*h->at0));
         h->at1 = malloc(sizeof(*h->at1));
         if (!h->at0 || !h->at1)
                 return -ENOMEM;
-        rc = ops ? hostsrc_open(&h->src, ops, h->info.name, h->info.where, NULL, err, errlen)
-                 : bops->host_source(b, i, &h->src, err, errlen);
+        rc = lab_host_src_open(bops, b, i, &h->info, &h->src, err, errlen);
         if (rc < 0)
                 return rc;
         h->open = 1;
         return hostsrc_read(&h->src, h->at0, err, errlen);
 }
 
-/* The backend's hosts, or this one when it has none of its own. */
+/* The lab's hosts with the sources --metrics-source picks (lab/hosts.h). */
 static int list_hosts(struct scale_cluster *c, const struct lab_backend_ops *ops,
-                      struct lab_backend *b)
+                      struct lab_backend *b, const struct lab_spec *spec, char *err, size_t errlen)
 {
-        struct lab_hostinfo one = {
-            .name = "local", .role = "both", .source = "procfs", .where = "/proc"};
+        struct lab_hostinfo h;
         unsigned cap = 0;
+        int rc;
 
-        for (unsigned i = 0;; i++) {
-                struct lab_hostinfo h = one;
-
-                if (ops->host && ops->host(b, i, &h) < 0)
-                        break;
+        for (unsigned i = 0; (rc = lab_host_get(ops, b, spec, i, &h, err, errlen)) == 0; i++) {
                 if (c->n == cap) {
                         struct host *m = realloc(c->h, (cap = cap ? 2 * cap : 4) * sizeof(*m));
 
@@ -92,22 +79,23 @@ static int list_hosts(struct scale_cluster *c, const struct lab_backend_ops *ops
                 }
                 memset(&c->h[c->n], 0, sizeof(c->h[c->n]));
                 c->h[c->n].info = h;
-                c->h[c->n++].controller = !ops->host;
-                if (!ops->host)
-                        break;
+                c->h[c->n++].controller = lab_host_is_controller(ops);
         }
-        return 0;
+        return rc == -ENOENT ? 0 : rc;
 }
 
 int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops *ops,
-                       struct lab_backend *b, int optional, char *err, size_t errlen)
+                       struct lab_backend *b, const struct lab_spec *spec, int optional, char *err,
+                       size_t errlen)
 {
         struct scale_cluster *c = calloc(1, sizeof(*c));
         int rc;
 
         *out = c;
-        if (!c || list_hosts(c, ops, b) < 0)
+        if (!c)
                 return -ENOMEM;
+        if ((rc = list_hosts(c, ops, b, spec, err, errlen)) < 0)
+                return rc;
         for (unsigned i = 0; i < c->n; i++) {
                 struct host *h = &c->h[i];
 

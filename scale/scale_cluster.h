@@ -32,12 +32,14 @@ struct scale_cluster;
 struct scale_hosts; /* one step's figures of every host */
 
 /*
- * The lab's hosts, each opened and read once: 0, or -EHOSTDOWN with the
- * host and why in err (optional: a host that does not answer is kept as
- * missing, 0). -ENOMEM. *out is NULL-safe to close.
+ * The lab's hosts (lab/hosts.h, with spec's --metrics-source), each opened
+ * and read once: 0, or -EHOSTDOWN with the host and why in err (optional: a
+ * host that does not answer is kept as missing, 0); -EINVAL when
+ * --metrics-source cannot read a host; -ENOMEM. *out is NULL-safe to close.
  */
 int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops *ops,
-                       struct lab_backend *b, int optional, char *err, size_t errlen);
+                       struct lab_backend *b, const struct lab_spec *spec, int optional, char *err,
+                       size_t errlen);
 void scale_cluster_close(struct scale_cluster *c);
 /* Hosts known (read or not); 0 for a NULL cluster. */
 unsigned scale_cluster_count(const struct scale_cluster *c);
