@@ -579,6 +579,8 @@ static int run_all(struct scale *s)
         if (!rc)
                 rc = scale_cluster_open(&s->watch.cluster, s->lab.ops, s->lab.b, &s->conf.spec,
                                         s->conf.cfg.metrics_optional, err, sizeof(err));
+        if (!rc)
+                scale_cluster_print(s->watch.cluster);
         if (!rc && (rc = scale_alloc_steps(s)) < 0)
                 snprintf(err, sizeof(err), "out of memory");
         if (!rc)

@@ -137,6 +137,23 @@ unsigned scale_cluster_count(const struct scale_cluster *c)
         return c ? c->n : 0;
 }
 
+void scale_cluster_print(const struct scale_cluster *c)
+{
+        for (unsigned i = 0; c && i < c->n; i++) {
+                const struct host *h = &c->h[i];
+
+                printf("%s%s (%s, %s", i ? ", " : "hosts: ", h->info.name, h->info.role,
+                       h->info.source[0] ? h->info.source : "no source");
+                if (h->controller)
+                        printf(" %s", h->info.where);
+                if (h->info.source[0] && !h->open)
+                        printf(", missing: %s", h->error);
+                printf(")");
+        }
+        if (c && c->n)
+                printf("\n");
+}
+
 void scale_cluster_begin(struct scale_cluster *c)
 {
         char ignored[256]; /* a failed first read shows when the window ends */

@@ -43,6 +43,9 @@ int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops 
 void scale_cluster_close(struct scale_cluster *c);
 /* Hosts known (read or not); 0 for a NULL cluster. */
 unsigned scale_cluster_count(const struct scale_cluster *c);
+/* One line on stdout, the hosts the run reads: "hosts: h1 (compute, node_exporter), s1
+ * (storage, node_exporter, missing: WHY)"; "hosts: local (both, procfs /proc)" on one host. */
+void scale_cluster_print(const struct scale_cluster *c);
 
 /* Read every host now: the window opens. */
 void scale_cluster_begin(struct scale_cluster *c);

@@ -38,6 +38,11 @@ expect_rc 0 "$HCISWEEP" scale --vms 1-3:1 --vm-memory 256M --lun-size 256M "${co
 RUN=$OUT
 RES=$(sed -n 's/^result: //p' <<<"$RUN")
 [ -f "$RES" ] || fail "no result path printed: $RUN"
+# the local lab is one host, this one, read from /proc as the controller
+grep -qx "hosts: local (both, procfs /proc)" <<<"$RUN" || fail "hosts line: $RUN"
+jq -e 'all(.steps[]; .cluster.hosts | length == 1 and .[0].controller == true
+        and .[0].source == "procfs" and .[0].cpu.busy >= 0)' "$RES" >/dev/null ||
+        fail "the local lab's cluster: $(jq -c '[.steps[].cluster]' "$RES")"
 for n in 1 2 3; do
         grep -Eq "^ +$n +[0-9.]+ +[0-9.]+ .* ok" <<<"$RUN" || fail "no ok row for $n VMs: $RUN"
 done

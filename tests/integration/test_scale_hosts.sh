@@ -135,6 +135,8 @@ names() {
 
 inventory "$hot" "$cold" >"$T/inv.ini"
 expect_rc 0 "$HCISWEEP" scale --inventory "$T/inv.ini" "${run[@]}"
+grep -qx "hosts: h1 (compute, node_exporter), h2 (compute, node_exporter), s1 (storage, node_exporter)" \
+        <<<"$OUT" || fail "hosts line: $OUT"
 RES=$(sed -n 's/^result: //p' <<<"$OUT")
 names h1 h2 "$RES"
 pass "h1 saturated: $(jq -r '.tipping_point.verdict | split("\n")[0]' "$RES")"
@@ -152,6 +154,8 @@ expect_rc 3 "$HCISWEEP" scale --inventory "$T/dead.ini" "${run[@]}"
 grep -q "host h2 does not answer: h2 (node_exporter)" <<<"$OUT" || fail "dead exporter: $OUT"
 grep -q "^result:" <<<"$OUT" && fail "a step ran with a host down: $OUT"
 expect_rc 0 "$HCISWEEP" scale --inventory "$T/dead.ini" "${run[@]/1,2/1}" --metrics-optional
+grep -q "^hosts: h1 (compute, node_exporter), h2 (compute, node_exporter, missing: h2 (node_exporter): " \
+        <<<"$OUT" || fail "hosts line with a missing host: $OUT"
 RES=$(sed -n 's/^result: //p' <<<"$OUT")
 jq -e '.steps[0].cluster.hosts | (.[] | select(.name == "h2") | .missing == true and .cpu == null
         and (.error | contains("h2 (node_exporter)")))
