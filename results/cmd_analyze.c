@@ -268,6 +268,7 @@ static void about_file(const char *file, const struct ramp_set *s, struct about 
                     ab->label, sizeof(ab->label), "%s",
                     json_string_value(json_object_get(json_object_get(doc, "config"), "topology")));
         res_trust_of_monitor(json_object_get(doc, "monitor"), &ab->trust);
+        res_trust_of_cluster(json_object_get(doc, "steps"), &ab->trust);
         json_decref(doc);
 }
 

@@ -462,6 +462,7 @@ static int load_runs(struct cmp *c, char **runs, int n)
                         rc = run_view_build(r, path, &c->v[i], err, sizeof(err));
                 if (!rc && !strcmp(c->v[i].kind, "scale")) {
                         res_trust_of_monitor(json_object_get(r, "monitor"), &c->trust[i]);
+                        res_trust_of_cluster(json_object_get(r, "steps"), &c->trust[i]);
                         read_facts(r, &c->facts[i]);
                         rc = res_tip_of_steps(json_object_get(r, "steps"), &c->sv[i], &c->nsv[i],
                                               &c->tip[i]);

@@ -543,6 +543,29 @@ void res_trust_of_monitor(const json_t *monitor, struct res_trust *t)
         snprintf(t->why, sizeof(t->why), "%s", why && why[0] ? why : "CPU steal");
 }
 
+void res_trust_of_cluster(const json_t *steps, struct res_trust *t)
+{
+        const json_t *st, *h;
+        size_t i, j;
+
+        json_array_foreach(steps, i, st)
+        {
+                json_array_foreach(json_object_get(json_object_get(st, "cluster"), "hosts"), j, h)
+                {
+                        double steal = res_num(json_object_get(h, "cpu"), "steal");
+                        const char *name = json_string_value(json_object_get(h, "name"));
+
+                        if (t->untrusted || json_is_true(json_object_get(h, "controller")) ||
+                            !(steal > RES_TRUST_STEAL_MEAN))
+                                continue;
+                        t->untrusted = 1;
+                        snprintf(t->why, sizeof(t->why), "CPU steal %.1f%% on %s at %g VMs > %g%%",
+                                 steal, name ? name : "a host", res_num(st, "vms"),
+                                 RES_TRUST_STEAL_MEAN);
+                }
+        }
+}
+
 void res_verdict_build(const struct res_verdict_in *in, const struct res_tip *t,
                        const struct res_tip_step *s, unsigned n, struct res_verdict *v)
 {
@@ -596,6 +619,7 @@ int res_verdict_of_result(const json_t *result, struct res_tip *tip, struct res_
         if (isnan(in.search_max))
                 in.search_max = 0;
         res_trust_of_monitor(json_object_get(result, "monitor"), &trust);
+        res_trust_of_cluster(json_object_get(result, "steps"), &trust);
         res_verdict_build(&in, &t, sv, n, v);
         if (tip)
                 *tip = t;

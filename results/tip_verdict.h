@@ -74,6 +74,14 @@ struct res_verdict_in {
 
 /* The monitor's trust from a result's "monitor" object (NULL or none: trusted). */
 void res_trust_of_monitor(const json_t *monitor, struct res_trust *t);
+/*
+ * What the cluster's hosts said (steps[].cluster.hosts[] other than the
+ * controller): a host whose CPU steal over a step's windows averaged more
+ * than RES_TRUST_STEAL_MEAN % makes the run untrusted too, the host named
+ * ("CPU steal 12.3% on h2 at 4 VMs > 5%"). Leaves t as it is otherwise.
+ */
+#define RES_TRUST_STEAL_MEAN 5.0 /* as the host monitor's mean-steal rule */
+void res_trust_of_cluster(const json_t *steps, struct res_trust *t);
 
 /* The verdict of t, found on the n steps s (those res_tip_find was given). */
 void res_verdict_build(const struct res_verdict_in *in, const struct res_tip *t,

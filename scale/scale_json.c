@@ -50,6 +50,7 @@ void scale_tipping(struct scale *s, struct res_tip *t, struct res_verdict *v, js
         if (s->watch.mon && s->watch.mon_stopped && (mon = mon_to_json(s->watch.mon)))
                 res_trust_of_monitor(mon, &trust);
         json_decref(mon);
+        res_trust_of_cluster(*steps, &trust);
         res_verdict_build(&in, t, sv, n, v);
         *tj = res_tip_json(t, sv, "vms");
         if (*tj && res_verdict_attach(*tj, v) < 0) {

@@ -57,6 +57,47 @@ static json_t *result(const double tps[5], int untrusted)
         return r;
 }
 
+/* A two-layer cluster's step: compute hosts h1 and h2 at busy1 and busy2 (h1's
+ * steal as given), storage host s1 at 30% with its disk at util, TPS with a
+ * +-2% CI; no controller figures at all. */
+static void cluster_step(char *buf, size_t len, int vms, double tps, double busy1, double busy2,
+                         double steal1, double util)
+{
+        snprintf(buf, len,
+                 "{\"vms\":%d,\"state\":\"ok\",\"totals\":{\"tps\":%g,\"seconds\":20},"
+                 "\"steady\":{\"ci_pct\":2,\"met\":true,\"settled\":true},"
+                 "\"cluster\":{\"hosts\":["
+                 "{\"name\":\"h1\",\"role\":\"compute\",\"controller\":false,"
+                 "\"cpu\":{\"busy\":%g,\"steal\":%g},\"disks\":[]},"
+                 "{\"name\":\"h2\",\"role\":\"compute\",\"controller\":false,"
+                 "\"cpu\":{\"busy\":%g,\"steal\":0},\"disks\":[]},"
+                 "{\"name\":\"s1\",\"role\":\"storage\",\"controller\":false,"
+                 "\"cpu\":{\"busy\":30,\"steal\":0},\"disks\":[{\"name\":\"sdb\","
+                 "\"util_pct\":%g,\"iops\":900,\"lat_ms\":1.5}]}]}}",
+                 vms, tps, busy1, steal1, busy2, util);
+}
+
+static json_t *cluster_result(int swap, double steal1)
+{
+        static const double tps[3] = {100, 198, 200}, hot[3] = {50, 93, 97}, cold[3] = {30, 50, 52};
+        char st[3][1024], text[4096];
+        json_error_t e;
+        json_t *r;
+
+        for (int i = 0; i < 3; i++)
+                cluster_step(st[i], sizeof(st[i]), 1 << i, tps[i], swap ? cold[i] : hot[i],
+                             swap ? hot[i] : cold[i], steal1, 40 + i);
+        snprintf(text, sizeof(text),
+                 "{\"kind\":\"scale\",\"config\":{\"topology\":\"two-layer\"},"
+                 "\"monitor\":{\"summary\":{\"untrusted\":false,\"reason\":\"\"}},"
+                 "\"steps\":[%s,%s,%s]}",
+                 st[0], st[1], st[2]);
+        r = json_loads(text, 0, &e);
+        if (!r)
+                fail_msg("bad JSON (%s): %s", e.text, text);
+        return r;
+}
+
 static void has_line(const struct res_verdict *v, unsigned i, const char *want)
 {
         if (i >= v->nlines || !strstr(v->line[i], want))
@@ -81,6 +122,39 @@ static void short_enough(const struct res_verdict *v)
 
 /* 3 -> 4 VMs gains 2% beyond the noise: tips at 3, host CPU saturated, storage starved */
 static const double tipped[5] = {100, 195, 280, 285, 286};
+
+/* Compute hosts and storage hosts read apart: the busiest compute host is named,
+ * whichever it is, the storage host beside it; a host's steal makes the run untrusted. */
+static void test_cluster(void **state)
+{
+        static const char *const want[2] = {"on h1: 97% busy (h2 52%); storage hosts s1 30% busy",
+                                            "on h2: 97% busy (h1 52%); storage hosts s1 30% busy"};
+        struct res_verdict v;
+        struct res_tip t;
+        json_t *r;
+
+        (void)state;
+        for (int swap = 0; swap < 2; swap++) {
+                r = cluster_result(swap, 0);
+                assert_int_equal(res_verdict_of_result(r, &t, &v), 0);
+                show(&v);
+                assert_true(t.found);
+                assert_true(t.load == 2);
+                assert_int_equal(t.limited_by, RES_LIM_CPU);
+                assert_non_null(strstr(v.line[0], "tips at 2 VMs — limited by cpu"));
+                assert_non_null(strstr(v.line[0], want[swap]));
+                assert_non_null(strstr(v.line[0], "busiest disk s1/sdb 42%"));
+                assert_non_null(strstr(t.reason, want[swap]));
+                short_enough(&v);
+                json_decref(r);
+        }
+        r = cluster_result(0, 12);
+        assert_int_equal(res_verdict_of_result(r, &t, &v), 0);
+        has_line(&v, 0,
+                 "two-layer: UNTRUSTED run — the host monitor saw CPU steal 12.0% on h1 at "
+                 "1 VMs > 5%");
+        json_decref(r);
+}
 
 static void test_found(void **state)
 {
@@ -235,7 +309,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_found),     cmocka_unit_test(test_evidence),
             cmocka_unit_test(test_untrusted), cmocka_unit_test(test_between),
-            cmocka_unit_test(test_not_found),
+            cmocka_unit_test(test_not_found), cmocka_unit_test(test_cluster),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
