@@ -22,14 +22,28 @@
 #include "oltp/driver.h"
 #include "oltp/engine.h"
 #include "oltp/live.h"
+#include "oltp/merge.h"
 #include "oltp/oltp.h"
 #include "oltp/oltpopts.h"
 #include "oltp/prepare.h"
 #include "oltp/report.h"
 
+/* Options of `oltp` alone, not shared with scale's oltp group. */
+struct merge_opts {
+        int merge;
+};
+
+static const struct opt_def merge_opt_defs[] = {
+    {"merge", OPT_BOOL, offsetof(struct merge_opts, merge), "0", 0, 0,
+     "oltp run --merge A.json B.json...: merge oltp results into one (oltp/merge.h), no run", NULL,
+     0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0}};
+
 /* The options as documentation (cfg NULL): the man page and completion read them. */
-const struct opt_group cmd_oltp_options[] = {{oltp_opt_defs, NULL, "oltp options"},
-                                             {NULL, NULL, NULL}};
+const struct opt_group cmd_oltp_options[] = {
+    {oltp_opt_defs, NULL, "oltp options"}, {merge_opt_defs, NULL, NULL}, {NULL, NULL, NULL}};
+
+#define MERGE_MAX 256 /* result files one --merge takes */
 
 static const char usage_line[] =
     "hcisweep oltp prepare|run|cleanup [options]\n"
@@ -38,7 +52,11 @@ static const char usage_line[] =
     "  (--mysql-defaults-file, else ~/.my.cnf): never needed on the command line.\n"
     "  Exit 1 means an SQL error; exit 3 a server unreachable, refused, or lost and still\n"
     "  down at the end. The result is saved every 5 s while running and marked\n"
-    "  \"partial\": true when the run did not end normally.";
+    "  \"partial\": true when the run did not end normally.\n"
+    "  oltp run --merge A.json B.json... runs nothing: it merges results of oltp run\n"
+    "  (totals summed, histograms bucket by bucket, intervals aligned by time, hosts[]\n"
+    "  kept) and saves and prints the merged result like a run's; exit 2 names an input\n"
+    "  that is not an oltp result or does not match the first one.";
 
 #define OLTP_SAVE_EVERY_S 5 /* a running result is saved this often, marked partial */
 
@@ -49,8 +67,11 @@ struct ctx {
         struct progress *prog;
         struct oltp_live *live;   /* --metrics-listen, or NULL */
         const char *metrics_addr; /* as bound, or NULL */
-        struct opt_group g[2];
+        struct opt_group g[3];
         struct res_save save; /* where the result goes (results/save.h) */
+        struct merge_opts m;
+        char *files[MERGE_MAX]; /* --merge's inputs */
+        int nfiles;
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -334,12 +355,75 @@ static int do_run(struct ctx *x)
         return rc;
 }
 
+/* The merged result: the first input's config, its threads the inputs' summed. */
+static json_t *merged_json(const struct oltp_merge *m)
+{
+        json_t *cfg = json_deep_copy(oltp_merge_config(m)),
+               *top = cfg ? res_new("oltp", cfg) : NULL;
+
+        if (top && (oltp_merge_json(m, top) ||
+                    json_object_set(cfg, "threads", json_object_get(top, "threads")))) {
+                json_decref(top);
+                top = NULL;
+        }
+        json_decref(cfg);
+        return top;
+}
+
+/* oltp run --merge: read every input (exit 2 naming a bad one), print and save the merge. */
+static int do_merge(struct ctx *x)
+{
+        struct oltp_merge *m = oltp_merge_new();
+        struct oltp_report *rep = NULL;
+        struct oltp_result res;
+        const double *pcts;
+        unsigned np;
+        json_t *top = NULL;
+        char err[1200];
+        int rc = HCI_EXIT_USAGE;
+
+        if (!m)
+                goto oom;
+        for (int i = 0; i < x->nfiles; i++)
+                if (oltp_merge_add_file(m, x->files[i], err, sizeof(err))) {
+                        log_error("oltp run --merge: %s", err);
+                        goto out;
+                }
+        if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
+                          sizeof(err)) < 0) {
+                log_error("oltp run: %s", err);
+                goto out;
+        }
+        pcts = oltp_merge_pcts(m, &np);
+        oltp_merge_result(m, &res);
+        if (!(rep = oltp_report_new(stdout, pcts, np, 0)) || !(top = merged_json(m)))
+                goto oom;
+        printf("hcisweep %s oltp: %u results merged, %llu transaction(s) over %u host(s)\n\n",
+               HCISWEEP_VERSION, oltp_merge_count(m), (unsigned long long)res.total.txns,
+               res.nhosts);
+        oltp_report_final(rep, &res);
+        printf("Merged TPS (the inputs' summed): %.2f\n", oltp_merge_tps(m));
+        fflush(stdout);
+        rc = res_save_exit(res_save_final(&x->save, top, oltp_merge_partial(m), 0));
+        goto out;
+oom:
+        log_error("oltp run --merge: out of memory");
+        rc = HCI_EXIT_OUTPUT;
+out:
+        json_decref(top);
+        oltp_report_free(rep);
+        oltp_merge_free(m);
+        return rc;
+}
+
 static int dispatch(struct ctx *x, const char *sub)
 {
         struct oltp_engine_cfg ec;
         const struct oltp_driver_ops *ops;
         int rc;
 
+        if (x->m.merge)
+                return do_merge(x);
         oltp_cli_engine_cfg(x->c, &ec);
         ops = ec.ops;
 
@@ -357,9 +441,31 @@ static int dispatch(struct ctx *x, const char *sub)
         return rc;
 }
 
+/* oltp run --merge FILE...: two inputs at least; only the output options apply. */
+static int parse_merge(struct ctx *x, char **pos, int npos)
+{
+        char err[512];
+
+        if (strcmp(pos[0], "run")) {
+                log_error("oltp: option --merge: only with oltp run");
+                return HCI_EXIT_USAGE;
+        }
+        if (npos < 3) {
+                log_error("oltp run: option --merge: give two result files or more");
+                return HCI_EXIT_USAGE;
+        }
+        for (int i = 1; i < npos; i++)
+                x->files[x->nfiles++] = pos[i];
+        if (oltp_cli_check_outputs(x->c, err, sizeof(err))) {
+                log_error("oltp: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        return 0;
+}
+
 static int parse(struct ctx *x, int argc, char **argv, const char **sub)
 {
-        char err[512], *pos[2];
+        char err[512], *pos[MERGE_MAX + 1];
         int npos = 0, help = 0;
 
         x->c = oltp_cli_new(&x->g[0]);
@@ -368,9 +474,11 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 return HCI_EXIT_TARGET;
         }
         x->o = oltp_cli_opts(x->c);
-        x->g[1] = (struct opt_group){NULL, NULL, NULL};
+        x->g[1] = (struct opt_group){merge_opt_defs, &x->m, NULL};
+        x->g[2] = (struct opt_group){NULL, NULL, NULL};
         if (opt_defaults(x->g, err, sizeof(err)) ||
-            opt_parse_argv(x->g, argc - 1, argv + 1, pos, 2, &npos, &help, err, sizeof(err))) {
+            opt_parse_argv(x->g, argc - 1, argv + 1, pos, MERGE_MAX + 1, &npos, &help, err,
+                           sizeof(err))) {
                 log_error("oltp: %s", err);
                 return HCI_EXIT_USAGE;
         }
@@ -378,12 +486,18 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 opt_help(stdout, x->g, usage_line);
                 return -1;
         }
-        if (npos != 1 ||
+        if (npos < 1 ||
             (strcmp(pos[0], "prepare") && strcmp(pos[0], "run") && strcmp(pos[0], "cleanup"))) {
                 log_error("oltp: want one of prepare, run, cleanup (see hcisweep oltp --help)");
                 return HCI_EXIT_USAGE;
         }
         *sub = pos[0];
+        if (x->m.merge)
+                return parse_merge(x, pos, npos);
+        if (npos > 1) {
+                log_error("oltp: unexpected argument '%s' (see hcisweep oltp --help)", pos[1]);
+                return HCI_EXIT_USAGE;
+        }
         if (oltp_cli_setup(x->c, err, sizeof(err)) ||
             (!strcmp(*sub, "run") && oltp_cli_check_outputs(x->c, err, sizeof(err)))) {
                 log_error("oltp: %s", err);

@@ -163,6 +163,9 @@ void oltp_report_final(struct oltp_report *r, const struct oltp_result *res)
 
         for (unsigned i = 0; i < res->nconns; i++)
                 sum_ms += res->conn_busy_s[i] * 1e3;
+        /* a merged result (oltp/merge.h) has no connections: its latencies' sum is the same */
+        if (!res->nconns)
+                sum_ms = hist_mean(res->lat) * (double)hist_count(res->lat) / 1e6;
         fprintf(f, "SQL statistics:\n    queries performed:\n");
         line_n(f, "        read:", c->reads);
         line_n(f, "        write:", c->writes);
@@ -195,7 +198,8 @@ void oltp_report_final(struct oltp_report *r, const struct oltp_result *res)
                 steady_describe(&res->steady, st, sizeof(st));
                 fprintf(f, "Steady state: %s\n\n", st);
         }
-        fairness(f, res);
+        if (res->nconns) /* per connection: a merged result has none */
+                fairness(f, res);
         fflush(f);
 }
 

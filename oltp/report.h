@@ -39,7 +39,8 @@ int oltp_host_degraded(const struct oltp_host_result *h);
  */
 int oltp_rate_overloaded(const struct oltp_result *res, double rate);
 
-/* sysbench's final block: SQL statistics, general statistics, latency, fairness. */
+/* sysbench's final block: SQL statistics, general statistics, latency, fairness (left out
+ * for a result without connections, nconns 0: a merge of results, oltp/merge.h). */
 void oltp_report_final(struct oltp_report *r, const struct oltp_result *res);
 
 /*

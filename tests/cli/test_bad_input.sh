@@ -645,6 +645,33 @@ bad 2 "option --storage-hosts: only with --topology two-layer" "${L[@]}" --backe
 bad 2 "option --storage-hosts: item 2 of the list is empty" "${L[@]}" "${LV[@]}" --storage-hosts localhost,,x
 # --- end of 25 (virt) ---
 
+# --- issue 26 (place): oltp run --merge refuses what it cannot merge, naming the file ---
+okres() { # okres FILE WORKLOAD: the least oltp result --merge takes
+        printf '{"schema_version":1,"kind":"oltp","config":{"workload":"%s"},"seconds":1,"threads":1,
+"totals":{"transactions":0,"tps":0,"queries":{"read":0,"write":0,"other":0},"qps":0,"errors":0,
+"reconnects":0,"failed_connects":0},"lat_ns":{"percentile":{"95.0":0}},
+"hist":{"layout":"loglin-8","count":0,"min":0,"max":0,"sum":0,"sumsq":0,"buckets":[]},
+"hosts":[],"intervals":[]%s}\n' "$2" "${3:-}" >"$T/$1"
+}
+okres m_rw.json oltp_read_write
+okres m_ps.json oltp_point_select
+okres m_hosts.json oltp_read_write ',"extra":1' && sed -i 's/"hosts":\[\]/"hosts":{}/' "$T/m_hosts.json"
+printf '{"schema_version":1,"kind":"block","jobs":[]}\n' >"$T/m_block.json"
+head -c 120 "$T/m_rw.json" >"$T/m_trunc.json"
+MG=(oltp run --merge --json "$T/merged.json")
+bad 2 "m_ps.json: workload oltp_point_select differs from the first input's oltp_read_write" "${MG[@]}" m_rw.json m_ps.json
+bad 2 "m_block.json: not an oltp result (kind 'block')" "${MG[@]}" m_rw.json m_block.json
+bad 2 "m_trunc.json:2: not an oltp result: JSON: premature end of input" "${MG[@]}" m_rw.json m_trunc.json
+bad 2 "big.json: $LIM" "${MG[@]}" m_rw.json big.json
+bad 2 "/dev/zero: $LIM" "${MG[@]}" m_rw.json /dev/zero
+bad 2 "m_hosts.json: not an oltp result: no array hosts" "${MG[@]}" m_rw.json m_hosts.json
+bad 2 "nosuch.json: No such file" "${MG[@]}" m_rw.json nosuch.json
+bad 2 "option --merge: give two result files or more" "${MG[@]}" m_rw.json
+bad 2 "option --merge: only with oltp run" oltp prepare --merge m_rw.json m_rw.json
+bad 2 "unexpected argument 'extra'" "${O[@]}" extra
+[ -e "$T/merged.json" ] && fail "a refused --merge wrote its result"
+# --- end of 26 (place) ---
+
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"
         exit 0
