@@ -49,7 +49,8 @@ static const char usage_text[] =
     "          running are kept, prepared datadirs are reused\n"
     "  down    stop everything of the lab and remove its cgroups (data kept unless --purge)\n"
     "  status  each VM (address:port, PID, alive, limits), the storage target and each\n"
-    "          host (role, metrics source, whether it answered);\n"
+    "          host (role, the metrics source --metrics-source picks for it, whether it\n"
+    "          answered);\n"
     "          exit 3 if something is not running";
 
 struct lab {

@@ -6,7 +6,8 @@
 #   fuzz_opts (tests/fuzz/corpus): the options table and job-file reader; a
 #     config whose INI echo does not read back is a finding too;
 #   fuzz_expo (tests/fuzz/corpus_expo): the Prometheus exposition-text parser
-#     and the node_exporter source's reading of a body.
+#     and the node_exporter source's reading of a body, and the prometheus
+#     source's reading of an API reply (a recorded one in the corpus).
 # Any crash, leak, undefined behaviour or timeout fails the test; the input
 # that did it is kept in $T.
 . "$TESTLIB"

@@ -21,8 +21,12 @@
  *
  * --align NAME: NAME is a source whose counters are a scrape's (prometheus):
  * at both ends of the window it is read until a new scrape shows (polled
- * every 50 ms, at most 15 s), and the others are read right after, so every
- * source's window starts and ends within a poll of the scrapes'.
+ * every 10 ms, at most 15 s), the others read at every poll (and for 1.2 s
+ * before, as a scrape under way is timed at its start), and each of them
+ * keeps its reading nearest the new scrape's time: every source's
+ * window then starts and ends within a poll of the scrapes', whatever the
+ * scrape and the query took; a line per other host says how far:
+ *   align NAME start_ms=.. end_ms=..   (its readings' time minus the scrapes')
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,10 +41,12 @@
 #include "lab/hostsrc_libvirt.h"
 #endif
 
-#define MAX_HOSTS    16
-#define MAX_VMS      16
-#define ALIGN_POLL   50000000ull /* ns between reads while waiting for a new scrape */
-#define ALIGN_WAIT_S 15
+#define MAX_HOSTS     16
+#define MAX_VMS       16
+#define ALIGN_POLL    10000000ull /* ns between reads while waiting for a new scrape */
+#define ALIGN_WAIT_S  15
+#define ALIGN_PREROLL 1200000000ull /* ns of readings before the wait: a scrape's timeout */
+#define ALIGN_RING    400           /* readings kept: 4 s of polls */
 
 struct probe {
         struct hostsrc src;
@@ -170,32 +176,93 @@ static void print(const struct probe *p)
                        r->disk[i].util_pct, r->disk[i].iops, r->disk[i].lat_ms);
 }
 
-/* Read p into c once its sample is newer than the one read when the wait began. */
-static int read_fresh(struct probe *p, struct hostsrc_counters *c, char *err, size_t errlen)
-{
-        uint64_t t0, end = clk_now_ns() + ALIGN_WAIT_S * 1000000000ull;
-        int rc = hostsrc_read(&p->src, c, err, errlen);
+/* The other hosts' readings while the aligned one waits for a new scrape. */
+static struct hostsrc_counters *ring[MAX_HOSTS];
+static unsigned ring_n;
 
+/* Read every host but the aligned one into the ring's next slot. */
+static int ring_read(struct probe *p, int n, int align, char *err, size_t errlen)
+{
+        unsigned slot = ring_n++ % ALIGN_RING;
+
+        for (int h = 0; h < n; h++) {
+                if (h == align)
+                        continue;
+                if (!ring[h] && !(ring[h] = calloc(ALIGN_RING, sizeof(*ring[h])))) {
+                        snprintf(err, errlen, "out of memory");
+                        return -ENOMEM;
+                }
+                if (hostsrc_read(&p[h].src, &ring[h][slot], err, errlen) < 0)
+                        return -1;
+        }
+        return 0;
+}
+
+/* How far each host's picked reading was from the aligned sample, ms, at the window's ends. */
+static double picked_ms[MAX_HOSTS][2];
+
+/* Host h's ring reading nearest to t_ns into c. */
+static void ring_pick(int h, int second, uint64_t t_ns, struct hostsrc_counters *c)
+{
+        unsigned n = ring_n < ALIGN_RING ? ring_n : ALIGN_RING, best = 0;
+        uint64_t d, best_d = UINT64_MAX;
+
+        for (unsigned k = 0; k < n; k++) {
+                d = ring[h][k].t_ns > t_ns ? ring[h][k].t_ns - t_ns : t_ns - ring[h][k].t_ns;
+                if (d < best_d) {
+                        best_d = d;
+                        best = k;
+                }
+        }
+        *c = ring[h][best];
+        picked_ms[h][second] = ((double)c->t_ns - (double)t_ns) / 1e6;
+}
+
+/* Read the aligned host until its sample is newer than the one read when the wait began,
+ * the others all the while; each other host keeps its reading nearest the new sample's time. */
+static int read_aligned(struct probe *p, int n, int align, int second, char *err, size_t errlen)
+{
+        struct hostsrc_counters *c = second ? &p[align].b : &p[align].a;
+        uint64_t t0, end = clk_now_ns() + ALIGN_WAIT_S * 1000000000ull;
+        uint64_t pre = clk_now_ns() + ALIGN_PREROLL;
+        int rc = 0;
+
+        /* a scrape running now is timed at its start, before this wait: keep readings of that */
+        ring_n = 0;
+        while (!rc && clk_now_ns() < pre) {
+                rc = ring_read(p, n, align, err, errlen);
+                clk_sleep_ns(ALIGN_POLL); /* the poll interval */
+        }
+        if (!rc)
+                rc = hostsrc_read(&p[align].src, c, err, errlen);
         t0 = c->t_ns;
         while (!rc && c->t_ns == t0) {
                 if (clk_now_ns() > end) {
-                        snprintf(err, errlen, "%s: no new sample in %d s", p->src.host,
+                        snprintf(err, errlen, "%s: no new sample in %d s", p[align].src.host,
                                  ALIGN_WAIT_S);
                         return -ETIMEDOUT;
                 }
-                clk_sleep_ns(ALIGN_POLL); /* the poll interval */
-                rc = hostsrc_read(&p->src, c, err, errlen);
+                rc = ring_read(p, n, align, err, errlen);
+                if (!rc) {
+                        clk_sleep_ns(ALIGN_POLL); /* the poll interval */
+                        rc = hostsrc_read(&p[align].src, c, err, errlen);
+                }
         }
+        if (!rc)
+                rc = ring_read(p, n, align, err, errlen); /* the sample may be this recent */
+        for (int h = 0; !rc && h < n; h++)
+                if (h != align)
+                        ring_pick(h, second, c->t_ns, second ? &p[h].b : &p[h].a);
         return rc;
 }
 
-/* Read every host (and its VMs) into its a (second 0) or b, the aligned one first. */
+/* Read every host (and its VMs) into its a (second 0) or b. */
 static int read_all(struct probe *p, int n, int align, int second, char *err, size_t errlen)
 {
-        if (align >= 0 && read_fresh(&p[align], second ? &p[align].b : &p[align].a, err, errlen))
+        if (align >= 0 && read_aligned(p, n, align, second, err, errlen) < 0)
                 return -1;
         for (int h = 0; h < n; h++)
-                if ((h != align &&
+                if ((align < 0 &&
                      hostsrc_read(&p[h].src, second ? &p[h].b : &p[h].a, err, errlen) < 0) ||
                     read_vms(&p[h], second, err, errlen) < 0)
                         return -1;
@@ -242,12 +309,17 @@ int main(int argc, char **argv)
                         rc = 4;
                 } else {
                         print(&p[h]);
+                        if (align >= 0 && h != align)
+                                printf("align %s start_ms=%.1f end_ms=%.1f\n", p[h].src.host,
+                                       picked_ms[h][0], picked_ms[h][1]);
                         print_vms(&p[h]);
                 }
         }
         if (rc)
                 fprintf(stderr, "hostsrc_probe: %s\n", err);
-        for (int h = 0; h < n; h++)
+        for (int h = 0; h < n; h++) {
                 hostsrc_close(&p[h].src);
+                free(ring[h]);
+        }
         return rc;
 }

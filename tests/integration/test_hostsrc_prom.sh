@@ -4,15 +4,16 @@
 # tests/integration/hostsrc_probe (core/hostsrc.h read over a command's window):
 #  1. over the same ~5 s window of a CPU burn (and a file written with fsync),
 #     the prometheus source's busy, user, system and steal and each disk's
-#     %util agree with the procfs source within 2 points (the probe reads
-#     procfs right after a new scrape shows, --align, so both windows are the
-#     scrapes' to within a scrape's length);
+#     %util agree with the procfs source within 2 points (the probe keeps the
+#     procfs reading nearest each scrape's time, --align: both windows are
+#     the scrapes', to a poll of 10 ms, whatever the scrapes and queries take);
 #  2. `lab status` over a static inventory with --metrics-source prometheus
 #     lists the host through prometheus, answered, the bearer token of
 #     --metrics-token-file sent (a recording endpoint checks it) and never
 #     printed;
-#  3. a Prometheus URL that is not http(s), an instance it does not scrape
-#     and a server that is gone are each an error naming the host (exit 3);
+#  3. a Prometheus URL that is not http(s), an instance it does not scrape,
+#     a reply of binary garbage or of 100 MiB and a server that is gone are
+#     each an error naming the host (exit 3);
 #     --prometheus that is not http(s) or without --metrics-source prometheus,
 #     the other way round (in scale too), a token file missing or empty and a
 #     host with no metrics URL to name its instance are refused before any
@@ -59,8 +60,8 @@ field() { echo "$1" | awk -v h="$2" -v k="$3" '$1 == "host" && $2 == h { for (i 
 dfield() { echo "$1" | awk -v h="$2" -v d="$3" -v k="$4" '$1 == "disk" && $2 == h && $3 == d { for (i = 4; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }'; }
 
 # 1. prometheus against procfs over a CPU burn. The burn spans the whole probe, both ends of
-# both windows included: a scrape's values are read a scrape's length (and a poll) before
-# procfs is, and that must not fall on a change of load. The fsync'd file is written inside.
+# both windows included (node_exporter reads /proc somewhere in a scrape that is timed at its
+# start: on a loaded host hundreds of ms later), and the fsync'd file is written inside.
 BURN=()
 for i in 1 2; do
         timeout 60 sh -c 'while :; do :; done' &
@@ -93,7 +94,7 @@ for d in $(echo "$OUT" | awk '$1 == "disk" && $2 == "p" { print $3 }'); do
         ndisk=$((ndisk + 1))
 done
 [ "$ndisk" -gt 0 ] || fail "no disk read: $OUT"
-echo "# procfs/prometheus:$diffs"
+echo "# procfs/prometheus:$diffs; $(grep "^align" <<<"$OUT")"
 
 # 2. lab status: the host through prometheus, with a bearer token.
 printf 'pw\n' >"$T/db.pw"
@@ -168,9 +169,22 @@ printf '[host h2]\nrole = storage\n' >>"$T/inv.ini"
 expect_rc 2 "$HCISWEEP" lab status "${PROMOPTS[@]}"
 grep -q "inv.ini:11: host h2: --metrics-source prometheus names a host by the host:port of its metrics URL" <<<"$OUT" ||
         fail "a host without metrics: $OUT"
+# garbage and a 100 MiB body where the API's reply should be
+W=$T/www
+mkdir -p "$W/garbage/api/v1" "$W/big/api/v1"
+head -c 65536 /dev/urandom >"$W/garbage/api/v1/query"
+head -c $((100 << 20)) /dev/zero | tr '\0' 'a' >"$W/big/api/v1/query"
+WPORT=$(test_port 4)
+python3 -m http.server "$WPORT" --bind "$A2" --directory "$W" >"$T/http.log" 2>&1 &
+PIDS+=($!)
+wait_port "$A2" "$WPORT"
+expect_rc 3 "$HOSTSRC_PROBE" g1=prometheus:"http://$A2:$WPORT/garbage#$INST" -- true
+grep -q "g1 (prometheus): http://$A2:$WPORT/garbage: not JSON" <<<"$OUT" || fail "garbage: $OUT"
+expect_rc 3 "$HOSTSRC_PROBE" g2=prometheus:"http://$A2:$WPORT/big#$INST" -- true
+grep -q "g2 (prometheus): http://$A2:$WPORT/big: body over" <<<"$OUT" || fail "100 MiB: $OUT"
 kill $PROM
 wait_gone $PROM
 expect_rc 3 "$HOSTSRC_PROBE" pr=prometheus:"$API#$INST" -- true
 grep -q "pr (prometheus): $API: " <<<"$OUT" || fail "gone: $OUT"
 pass "prometheus and procfs agree within 2 points over a burn at $busy% busy, $ndisk disk(s):$diffs;" \
-        "lab status through prometheus with a bearer token; ftp://, an unknown instance and a gone server refused naming the host"
+        "lab status through prometheus with a bearer token; ftp://, an unknown instance, garbage, 100 MiB and a gone server refused naming the host"
