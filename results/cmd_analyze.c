@@ -61,7 +61,10 @@ static const char usage_text[] =
     "hcisweep analyze FILE [--latency-slo MS] [--json OUT] [--explain]\n"
     "  FILE: CSV (header: load,throughput[,latency_ms,throughput_min,throughput_max,\n"
     "        cpu_busy_pct,storage_cpu_pct,storage_util_pct,storage_lat_ms,vm_cpu_pct,\n"
-    "        vm_throttled_time_pct,compute_cpu_pct]),\n"
+    "        vm_throttled_time_pct,compute_cpu_pct,steal_pct]),\n"
+    "        a per-host CSV (the same plus host and role = compute|storage|both, one row per\n"
+    "        host and load: cpu_busy_pct, steal_pct and disk_util_pct are then that host's,\n"
+    "        the rows of a load one step, its busiest compute host named as scale names it),\n"
     "        sysbench output, fio JSON output, or an hcisweep result.json (block, oltp, scale)\n"
     "  Prints the measured peak, the USL fit and the knee = the tipping point, with the\n"
     "  resource that limited it when the file has resource figures, as a verdict of at\n"
@@ -79,10 +82,16 @@ static json_t *points_json(const struct ramp *r)
         for (unsigned i = 0; a && i < r->n; i++) {
                 const struct ramp_point *p = &r->p[i];
 
+                json_t *busiest = NULL;
+
+                if (p->hosts.n && p->hosts.cpu_host[0])
+                        busiest = json_pack("{s:s,s:f}", "name", p->hosts.cpu_host, "cpu_busy_pct",
+                                            p->r.cpu_busy_pct);
                 if (json_array_append_new(
-                        a, json_pack("{s:f,s:f,s:o}", "load", p->load, "throughput", p->tput,
+                        a, json_pack("{s:f,s:f,s:o,s:o*}", "load", p->load, "throughput", p->tput,
                                      "latency_ms",
-                                     isnan(p->lat_ms) ? json_null() : json_real(p->lat_ms)))) {
+                                     isnan(p->lat_ms) ? json_null() : json_real(p->lat_ms),
+                                     "busiest_host", busiest))) {
                         json_decref(a);
                         return NULL;
                 }

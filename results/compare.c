@@ -10,7 +10,9 @@
  * read off its steps as `scale` and `analyze` read it. The table goes to
  * the terminal, overlay plots with the crossover and the tipping points
  * marked and the same table to an HTML page, and with --json the crossover,
- * the tipping points and the per-step ratios to a JSON file.
+ * the tipping points and the per-step ratios to a JSON file. When a scale
+ * run's steps read a cluster's hosts, each run's busiest compute host per
+ * step (the host its verdict reads, tip_hosts.c) is shown beside them.
  */
 #include <errno.h>
 #include <math.h>
@@ -209,13 +211,48 @@ static double met(const struct run_point *p, int m)
         return v;
 }
 
-/* One table (terminal and HTML): load, then per metric A, and B.. with B/A. */
+/* 1 when some step of some scale run read a cluster's hosts (tip_hosts.c). */
+static int any_hosts(const struct cmp *c)
+{
+        for (unsigned r = 0; r < c->n; r++)
+                for (unsigned k = 0; c->has_tip[r] && k < c->nsv[r]; k++)
+                        if (c->sv[r][k].hosts.n)
+                                return 1;
+        return 0;
+}
+
+/* Run r's busiest compute host at load, as its verdict read it; NULL when the step has none. */
+static const struct res_tip_step *busiest_at(const struct cmp *c, unsigned r, double load)
+{
+        for (unsigned k = 0; c->has_tip[r] && k < c->nsv[r]; k++) {
+                const struct res_tip_step *t = &c->sv[r][k];
+
+                if (fabs(t->load - load) <= 1e-9 * fmax(1, fabs(load)))
+                        return t->hosts.n && t->hosts.cpu_host[0] ? t : NULL;
+        }
+        return NULL;
+}
+
+/* "h1 95%", or "-". */
+static void fmt_busiest(const struct cmp *c, unsigned r, double load, char *buf, size_t len)
+{
+        const struct res_tip_step *t = busiest_at(c, r, load);
+
+        if (t)
+                snprintf(buf, len, "%.24s %d%%", t->hosts.cpu_host, (int)lround(t->r.cpu_busy_pct));
+        else
+                snprintf(buf, len, "-");
+}
+
+/* One table (terminal and HTML): load, then per metric A, and B.. with B/A; on a cluster
+ * each run's busiest compute host last. */
 static void group_table(const struct cmp *c, const struct run_series *const *s, struct doc *d)
 {
         const struct run_view *v = &c->v[0];
-        unsigned ncol = 1 + NMET * (2 * c->n - 1), k;
-        char cells[1 + NMET * (2 * MAX_RUNS - 1)][240];
-        const char *cp[1 + NMET * (2 * MAX_RUNS - 1)];
+        int hosts = any_hosts(c);
+        unsigned ncol = 1 + NMET * (2 * c->n - 1) + (hosts ? c->n : 0), k;
+        char cells[1 + NMET * (2 * MAX_RUNS - 1) + MAX_RUNS][240];
+        const char *cp[1 + NMET * (2 * MAX_RUNS - 1) + MAX_RUNS];
 
         for (k = 0; k < ncol; k++)
                 cp[k] = cells[k];
@@ -229,6 +266,8 @@ static void group_table(const struct cmp *c, const struct run_series *const *s, 
                                 snprintf(cells[k++], sizeof(cells[0]), "%s/%s", c->label[r],
                                          c->label[0]);
                 }
+        for (unsigned r = 0; hosts && r < c->n; r++)
+                snprintf(cells[k++], sizeof(cells[0]), "%s busiest host", c->label[r]);
         doc_table(d, cp, ncol);
         for (unsigned i = 0; i < s[0]->n; i++) {
                 double load = s[0]->p[i].load;
@@ -246,6 +285,8 @@ static void group_table(const struct cmp *c, const struct run_series *const *s, 
                                         fmt_ratio(b, a, cells[k++], sizeof(cells[0]));
                         }
                 }
+                for (unsigned r = 0; hosts && r < c->n; r++)
+                        fmt_busiest(c, r, load, cells[k++], sizeof(cells[0]));
                 doc_row(d, cp, ncol);
         }
         doc_table_end(d);
@@ -254,19 +295,24 @@ static void group_table(const struct cmp *c, const struct run_series *const *s, 
 static void print_group(const struct cmp *c, const struct run_series *const *s)
 {
         const struct run_view *v = &c->v[0];
+        int hosts = any_hosts(c);
 
         printf("%12s", v->load_name);
         for (int m = 0; m < NMET; m++)
                 for (unsigned r = 0; r < c->n; r++)
                         printf(r ? " %10.10s %6s" : " %10.10s", c->label[r], r ? "ratio" : "");
+        for (unsigned r = 0; hosts && r < c->n; r++)
+                printf(" %14.14s", c->label[r]);
         printf("\n%12s", "");
         for (int m = 0; m < NMET; m++)
                 for (unsigned r = 0; r < c->n; r++)
                         printf(r ? " %10s %6s" : " %10s", m ? met_name[m] : v->tput_name, "");
+        for (unsigned r = 0; hosts && r < c->n; r++)
+                printf(" %14s", "busiest host");
         printf("\n");
         for (unsigned i = 0; i < s[0]->n; i++) {
                 double load = s[0]->p[i].load;
-                char b[32];
+                char b[64];
 
                 printf("%12g", load);
                 for (int m = 0; m < NMET; m++) {
@@ -283,11 +329,33 @@ static void print_group(const struct cmp *c, const struct run_series *const *s)
                                 }
                         }
                 }
+                for (unsigned r = 0; hosts && r < c->n; r++) {
+                        fmt_busiest(c, r, load, b, sizeof(b));
+                        printf(" %14s", b);
+                }
                 printf("\n");
         }
 }
 
-/* Per-step figures and ratios to A, for --json. */
+/* On a cluster, each run's busiest compute host at load: [{name, cpu_busy_pct} | null]; else
+ * NULL (no key). */
+static json_t *busiest_json(const struct cmp *c, double load)
+{
+        json_t *a;
+
+        if (!any_hosts(c) || !(a = json_array()))
+                return NULL;
+        for (unsigned r = 0; r < c->n; r++) {
+                const struct res_tip_step *t = busiest_at(c, r, load);
+
+                json_array_append_new(a, t ? json_pack("{s:s,s:f}", "name", t->hosts.cpu_host,
+                                                       "cpu_busy_pct", t->r.cpu_busy_pct)
+                                           : json_null());
+        }
+        return a;
+}
+
+/* Per-step figures and ratios to A (and, on a cluster, each run's busiest host), for --json. */
 static json_t *group_json(const struct cmp *c, const struct run_series *const *s, double x)
 {
         json_t *steps = json_array(), *g;
@@ -304,8 +372,9 @@ static json_t *group_json(const struct cmp *c, const struct run_series *const *s
                         json_array_append_new(ra, isfinite(b) && a > 0 ? json_real(b / a)
                                                                        : json_null());
                 }
-                json_array_append_new(steps, json_pack("{s:f,s:o*,s:o*}", "load", load,
-                                                       "throughput", tp, "ratio_to_a", ra));
+                json_array_append_new(steps, json_pack("{s:f,s:o*,s:o*,s:o*}", "load", load,
+                                                       "throughput", tp, "ratio_to_a", ra,
+                                                       "busiest_host", busiest_json(c, load)));
         }
         g = json_pack("{s:s,s:o,s:o*}", "name", s[0]->name, "crossover",
                       isnan(x) ? json_null() : json_pack("{s:f}", "load", x), "steps", steps);

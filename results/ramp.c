@@ -136,6 +136,7 @@ void ramp_normalise(struct ramp *r)
                 r->p[out].lo = lo;
                 r->p[out].hi = hi;
                 r->p[out].r = res;
+                r->p[out].hosts = r->p[i].hosts;
                 out++;
         }
         r->n = out;
@@ -250,6 +251,7 @@ static const struct {
     {"throughput_min", offsetof(struct ramp_point, lo)},
     {"throughput_max", offsetof(struct ramp_point, hi)},
     {"cpu_busy_pct", offsetof(struct ramp_point, r.cpu_busy_pct)},
+    {"steal_pct", offsetof(struct ramp_point, r.steal_pct)},
     {"storage_cpu_pct", offsetof(struct ramp_point, r.storage_cpu_pct)},
     {"compute_cpu_pct", offsetof(struct ramp_point, r.compute_cpu_pct)},
     {"storage_util_pct", offsetof(struct ramp_point, r.storage_util_pct)},
@@ -262,13 +264,15 @@ static const struct {
 struct csv_cols {
         unsigned ncols;
         int load, tput, opt[NOPT];
+        int host, role, disk; /* per-host rows (ramp_hosts.c); -1 when absent */
+        json_t *clusters;     /* with host: load -> hosts[] */
 };
 
 static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_t errlen)
 {
         char *f[CSV_MAX_COLS];
 
-        c->load = c->tput = -1;
+        c->load = c->tput = c->host = c->role = c->disk = -1;
         for (unsigned k = 0; k < NOPT; k++)
                 c->opt[k] = -1;
         c->ncols = csv_split(it->buf, f, CSV_MAX_COLS);
@@ -280,10 +284,20 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_
                         c->load = (int)i;
                 else if (!strcasecmp(f[i], "throughput"))
                         c->tput = (int)i;
+                else if (!strcasecmp(f[i], "host"))
+                        c->host = (int)i;
+                else if (!strcasecmp(f[i], "role"))
+                        c->role = (int)i;
+                else if (!strcasecmp(f[i], "disk_util_pct"))
+                        c->disk = (int)i;
                 for (unsigned k = 0; k < NOPT; k++)
                         if (!strcasecmp(f[i], csv_opt[k].name))
                                 c->opt[k] = (int)i;
         }
+        if (c->role < 0)
+                c->host = -1; /* a host column alone names a server, not a host's row */
+        if (c->host >= 0 && !(c->clusters = json_object()))
+                return -ENOMEM;
         if (c->load < 0 || c->tput < 0)
                 return errf(err, errlen, -EINVAL,
                             "line %u: the CSV header must name the columns load and "
@@ -306,6 +320,23 @@ static int csv_cell(const struct line_iter *it, char **f, int col, const char *n
                 return errf(err, errlen, -EINVAL, "line %u: column %s: %s is negative", it->no,
                             name, f[col]);
         return 0;
+}
+
+/* A per-host row: its host's figures go to the host, not to the step. */
+static int csv_host(const struct line_iter *it, char **f, const struct csv_cols *c,
+                    struct ramp_point *p, char *err, size_t errlen)
+{
+        struct ramp_host_row h = {"", "", p->r.cpu_busy_pct, p->r.steal_pct, NAN};
+        int rc = 0;
+
+        if (c->disk >= 0)
+                rc = csv_cell(it, f, c->disk, "disk_util_pct", 1, &h.disk_util, err, errlen);
+        if (rc)
+                return rc;
+        snprintf(h.name, sizeof(h.name), "%s", f[c->host]);
+        snprintf(h.role, sizeof(h.role), "%s", f[c->role]);
+        p->r.cpu_busy_pct = p->r.steal_pct = NAN;
+        return ramp_hosts_add(c->clusters, p->load, &h, it->no, err, errlen);
 }
 
 static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *r, char *err,
@@ -335,6 +366,8 @@ static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *
                         rc = csv_cell(it, f, c->opt[k], csv_opt[k].name, 1, &v, err, errlen);
                 memcpy((char *)&p + csv_opt[k].off, &v, sizeof(v));
         }
+        if (!rc && c->host >= 0)
+                rc = csv_host(it, f, c, &p, err, errlen);
         if (rc)
                 return rc;
         st.lo = isnan(p.lo) ? tput : fmin(p.lo, tput);
@@ -350,6 +383,7 @@ int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err,
         struct ramp *r;
         int rc = -ENOMEM, have_header = 0;
 
+        c.clusters = NULL;
         memset(out, 0, sizeof(*out));
         snprintf(out->format, sizeof(out->format), "csv");
         r = ramp_set_push(out, "", "load", "throughput", "latency_ms");
@@ -373,11 +407,14 @@ int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err,
                           "line %u: no CSV header (load,throughput[,latency_ms])", it->no);
         if (!rc)
                 ramp_normalise(r);
+        if (!rc && c.clusters)
+                rc = ramp_hosts_apply(c.clusters, r);
 out:
         if (rc == -ENOMEM)
                 snprintf(err, errlen, "out of memory");
         if (rc)
                 ramp_set_free(out);
+        json_decref(c.clusters);
         free(it);
         return rc;
 }

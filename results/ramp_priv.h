@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "core/log.h" /* errf */
 
 struct ramp;
@@ -24,5 +26,24 @@ size_t ramp_skip_noise(const char *buf, size_t len, size_t off, unsigned *line);
 
 /* Parse a whole number; 0 on success, -EINVAL when s is not entirely a finite number. */
 int ramp_num(const char *s, double *out);
+
+/* One per-host row of a CSV (ramp.h): figures NAN when the cell is empty. */
+struct ramp_host_row {
+        char name[64], role[16];
+        double cpu_busy, steal, disk_util;
+};
+
+/*
+ * Add the row's host to clusters (an object: load -> the hosts[] of that
+ * step, as a scale step's cluster.hosts). -EINVAL naming the line for an
+ * empty host, a role other than compute, storage or both, or a host listed
+ * twice at one load; -ENOMEM.
+ */
+int ramp_hosts_add(json_t *clusters, double load, const struct ramp_host_row *h, unsigned line,
+                   char *err, size_t errlen);
+
+/* After ramp_normalise: each point's r and hosts read off its load's hosts as
+ * res_tip_hosts_read reads a scale step. 0 or -ENOMEM. */
+int ramp_hosts_apply(const json_t *clusters, struct ramp *r);
 
 #endif

@@ -6,7 +6,8 @@
  * oltp: TPS and the recorded latency percentiles over time, and a latency
  * table read from the merged histograms (whole run and per server).
  * scale: TPS, latency, host CPU and storage rates against VM count, each
- * with the tipping point marked and its reason beside it.
+ * with the tipping point marked and its reason beside it; on a cluster, each
+ * host's figures after them (report_hosts.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -340,5 +341,7 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v,
         }
         owner_table(d, s);
         steady_table(d, r);
+        if (report_hosts(d, r))
+                c.oom = 1;
         return cols_free(&c);
 }

@@ -51,6 +51,10 @@ int report_oltp(struct doc *d, const json_t *r, const struct run_view *v);
 int report_scale(struct doc *d, const json_t *r, const struct run_view *v,
                  const struct res_verdict *vd);
 
+/* A scale result's "Hosts" section when its steps hold a cluster (a host other than the
+ * controller's own /proc); nothing for the local lab. 0 or -ENOMEM. */
+int report_hosts(struct doc *d, const json_t *r);
+
 /* A column of a series as a malloc'd array (field at byte offset off of struct run_point). */
 double *run_column(const struct run_series *s, size_t off);
 

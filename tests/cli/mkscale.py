@@ -1,5 +1,10 @@
 # mkscale.py - constructed scale results for the report and compare tests.
-#   python3 mkscale.py KIND OUT.json     KIND: hci | two-layer | ort
+#   python3 mkscale.py KIND OUT.json
+#   KIND: hci | two-layer | ort | cluster | cluster-swap
+# cluster: a two-layer static inventory, compute hosts h1 (saturating) and h2
+# and storage host s1, each step's cluster.hosts as scale/scale_cluster.c
+# writes them; h2 did not answer at 16 VMs. cluster-swap: h1's and h2's
+# figures exchanged (the busiest host must follow the figures).
 # Histograms are built in the loglin-8 layout of core/hist.h, so the report
 # reads real merged-histogram percentiles off them.
 import json
@@ -76,6 +81,40 @@ elif kind == "two-layer":
              for v, t, m in zip(VMS, tps, lat)]
     doc = top("two-layer", steps, {"vms": 0, "limited_by": "none",
                                    "reason": "TPS still scaled at 32 VMs"})
+elif kind in ("cluster", "cluster-swap"):
+    vms = [4, 8, 12, 16]
+    tps = [1000, 2000, 2900, 3000]
+    hot, cold, stor = [50, 80, 95, 99], [30, 45, 55, 60], [20, 30, 40, 41]
+    if kind == "cluster-swap":
+        hot, cold = cold, hot
+
+    def host(name, role, busy, util, steal=0.0, seconds=60.0):
+        return {"name": name, "role": role, "source": "node_exporter", "controller": False,
+                "seconds": seconds,
+                "cpu": {"busy": busy, "user": busy - 10 - steal, "system": 10.0, "iowait": 1.0,
+                        "steal": steal, "busiest_cpu": min(100.0, busy + 3)},
+                "memory": {"used_pct": 40.0, "swap_in_s": 0.0, "swap_out_s": 0.0},
+                "disks": [{"name": "sda", "util_pct": util / 2, "iops": 100.0, "lat_ms": 0.5,
+                           "read_bytes_s": 1e6, "write_bytes_s": 2e6},
+                          {"name": "sdb", "util_pct": util, "iops": 900.0, "lat_ms": 1.5,
+                           "read_bytes_s": 8e6, "write_bytes_s": 4e6}],
+                "net": {"rx_bytes_s": 12.5e6, "tx_bytes_s": 2.5e6}}
+
+    steps = []
+    for i, v in enumerate(vms):
+        s = step(v, tps[i], [(2 * MS, 1000)], 30.0, 0.0, 400 * v)
+        hs = [host("h1", "compute", hot[i], 10 + i, 1.5), host("h2", "compute", cold[i], 5 + i),
+              host("s1", "storage", stor[i], 50 + 5 * i)]
+        if v == 16:
+            name = "h2" if kind == "cluster" else "h1"
+            hs[[h["name"] for h in hs].index(name)] = {
+                "name": name, "role": "compute", "source": "node_exporter",
+                "controller": False, "seconds": 0.0, "cpu": None, "memory": None,
+                "disks": [], "net": None, "missing": True,
+                "error": "http://127.0.0.3:9100/metrics: connection refused"}
+        s["cluster"] = {"hosts": hs}
+        steps.append(s)
+    doc = top("two-layer", steps, {"vms": 8, "limited_by": "cpu", "reason": "recorded"})
 else:
     # ORT by hand: points (tps, mean ms) (100,2) (200,4) (400,8) peak, then (300,20).
     # Area to the peak = 100*(2+4)/2 + 200*(4+8)/2 = 300 + 1200 = 1500;

@@ -397,6 +397,17 @@ bad 2 "/dev/zero: larger than 64 MiB" analyze /dev/zero
 bad 2 "dir: is a directory" analyze dir
 bad 2 "analyze: nope.csv" analyze nope.csv
 bad 2 "expected one FILE" analyze
+# per-host CSV rows (columns host and role): the line is named
+printf 'load,throughput,host,role,cpu_busy_pct\n1,100,h1,compute,50\n2,200,h1,hypervisor,60\n' >"$T/role.csv"
+bad 2 "role.csv: line 3: column role: 'hypervisor' is not compute, storage or both" analyze role.csv
+printf 'load,throughput,host,role\n1,100,h1,\n' >"$T/norole.csv"
+bad 2 "norole.csv: line 2: column role: '' is not compute, storage or both" analyze norole.csv
+printf 'load,throughput,host,role\n1,100,,compute\n' >"$T/nohost.csv"
+bad 2 "nohost.csv: line 2: column host is empty" analyze nohost.csv
+printf 'load,throughput,host,role\n1,100,h1,compute\n1,100,h1,storage\n' >"$T/twice.csv"
+bad 2 "twice.csv: line 3: host h1 is listed twice at load 1" analyze twice.csv
+printf 'load,throughput,host,role,disk_util_pct\n1,100,h1,compute,busy\n' >"$T/disk.csv"
+bad 2 "disk.csv: line 2: column disk_util_pct: 'busy' is not a number" analyze disk.csv
 
 # --- 9. Argument counts, names, values and ranges ---
 bad 2 "unexpected argument 'r9': at most 8 allowed" compare r1 r2 r3 r4 r5 r6 r7 r8 r9
