@@ -136,9 +136,11 @@ void hostsrc_close(struct hostsrc *s);
 
 /*
  * A metrics URL fit to read: http:// or https://, a host part, nothing
- * else. With loopback_only (a test inventory), the host must be an IP
- * literal in 127.0.0.0/8 or [::1]. 0, or -EINVAL with why — checked before
- * any connection.
+ * else. With loopback_only, or whenever the environment has
+ * HCISWEEP_LOOPBACK_ONLY=1 (the test suite sets it: no test may dial off
+ * the machine, and a host name would be a DNS query), the host must be an
+ * IP literal in 127.0.0.0/8 or [::1]. 0, or -EINVAL with why — checked
+ * before any connection; every source checks its URL so when it opens.
  */
 int hostsrc_url_check(const char *url, int loopback_only, char *err, size_t errlen);
 

@@ -26,6 +26,9 @@ T=$(mktemp -d "/tmp/hcisweep-${TEST_NAME}.XXXXXX")
 _CLEANUPS=()
 # Results register in a run index: keep the tests' runs out of the user's.
 export HCISWEEP_INDEX=$T/index.sqlite
+# No test dials off the machine: metrics URLs must be loopback IP literals
+# (core/hostsrc.h), refused before any connection otherwise.
+export HCISWEEP_LOOPBACK_ONLY=1
 
 on_exit() { _CLEANUPS+=("$*"); }
 _run_cleanups() {

@@ -85,6 +85,11 @@ bad 3 '[a]\nhost = h\npassword_file = /nonexistent/pw\n'
 bad 4 '[a]\nhost = h\npassword_file = db.pw\n[a]\nhost = h\n'
 bad 2 '[host h1]\nrole = hypervisor\n[a]\nhost = h\npassword_file = db.pw\n'
 bad 2 '[host h1]\nmetrics = file:///etc/passwd\n'
+# in the test suite (HCISWEEP_LOOPBACK_ONLY=1, tests/lib.sh) a metrics host
+# that is not a loopback IP literal is refused before any connection
+bad 2 '[host h1]\nmetrics = http://192.0.2.7:9100/metrics\n'
+grep -q "a test reads loopback IP literals only" <<<"$OUT" || fail "remote metrics host: $OUT"
+bad 2 '[host h1]\nmetrics = http://exporter.example:9100/metrics\n'
 bad 3 '[host h1]\nrole = compute\nfoo = 1\n'
 bad 3 '[host h1]\nrole = compute\n[host h1]\nrole = storage\n'
 bad 4 '[a]\nhost = h\npassword_file = db.pw\nhypervisor = h9\n[host h1]\nrole = compute\n'
