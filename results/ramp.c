@@ -333,6 +333,10 @@ static int csv_host(const struct line_iter *it, char **f, const struct csv_cols 
                 rc = csv_cell(it, f, c->disk, "disk_util_pct", 1, &h.disk_util, err, errlen);
         if (rc)
                 return rc;
+        if (strlen(f[c->host]) >= sizeof(h.name))
+                return errf(err, errlen, -EINVAL,
+                            "line %u: column host: longer than %zu characters", it->no,
+                            sizeof(h.name) - 1);
         snprintf(h.name, sizeof(h.name), "%s", f[c->host]);
         snprintf(h.role, sizeof(h.role), "%s", f[c->role]);
         p->r.cpu_busy_pct = p->r.steal_pct = NAN;

@@ -406,6 +406,8 @@ printf 'load,throughput,host,role\n1,100,,compute\n' >"$T/nohost.csv"
 bad 2 "nohost.csv: line 2: column host is empty" analyze nohost.csv
 printf 'load,throughput,host,role\n1,100,h1,compute\n1,100,h1,storage\n' >"$T/twice.csv"
 bad 2 "twice.csv: line 3: host h1 is listed twice at load 1" analyze twice.csv
+printf 'load,throughput,host,role\n1,100,h%070d,compute\n' 1 >"$T/longhost.csv"
+bad 2 "longhost.csv: line 2: column host: longer than 63 characters" analyze longhost.csv
 printf 'load,throughput,host,role,disk_util_pct\n1,100,h1,compute,busy\n' >"$T/disk.csv"
 bad 2 "disk.csv: line 2: column disk_util_pct: 'busy' is not a number" analyze disk.csv
 
