@@ -8,8 +8,9 @@
  * node_disk_{read,write}_time_seconds_total, node_disk_io_time_seconds_total,
  * node_disk_{read,written}_bytes_total, node_network_{receive,transmit}_
  * bytes_total and node_pressure_{cpu,io,memory}_waiting_seconds_total where
- * the exporter has them. A body without node_cpu_seconds_total is not an
- * exporter's; a counter that is negative, NaN or infinite is garbage. Bodies
+ * the exporter has them; every other family is skipped unread. A body
+ * without node_cpu_seconds_total is not an exporter's; a value of these
+ * families that is negative, NaN or infinite is garbage. Bodies
  * are bounded (HOSTSRC_HTTP_MAX_BODY) while they arrive, and only http and
  * https are spoken, redirects not followed (the GET of core/hostsrc_http.c).
  * The reading of these families into counters is shared with the
@@ -29,6 +30,43 @@ struct node {
         struct hostsrc_http http;
         char *url;
 };
+
+#define NAMES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The families read, past "node_": every other one is skipped, its values unchecked. */
+static const char *const plain_names[] = {"cpu_seconds_total",
+                                          "memory_MemTotal_bytes",
+                                          "memory_MemAvailable_bytes",
+                                          "vmstat_pswpin",
+                                          "vmstat_pswpout",
+                                          "network_receive_bytes_total",
+                                          "network_transmit_bytes_total"};
+static const char *const disk_names[] = {/* past "node_disk_" */
+                                         "reads_completed_total",   "writes_completed_total",
+                                         "read_time_seconds_total", "write_time_seconds_total",
+                                         "io_time_seconds_total",   "read_bytes_total",
+                                         "written_bytes_total"};
+static const char *const psi_names[] = {/* past "node_pressure_" */
+                                        "cpu_waiting_seconds_total", "io_waiting_seconds_total",
+                                        "memory_waiting_seconds_total"};
+
+static int listed(const char *n, const char *const *names, size_t count)
+{
+        for (size_t i = 0; i < count; i++)
+                if (!strcmp(n, names[i]))
+                        return 1;
+        return 0;
+}
+
+/* Whether family n (past "node_") is one the counters are filled from. */
+static int family_read(const char *n)
+{
+        if (!strncmp(n, "disk_", 5))
+                return listed(n + 5, disk_names, NAMES(disk_names));
+        if (!strncmp(n, "pressure_", 9))
+                return listed(n + 9, psi_names, NAMES(psi_names));
+        return listed(n, plain_names, NAMES(plain_names));
+}
 
 static double *cpu_mode(struct hostsrc_cpu *c, const char *mode)
 {
@@ -83,14 +121,10 @@ static struct hostsrc_disk *disk_of(struct hostsrc_counters *out, const char *na
 
 static void on_disk(struct hostsrc_fill *f, const struct expo_sample *s, const char *what)
 {
-        static const char *const names[] = {"reads_completed_total",   "writes_completed_total",
-                                            "read_time_seconds_total", "write_time_seconds_total",
-                                            "io_time_seconds_total",   "read_bytes_total",
-                                            "written_bytes_total"};
         struct hostsrc_disk *d = NULL;
 
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-                if (strcmp(what, names[i]))
+        for (size_t i = 0; i < NAMES(disk_names); i++) {
+                if (strcmp(what, disk_names[i]))
                         continue;
                 d = disk_of(f->out, expo_label(s, "device"));
                 if (!d)
@@ -113,12 +147,10 @@ static void on_net(struct hostsrc_fill *f, const struct expo_sample *s, double *
 
 static void on_psi(struct hostsrc_fill *f, const char *what, double v)
 {
-        static const char *const names[] = {"cpu_waiting_seconds_total", "io_waiting_seconds_total",
-                                            "memory_waiting_seconds_total"};
         double *fields[] = {&f->out->psi_cpu_s, &f->out->psi_io_s, &f->out->psi_mem_s};
 
-        for (unsigned i = 0; i < 3; i++)
-                if (!strcmp(what, names[i])) {
+        for (unsigned i = 0; i < NAMES(psi_names); i++)
+                if (!strcmp(what, psi_names[i])) {
                         *fields[i] = v;
                         f->psi |= 1u << i;
                 }
@@ -139,9 +171,9 @@ int hostsrc_fill_sample(void *user, const struct expo_sample *s)
         if (strncmp(n, "node_", 5))
                 return 0;
         n += 5;
-        if (strncmp(n, "cpu_seconds_total", 17) && strncmp(n, "memory_", 7) &&
-            strncmp(n, "vmstat_pswp", 11) && strncmp(n, "disk_", 5) && strncmp(n, "network_", 8) &&
-            strncmp(n, "pressure_", 9))
+        /* Only what is read is checked: an exporter's other gauges may well be negative
+         * (netclass's node_network_speed_bytes is -125000 for a link of unknown speed). */
+        if (!family_read(n))
                 return 0;
         if (!isfinite(s->value) || s->value < 0) {
                 if (!f->bad[0])

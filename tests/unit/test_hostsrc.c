@@ -203,6 +203,16 @@ static void test_node_parse(void **state)
                                             48, c, err, sizeof(err)),
                          -EINVAL);
         assert_non_null(strstr(err, "not a counter"));
+        /* a family not read may hold what no counter does: netclass's speed of an unknown link */
+        {
+                static const char other[] = "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 5\n"
+                                            "node_network_speed_bytes{device=\"eth0\"} -125000\n"
+                                            "node_disk_info{device=\"vda\"} NaN\n";
+
+                memset(c, 0, sizeof(*c));
+                assert_int_equal(hostsrc_node_parse(other, strlen(other), c, err, sizeof(err)), 0);
+                assert_true(fabs(c->total.user - 5) < 1e-9);
+        }
         assert_int_equal(hostsrc_node_parse("\x01\x02garbage\xff", 11, c, err, sizeof(err)),
                          -EINVAL);
         assert_non_null(strstr(err, "not exposition text"));
