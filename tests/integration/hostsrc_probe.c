@@ -27,11 +27,25 @@
  * window then starts and ends within a poll of the scrapes', whatever the
  * scrape and the query took; a line per other host says how far:
  *   align NAME start_ms=.. end_ms=..   (its readings' time minus the scrapes')
+ *
+ *   hostsrc_probe --cost EVERY_MS,FOR_S NAME=SOURCE:WHERE...
+ *
+ * What reading costs the reader (bench/hostsrc_cost): every EVERY_MS (on a
+ * fixed schedule, as a monitor's ticks) reads every source once, one after
+ * the other as scale does, for FOR_S seconds, then prints one line:
+ *   cost hosts=N rounds=.. wall_s=.. user_s=.. sys_s=.. cpu_pct=..
+ *        cpu_pct_per_8_hosts=.. read_ms_median=.. read_ms_max=..
+ *        round_ms_median=..
+ * CPU is this process's own (getrusage, every thread: libcurl's too) over
+ * the rounds' schedule (ROUNDS x EVERY_MS, the last round's idle included),
+ * in % of one CPU; opening the sources comes before it. A read that fails
+ * is exit 3, naming the host.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,12 +55,13 @@
 #include "lab/hostsrc_libvirt.h"
 #endif
 
-#define MAX_HOSTS     16
-#define MAX_VMS       16
-#define ALIGN_POLL    10000000ull /* ns between reads while waiting for a new scrape */
-#define ALIGN_WAIT_S  15
-#define ALIGN_PREROLL 1200000000ull /* ns of readings before the wait: a scrape's timeout */
-#define ALIGN_RING    400           /* readings kept: 4 s of polls */
+#define MAX_HOSTS      16
+#define MAX_VMS        16
+#define ALIGN_POLL     10000000ull /* ns between reads while waiting for a new scrape */
+#define ALIGN_WAIT_S   15
+#define ALIGN_PREROLL  1200000000ull /* ns of readings before the wait: a scrape's timeout */
+#define ALIGN_RING     400           /* readings kept: 4 s of polls */
+#define COST_MAX_READS 100000
 
 struct probe {
         struct hostsrc src;
@@ -269,15 +284,98 @@ static int read_all(struct probe *p, int n, int align, int second, char *err, si
         return 0;
 }
 
+static double tv_s(struct timeval tv)
+{
+        return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+        if (!n)
+                return 0;
+        qsort(v, n, sizeof(*v), cmp_double);
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One round: every host read once, in order; each read's ms into reads. */
+static int cost_round(struct probe *p, int n, double *reads, size_t *nreads, char *err,
+                      size_t errlen)
+{
+        for (int h = 0; h < n; h++) {
+                uint64_t t = clk_now_ns();
+
+                if (hostsrc_read(&p[h].src, &p[h].b, err, errlen) < 0)
+                        return -1;
+                if (*nreads < COST_MAX_READS)
+                        reads[(*nreads)++] = (double)(clk_now_ns() - t) / 1e6;
+        }
+        return 0;
+}
+
+/* --cost EVERY_MS,FOR_S: read every source on a fixed schedule, print what it cost. */
+static int cost(struct probe *p, int n, const char *spec, char *err, size_t errlen)
+{
+        static double reads[COST_MAX_READS], rounds[COST_MAX_READS];
+        unsigned long every_ms, for_s;
+        size_t nreads = 0, nrounds = 0;
+        struct rusage r0, r1;
+        uint64_t t0, next, end, now;
+        double wall, user, sys, read_med, round_med;
+
+        if (sscanf(spec, "%lu,%lu", &every_ms, &for_s) != 2 || !every_ms || !for_s) {
+                snprintf(err, errlen, "--cost %s: not EVERY_MS,FOR_S", spec);
+                return 2;
+        }
+        getrusage(RUSAGE_SELF, &r0);
+        t0 = next = clk_now_ns();
+        end = t0 + for_s * 1000000000ull;
+        while (next < end && nrounds < COST_MAX_READS) {
+                now = clk_now_ns();
+                if (now < next)
+                        clk_sleep_ns(next - now); /* the monitor's tick, not a wait on anything */
+                now = clk_now_ns();
+                if (cost_round(p, n, reads, &nreads, err, errlen) < 0)
+                        return 3;
+                rounds[nrounds++] = (double)(clk_now_ns() - now) / 1e6;
+                next += every_ms * 1000000ull;
+        }
+        now = clk_now_ns();
+        if (now < next)
+                clk_sleep_ns(next - now); /* the last round's interval is its cost's too */
+        getrusage(RUSAGE_SELF, &r1);
+        wall = (double)(clk_now_ns() - t0) / 1e9;
+        user = tv_s(r1.ru_utime) - tv_s(r0.ru_utime);
+        sys = tv_s(r1.ru_stime) - tv_s(r0.ru_stime);
+        read_med = median(reads, nreads); /* sorts reads: the max is then the last */
+        round_med = median(rounds, nrounds);
+        printf("cost hosts=%d rounds=%zu wall_s=%.3f user_s=%.3f sys_s=%.3f cpu_pct=%.4f "
+               "cpu_pct_per_8_hosts=%.4f read_ms_median=%.3f read_ms_max=%.3f "
+               "round_ms_median=%.3f\n",
+               n, nrounds, wall, user, sys, 100 * (user + sys) / wall,
+               100 * (user + sys) / wall * 8 / n, read_med, nreads ? reads[nreads - 1] : 0,
+               round_med);
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         static struct probe p[MAX_HOSTS];
-        const char *align_name = NULL;
+        const char *align_name = NULL, *cost_spec = NULL;
         char err[512];
         int n = 0, i = 1, rc = 0, align = -1;
 
         if (argc > 2 && !strcmp(argv[1], "--align")) {
                 align_name = argv[2];
+                i = 3;
+        } else if (argc > 2 && !strcmp(argv[1], "--cost")) {
+                cost_spec = argv[2];
                 i = 3;
         }
         for (; i < argc && strcmp(argv[i], "--"); i++) {
@@ -289,9 +387,18 @@ int main(int argc, char **argv)
                         align = n;
                 n++;
         }
+        if (cost_spec && n > 0 && i == argc) {
+                rc = cost(p, n, cost_spec, err, sizeof(err));
+                if (rc)
+                        fprintf(stderr, "hostsrc_probe: %s\n", err);
+                for (int h = 0; h < n; h++)
+                        hostsrc_close(&p[h].src);
+                return rc;
+        }
         if (i + 1 >= argc || (align_name && align < 0)) {
                 fprintf(stderr,
-                        "usage: hostsrc_probe [--align NAME] NAME=SOURCE:WHERE... -- CMD\n");
+                        "usage: hostsrc_probe [--align NAME] NAME=SOURCE:WHERE... -- CMD\n"
+                        "       hostsrc_probe --cost EVERY_MS,FOR_S NAME=SOURCE:WHERE...\n");
                 return 2;
         }
         if (read_all(p, n, align, 0, err, sizeof(err)) < 0)
