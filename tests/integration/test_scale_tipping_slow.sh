@@ -27,19 +27,23 @@ expect_rc 0 "$HCISWEEP" scale --vms 1,2,8 --vm-cpus 0.5 --vm-memory 256M --lun-s
 echo "$OUT"
 RES=$(sed -n 's/^result: //p' <<<"$OUT")
 [ -f "$RES" ] || fail "no result: $OUT"
-# On a shared host the noise bands can widen until the rule honestly answers
-# "undecided": when the monitor marked the run untrusted (CPU steal over 20%:
-# another tenant took the CPU), or when processes outside the lab took over a
-# quarter of the host at some step (cpu_by_owner.other: another job on the
-# same machine). That answer must then say why, and an untrusted run's
-# verdict must say so on its first line.
+# On a shared host the answer can honestly differ: when the monitor marked
+# the run untrusted (CPU steal over 20%: another tenant took the CPU), or when
+# processes outside the lab took over a quarter of the host at some step
+# (cpu_by_owner.other: another job on the same machine), the noise bands
+# widen until the rule answers "undecided", or the host is full of others'
+# work from the first step on and the curve tips there. Either answer must
+# then say why (an undecided one names the noise band; a tipping point names
+# a resource), and an untrusted run's verdict must say so on its first line.
 noisy=0
-if jq -e '.tipping_point.vms == null and (.monitor.summary.untrusted == true
-        or ([.steps[].cpu_by_owner.other] | max) > 25)' "$RES" >/dev/null; then
-        jq -e '(.tipping_point.reason | startswith("undecided") and contains("noise band"))
+if jq -e '.monitor.summary.untrusted == true or ([.steps[].cpu_by_owner.other] | max) > 25' \
+        "$RES" >/dev/null; then
+        jq -e '(if .tipping_point.vms == null
+                then .tipping_point.reason | startswith("undecided") and contains("noise band")
+                else .tipping_point.limited_by != "none" end)
                 and (.monitor.summary.untrusted != true
                      or (.tipping_point.verdict | startswith("hci: UNTRUSTED run")))' "$RES" >/dev/null ||
-                fail "undecided on a shared host, without saying why: $(jq -c .tipping_point "$RES")"
+                fail "on a shared host, an answer that does not say why: $(jq -c .tipping_point "$RES")"
         noisy=1
 fi
 [ $noisy = 1 ] || jq -e '.tipping_point.vms != null and .tipping_point.vms > .steps[0].vms
@@ -56,11 +60,12 @@ jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
         .tipping_point.reason == $r[0].tipping_point.reason and
         .tipping_point.usl == $r[0].tipping_point.usl' "$T/an.json" >/dev/null ||
         fail "analyze disagrees: $(jq -c .tipping_point "$T/an.json")"
-[ $noisy = 1 ] ||
+jq -e '.tipping_point.vms != null' "$RES" >/dev/null || noisy=2 # undecided: no tips line
+[ $noisy = 2 ] ||
         grep -Eq "^(hci: |  )tips at .* limited by $(jq -r .tipping_point.limited_by "$T/an.json")" \
                 <<<"$OUT" || fail "analyze's verdict: $OUT"
 [ $noisy = 0 ] || {
-        pass "undecided on a shared host (CPU steal up to $(jq .monitor.summary.steal_max "$RES")%, other processes up to $(jq '[.steps[].cpu_by_owner.other] | max' "$RES")%), saying why: $(jq -r .tipping_point.reason "$RES")"
+        pass "on a shared host (CPU steal up to $(jq .monitor.summary.steal_max "$RES")%, other processes up to $(jq '[.steps[].cpu_by_owner.other] | max' "$RES")%), saying why: $(jq -r .tipping_point.reason "$RES" | cut -c1-300)"
         exit 0
 }
 pass "tipped at $(jq .tipping_point.vms "$RES") VMs, limited by $(jq -r .tipping_point.limited_by "$RES"): $(jq -c '[.steps[] | [.vms, (.totals.tps|floor), (.host_cpu.busy|floor)]]' "$RES")"
