@@ -67,6 +67,22 @@ bench_cpu_seconds() {
                printf "%.3f\n", s }' "$1"
 }
 
+# bench_rusage_run OUT RUFILE CMD...: run CMD with stdout+stderr in OUT and write
+# one line to RUFILE: "USER SYS VCSW IVCSW WALL TIMES_CPU". The first five come
+# from the rusage of CMD that wait4 returns, as /usr/bin/time -f prints it (the
+# whole process from exec to exit: connect, prepare, run, teardown, every thread
+# and every child it waited for); TIMES_CPU is the same process measured by the
+# shell's `times` (children user+system), kept as a cross-check of the two ways.
+bench_rusage_run() {
+        local out=$1 ruf=$2 rc=0
+        shift 2
+        [ -x /usr/bin/time ] || bench_die "/usr/bin/time is not installed (apt-get install time)"
+        RUF=$ruf OUTF=$out bash -c '/usr/bin/time -o "$RUF.time" -f "%U %S %w %c %e" "$@" >"$OUTF" 2>&1
+                rc=$?; times >"$RUF.times"; exit $rc' bench "$@" || rc=$?
+        echo "$(tail -n 1 "$ruf.time") $(bench_cpu_seconds "$ruf.times")" >"$ruf"
+        return "$rc"
+}
+
 # Median of the numbers on stdin (one per line); "nan" when there are none.
 bench_median() {
         sort -g | awk '$1 ~ /^[0-9.eE+-]+$/ { v[++n] = $1 } END {

@@ -4,7 +4,7 @@
 # Tests and the local lab run many mariadbd instances side by side, each with
 # its own datadir, loopback address and port, and never the system service.
 #   start --dir D --addr 127.0.x.y --port P [--user root --password PW]
-#         [--db sbtest] [--buffer-pool 128M] [--cpus LIST]
+#         [--db sbtest] [--buffer-pool 128M] [--cpus LIST] [--max-connections 2000]
 #   stop --dir D
 # start initialises the datadir once, starts mariadbd in the background,
 # waits (bounded) until it answers, then sets the password and creates the
@@ -17,7 +17,7 @@ die() { echo "mariadb-server.sh: $*" >&2; exit 1; }
 cmd=${1:-}
 [ -n "$cmd" ] || die "usage: $0 start|stop --dir D [options]"
 shift
-dir="" addr=127.0.0.1 port=3306 user=root password="" db=sbtest pool=128M cpus=""
+dir="" addr=127.0.0.1 port=3306 user=root password="" db=sbtest pool=128M cpus="" maxconn=2000
 while [ $# -gt 0 ]; do
         case "$1" in
         --dir) dir=$2 ;;
@@ -28,6 +28,7 @@ while [ $# -gt 0 ]; do
         --db) db=$2 ;;
         --buffer-pool) pool=$2 ;;
         --cpus) cpus=$2 ;;
+        --max-connections) maxconn=$2 ;;
         *) die "unknown option $1" ;;
         esac
         shift 2 || die "option $1 needs a value"
@@ -76,7 +77,7 @@ start() {
                 setsid "${pin[@]}" mariadbd --no-defaults --datadir="$dir/data" --socket="$sock" \
                         --port="$port" --bind-address="$addr" --user=root \
                         --innodb-buffer-pool-size="$pool" --skip-name-resolve --tmpdir="$dir/tmp" \
-                        --innodb-flush-log-at-trx-commit=2 --max-connections=2000 \
+                        --innodb-flush-log-at-trx-commit=2 --max-connections="$maxconn" \
                         --pid-file="$dir/server.pid" --log-error="$dir/error.log" \
                         </dev/null >/dev/null 2>&1 &
                 echo $! >"$pidfile"
