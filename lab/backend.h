@@ -51,6 +51,7 @@
 #include <sys/types.h>
 
 #include "lab/cgroup.h"
+#include "lab/proc.h"
 
 #define LAB_MAX_VMS  64
 #define LAB_PATH_MAX 512
@@ -208,6 +209,13 @@ struct lab_backend_ops {
          * the exit status (as from waitpid). -ENOTSUP if the backend cannot. */
         int (*exec)(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
                     size_t errlen);
+        /* Start sp->argv "inside" VM i without waiting (local: in its cgroups,
+         * with its CPU affinity; sp's own cgroup_procs and cpus are ignored),
+         * stdin and stdout on the pipes stdio[0..1], as proc_spawn_io (proc.h)
+         * with die_with_parent: *pid is the child, the caller reaps it. NULL:
+         * the backend cannot (scale's --driver-placement vm needs it). */
+        int (*spawn)(struct lab_backend *b, unsigned i, const struct proc_spawn *sp,
+                     const int *stdio, pid_t *pid, char *err, size_t errlen);
         /* Fill *st for VM i. */
         int (*stats)(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
                      size_t errlen);

@@ -558,11 +558,13 @@ static int local_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *s
         return 0;
 }
 
-static int local_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
-                      size_t errlen)
+/* sp, started in VM i's cgroups with its affinity. */
+static int local_spawn(struct lab_backend *b, unsigned i, const struct proc_spawn *sp,
+                       const int *stdio, pid_t *pid, char *err, size_t errlen)
 {
         char bufs[CG_NCTRL][LAB_PATH_MAX + 16];
         const char *procs[CG_NCTRL + 1];
+        struct proc_spawn in = *sp;
         const struct lab_vm *v;
         cpu_set_t set;
         int rc = labdir_check_vm(&b->h.lab, i, err, errlen);
@@ -571,9 +573,27 @@ static int local_exec(struct lab_backend *b, unsigned i, char *const argv[], int
                 return rc;
         v = &b->h.lab.st.vm[i];
         cg_procs_files(&v->cg, bufs, procs);
-        return proc_run(&(struct proc_spawn){argv, NULL, procs,
-                                             cg_affinity(&v->cg, b->h.lab.st.vm_cpuset, &set)},
-                        status, err, errlen);
+        in.cgroup_procs = procs;
+        in.cpus = cg_affinity(&v->cg, b->h.lab.st.vm_cpuset, &set);
+        return proc_spawn_io(&in, stdio, stdio != NULL, pid, err, errlen);
+}
+
+static int local_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
+                      size_t errlen)
+{
+        pid_t pid;
+        int rc = local_spawn(b, i, &(struct proc_spawn){argv, NULL, NULL, NULL}, NULL, &pid, err,
+                             errlen);
+
+        if (rc < 0)
+                return rc;
+        while (waitpid(pid, status, 0) < 0)
+                if (errno != EINTR) {
+                        rc = -errno;
+                        snprintf(err, errlen, "waitpid %s: %s", argv[0], strerror(errno));
+                        return rc;
+                }
+        return 0;
 }
 
 const struct lab_backend_ops lab_backend_local = {
@@ -590,6 +610,7 @@ const struct lab_backend_ops lab_backend_local = {
     .destroy = local_destroy,
     .endpoint = local_endpoint,
     .exec = local_exec,
+    .spawn = local_spawn,
     .stats = local_stats,
     .storage = lab_host_storage,
     .close = lab_host_close,

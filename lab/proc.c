@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +54,16 @@ static int child_join_cgroup(const char *procs)
         return ok ? 0 : -1;
 }
 
+/* stdio given: those pipes for stdin and stdout, stderr to the log. */
+static void child_pipe_io(const struct proc_spawn *s, const int *stdio, int fd_report)
+{
+        int err = s->log_path ? open(s->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -2;
+
+        if (err == -1 || dup2(stdio[0], STDIN_FILENO) < 0 || dup2(stdio[1], STDOUT_FILENO) < 0 ||
+            (err >= 0 && dup2(err, STDERR_FILENO) < 0))
+                child_report(fd_report, 0, 0);
+}
+
 static void child_setup_io(const char *log_path, int fd_report)
 {
         int in = open("/dev/null", O_RDONLY);
@@ -71,7 +82,7 @@ static void child_setup_io(const char *log_path, int fd_report)
                 close(out);
 }
 
-static void child_main(const struct proc_spawn *s, int fd_report)
+static void child_main(const struct proc_spawn *s, const int *stdio, int pdeath, int fd_report)
 {
         sigset_t none;
 
@@ -83,7 +94,12 @@ static void child_main(const struct proc_spawn *s, int fd_report)
                         child_report(fd_report, 1, i);
         if (s->cpus && sched_setaffinity(0, sizeof(*s->cpus), s->cpus) < 0)
                 child_report(fd_report, 2, 0);
-        child_setup_io(s->log_path, fd_report);
+        if (pdeath && prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+                child_report(fd_report, 3, 0);
+        if (stdio)
+                child_pipe_io(s, stdio, fd_report);
+        else
+                child_setup_io(s->log_path, fd_report);
         execvp(s->argv[0], s->argv);
         child_report(fd_report, 3, 0);
 }
@@ -104,6 +120,12 @@ static int describe_failure(const struct proc_spawn *s, const struct child_fail 
 
 int proc_spawn(const struct proc_spawn *s, pid_t *pid, char *err, size_t errlen)
 {
+        return proc_spawn_io(s, NULL, 0, pid, err, errlen);
+}
+
+int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int die_with_parent, pid_t *pid,
+                  char *err, size_t errlen)
+{
         struct child_fail f;
         int fds[2], rc = 0, status;
         ssize_t n;
@@ -121,7 +143,7 @@ int proc_spawn(const struct proc_spawn *s, pid_t *pid, char *err, size_t errlen)
         }
         if (*pid == 0) {
                 close(fds[0]);
-                child_main(s, fds[1]);
+                child_main(s, stdio, die_with_parent, fds[1]);
         }
         close(fds[1]);
         fds[1] = -1;

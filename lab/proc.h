@@ -31,6 +31,16 @@ struct proc_spawn {
  * process) if the program cannot be run or a cgroup cannot be joined. */
 int proc_spawn(const struct proc_spawn *s, pid_t *pid, char *err, size_t errlen);
 
+/*
+ * proc_spawn for a program spoken to over pipes (scale's drivers): stdio[0]
+ * becomes the child's stdin and stdio[1] its stdout (stderr goes to
+ * s->log_path, or is inherited; stdio NULL: as proc_spawn). With
+ * die_with_parent the child gets SIGTERM when the thread that spawned it
+ * dies (PR_SET_PDEATHSIG), so a killed controller leaves no child behind.
+ */
+int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int die_with_parent, pid_t *pid,
+                  char *err, size_t errlen);
+
 /* Start s->argv and wait for it; *status as from waitpid(). */
 int proc_run(const struct proc_spawn *s, int *status, char *err, size_t errlen);
 

@@ -4,11 +4,13 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/exitcode.h"
@@ -31,12 +33,17 @@
 /* Options of `oltp` alone, not shared with scale's oltp group. */
 struct merge_opts {
         int merge;
+        int start_on_go;
 };
 
 static const struct opt_def merge_opt_defs[] = {
     {"merge", OPT_BOOL, offsetof(struct merge_opts, merge), "0", 0, 0,
      "oltp run --merge A.json B.json...: merge oltp results into one (oltp/merge.h), no run", NULL,
      0},
+    {"start-on-go", OPT_BOOL, offsetof(struct merge_opts, start_on_go), "0", 0, 0,
+     "connect and prepare, print \"hcisweep-driver ready\", start on a \"go\" line on stdin "
+     "(scale's drivers)",
+     NULL, OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0}};
 
 /* The options as documentation (cfg NULL): the man page and completion read them. */
@@ -89,10 +96,52 @@ static int do_prepare(struct ctx *x, int cleanup)
         return HCI_EXIT_OK;
 }
 
+static volatile sig_atomic_t got_signal;
+
 static void on_signal(int sig)
 {
         (void)sig;
+        got_signal = 1;
         oltp_engine_request_stop();
+}
+
+/*
+ * --start-on-go: the engine is connected and prepared; say so on stdout
+ * and wait for "go" on stdin, then say when it came (CLOCK_REALTIME ns),
+ * so the one who started many drivers (scale/scale_drivers.h) can give
+ * them one window and measure how late each began. End of input or a
+ * signal: no run.
+ */
+static int on_ready(void *user)
+{
+        struct ctx *x = user;
+        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+        struct timespec ts;
+        char line[16];
+        size_t len = 0;
+
+        if (!x->m.start_on_go)
+                return 0;
+        printf("hcisweep-driver ready\n");
+        fflush(stdout);
+        while (!got_signal && len < sizeof(line) - 1) {
+                ssize_t n;
+
+                if (poll(&p, 1, 200) <= 0)
+                        continue;
+                n = read(STDIN_FILENO, line + len, 1);
+                if (n <= 0)
+                        return -1;
+                if (line[len++] == '\n')
+                        break;
+        }
+        line[len] = '\0';
+        if (got_signal || strcmp(line, "go\n"))
+                return -1;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        printf("hcisweep-driver started %lld\n", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+        fflush(stdout);
+        return 0;
 }
 
 /* The result object of res (save.h marks it partial). NULL on ENOMEM. */
@@ -287,6 +336,7 @@ static int run_engine(struct ctx *x)
         ec.on_tick = x->o->time > 0 ? on_tick : NULL;
         ec.on_checkpoint = on_checkpoint;
         ec.checkpoint_s = OLTP_SAVE_EVERY_S;
+        ec.on_ready = on_ready;
         ec.user = x;
         if ((rc = metrics_start(&metrics, x->o->metrics_listen, err, sizeof(err))) < 0) {
                 log_error("oltp run: %s", err);

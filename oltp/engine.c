@@ -1259,7 +1259,7 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
         rc = start_workers(&e, err, errlen);
         if (rc)
                 goto out;
-        if (all_ready_or_fatal(&e) == 0) {
+        if (all_ready_or_fatal(&e) == 0 && (!cfg->on_ready || cfg->on_ready(cfg->user) == 0)) {
                 e.t_go = clk_now_ns();
                 e.t_warm = e.t_go + (uint64_t)(oltp_engine_warmup_max(cfg) * 1e9);
                 e.t_end = cfg->time_s > 0 ? e.t_warm + (uint64_t)(cfg->time_s * 1e9) : 0;

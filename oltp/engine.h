@@ -98,6 +98,13 @@ struct oltp_engine_cfg {
          */
         void (*on_checkpoint)(void *user, const struct oltp_result *so_far);
         double checkpoint_s;
+        /*
+         * optional: called once every connection is connected and prepared,
+         * before the warm-up starts (a driver placed by scale waits here for
+         * its "go", so all drivers share one window). 0 starts the run; else
+         * it ends with nothing measured, as after a stop request.
+         */
+        int (*on_ready)(void *user);
         void *user;
 };
 

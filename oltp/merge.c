@@ -608,6 +608,17 @@ const char *oltp_merge_host(const struct oltp_merge *m, unsigned i, unsigned *po
         return m->hosts[i].name;
 }
 
+unsigned oltp_merge_nintervals(const struct oltp_merge *m)
+{
+        return m->nrows;
+}
+
+void oltp_merge_interval(const struct oltp_merge *m, unsigned i, double *t, double *tps)
+{
+        *t = i < m->nrows ? m->rows[i].t : 0;
+        *tps = i < m->nrows ? m->rows[i].tps : 0;
+}
+
 double oltp_merge_tps(const struct oltp_merge *m)
 {
         return m->tps;

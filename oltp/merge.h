@@ -71,6 +71,9 @@ unsigned oltp_merge_count(const struct oltp_merge *m);
 void oltp_merge_result(const struct oltp_merge *m, struct oltp_result *res);
 /* Host i of the merged result: its name and port. */
 const char *oltp_merge_host(const struct oltp_merge *m, unsigned i, unsigned *port);
+/* The merged intervals: how many, and row i's t and summed TPS. */
+unsigned oltp_merge_nintervals(const struct oltp_merge *m);
+void oltp_merge_interval(const struct oltp_merge *m, unsigned i, double *t, double *tps);
 /* The sum of the inputs' own TPS. */
 double oltp_merge_tps(const struct oltp_merge *m);
 /* The percentiles of the first input's lat_ns (what the merged one reports), *n of them. */

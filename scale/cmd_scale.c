@@ -37,6 +37,7 @@
 #include "oltp/prepare.h"
 #include "scale/live.h"
 #include "scale/cmd_scale.h"
+#include "scale/scale_drivers.h"
 #include "scale/scale_run.h"
 
 static volatile sig_atomic_t interrupted;
@@ -74,6 +75,12 @@ static void on_tick(void *user, double done_s)
         prog_update(s->prog, s->done_s + done_s, "%u VMs, run %u/%lld%s%s", s->run.step->vms,
                     s->run.rep + 1, s->conf.cfg.repeat, s->run.window_open ? "" : ", warming up",
                     s->run.ci);
+}
+
+/* The drivers' run ticks as the engine does (scale_drivers.h). */
+static void tick_run(struct scale *s, double done_s)
+{
+        on_tick(s, done_s);
 }
 
 /* The plan's total once runs end early: what is done, what the run in
@@ -251,7 +258,12 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         m = mon_start(500, why, sizeof(why));
         if (s->run.warmup_s <= 0)
                 open_window(s);
-        rc = oltp_engine_run(&ec, &res, err, errlen);
+        if (s->conf.cfg.driver_placement)
+                rc = scale_drivers_run(
+                    s, st, r, &ec, &(struct scale_drivers_cb){open_window, tick_run, &interrupted},
+                    &res, err, errlen);
+        else
+                rc = oltp_engine_run(&ec, &res, err, errlen);
         if (!s->run.window_open)
                 open_window(s);
         scale_probe_take(s->watch.probe, &snap1);

@@ -167,6 +167,7 @@ struct scale_step {
         char error[1024];
         uint64_t consoles;          /* bit i-1: VM i's console tail saved (scale_console_name) */
         json_t *monitor;            /* of its last repeat; owned */
+        json_t *drivers;            /* --driver-placement vm: its last repeat's drivers[]; owned */
         struct scale_load_res load; /* with --block-load */
         int have_steady;            /* --target-ci: its repeats' steady states together */
         struct steady_res steady;   /* times summed, the widest CI, met and settled by all */

@@ -14,6 +14,8 @@
 #include "scale/cmd_scale.h"
 #include "scale/scale_run.h"
 
+static const char *const placements[] = {"controller", "vm", NULL};
+
 #define O(f) offsetof(struct scale_cfg, f)
 static const struct opt_def scale_opts[] = {
     {"vms", OPT_STR, O(vms_spec), "1,2,4", 0, 0,
@@ -44,6 +46,10 @@ static const struct opt_def scale_opts[] = {
      "block I/O on every VM's LUN during each measured run: rw=randrw,bs=4k,iodepth=4,"
      "rwmixread=70,numjobs=1 (any of the keys; these are the defaults)",
      NULL, OPT_F_LIST},
+    {"driver-placement", OPT_ENUM, O(driver_placement), "controller", 0, 0,
+     "where the load runs: controller (one process here drives every VM) or vm (one "
+     "`oltp run` per VM, inside it: the local lab only, for now)",
+     placements, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
 #undef O
@@ -116,6 +122,28 @@ static int check_plan(struct scale *s, char *err, size_t errlen)
                           err, errlen);
 }
 
+/* --driver-placement vm: a backend that can start a driver in its VMs, a fixed window. */
+static int check_placement(struct scale *s, char *err, size_t errlen)
+{
+        const struct oltp_opts *o = oltp_cli_opts(s->conf.oc);
+
+        if (!s->conf.cfg.driver_placement)
+                return 0;
+        if (!s->lab.ops->spawn) {
+                snprintf(err, errlen, "--driver-placement vm: not supported by the %s backend yet",
+                         s->lab.ops->name);
+                return -EINVAL;
+        }
+        if (o->target_ci > 0 || (o->metrics_listen && o->metrics_listen[0]) || o->time <= 0) {
+                snprintf(err, errlen, "--driver-placement vm: %s not supported with it yet",
+                         o->time <= 0       ? "--time 0"
+                         : o->target_ci > 0 ? "--target-ci"
+                                            : "--metrics-listen");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* The lab's LUNs take the block load; a backend without storage has none. */
 static int check_load(struct scale *s, char *err, size_t errlen)
 {
@@ -159,6 +187,8 @@ int scale_parse(struct scale *s, int argc, char **argv, char *err, size_t errlen
             oltp_cli_workload(s->conf.oc, err, errlen) < 0 ||
             res_save_open(&s->save, "scale", "scale", oltp_cli_json(s->conf.oc),
                           s->conf.cfg.output_dir, err, errlen) < 0)
+                return -EINVAL;
+        if (check_placement(s, err, errlen) < 0)
                 return -EINVAL;
         const char *user, *db, *pw;
         oltp_cli_login(s->conf.oc, &user, &db, &pw);
@@ -208,6 +238,7 @@ void scale_free_steps(struct scale *s)
                 hist_free(s->steps[i].load.lat[0]);
                 hist_free(s->steps[i].load.lat[1]);
                 json_decref(s->steps[i].monitor);
+                json_decref(s->steps[i].drivers);
                 scale_hosts_free(s->steps[i].hosts);
                 for (unsigned r = 0; r < SCALE_MAX_REPEAT; r++) {
                         free(s->steps[i].rep[r].iv_tps);

@@ -488,6 +488,8 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
                 json_object_set_new(o, "console_logs", consoles_json(s));
         if (s->have_steady)
                 json_object_set_new(o, "steady", steady_to_json(&s->steady));
+        if (s->drivers)
+                json_object_set_new(o, "drivers", json_incref(s->drivers));
         if (s->nrep == 1 && s->rep[0].niv)
                 json_object_set_new(o, "intervals", intervals_json(&s->rep[0]));
         json_object_set_new(o, "tps_band", band_json(s));

@@ -33,6 +33,7 @@ struct scale_cfg {
         long long repeat, resolution;
         double latency_slo, lost_timeout;
         int keep_lab, dry_run, explain, metrics_optional;
+        int driver_placement; /* 0 controller, 1 vm (scale_drivers.h) */
 };
 
 /* The plan of --vms: a list of counts, or a search (search.h). */

@@ -1,0 +1,68 @@
+/*
+ * scale_drivers.h - `scale --driver-placement vm`: one `hcisweep oltp run`
+ * per VM, started inside the VM, given one window, merged.
+ *
+ * For each measured run of a step every VM i gets its own driver: this
+ * binary (/proc/self/exe) running `oltp run --start-on-go` against VM i's
+ * database alone, with the run's oltp options (--threads per VM, workload,
+ * --time, --warmup-time, tables), --rand-seed SEED+i, its result in
+ * DIR/driver-<vms>vm-r<run>-vm<i>.json and its output in the .log beside
+ * it (DIR: the run directory, or the directory of --json). It is started
+ * through the backend's spawn op (lab/backend.h; the local lab: inside the
+ * VM's cgroups, so its CPU is the VM's, in cpu_by_owner.vms and in the
+ * VM's quota, not in driver).
+ *
+ * The window: each driver connects and prepares, prints "hcisweep-driver
+ * ready" and waits; once all are ready (or gone) the controller writes
+ * "go" to every one at once and each answers "hcisweep-driver started NS"
+ * (CLOCK_REALTIME, the same clock here): start_skew_ms is how much later
+ * than the controller's go it began; a driver late by more than 1% of
+ * --time is flagged ("late": true) and warned about. The window opens
+ * (probe, cluster, block load) --warmup-time after the go.
+ *
+ * Faults: a driver that exits before it is ready, dies, is killed, hangs
+ * past its window (--warmup-time + --time + --lost-vm-timeout + 30 s: it
+ * is SIGKILLed) or leaves a result --merge refuses is left out of the
+ * merge; the run is degraded with "vmI: driver ..." and goes on. Ctrl-C
+ * (*stop set) sends SIGINT to every driver, which ends its run and saves
+ * what it measured (partial); those results are merged and the step is
+ * partial. Every driver is reaped before the run returns, and each dies
+ * with the controller (PR_SET_PDEATHSIG).
+ *
+ * The merged figures (oltp/merge.h, the one merge routine of `oltp run
+ * --merge`) come back as an engine result, its hosts[] by VM (host h is
+ * VM h+1, empty for a driver left out), so the step is built as with
+ * controller placement; st->drivers gains drivers[] {vm, where, pid,
+ * cpu_s, start_skew_ms, late, exit, tps, result, error}.
+ */
+#ifndef HCI_SCALE_SCALE_DRIVERS_H
+#define HCI_SCALE_SCALE_DRIVERS_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "oltp/engine.h"
+
+struct scale;
+struct scale_step;
+struct scale_rep;
+
+/* What the run gives the drivers: when to open the window, the Ctrl-C flag. */
+struct scale_drivers_cb {
+        void (*open_window)(struct scale *s);
+        void (*tick)(struct scale *s, double done_s);
+        volatile sig_atomic_t *stop;
+};
+
+/*
+ * One measured run of st (its repeat st->nrep, rep r) with a driver per VM,
+ * ec the run's engine config (times, threads per VM as ec->nconns / VMs).
+ * 0 with *res filled (free with oltp_result_free) and r->lost/r->error set
+ * for drivers left out; -errno with err when nothing could run (no driver
+ * started at all, ENOMEM).
+ */
+int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *r,
+                      const struct oltp_engine_cfg *ec, const struct scale_drivers_cb *cb,
+                      struct oltp_result *res, char *err, size_t errlen);
+
+#endif

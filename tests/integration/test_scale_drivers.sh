@@ -1,0 +1,117 @@
+#!/bin/bash
+# test_scale_drivers.sh - `scale --driver-placement vm` on the local lab (real
+# mariadbd "VMs" and tgtd): a driver per VM, each inside its VM's cgroups
+# (its /proc/PID/cgroup is its VM's mariadbd's, read while it runs), the
+# step's TPS the sum of the drivers' own, the load's CPU booked to the VMs
+# (cpu_by_owner.driver near zero, the VMs' share above that of the same step
+# with controller placement, run first), one driver SIGKILLed mid-step makes
+# the step degraded naming its VM with the other's figures kept, and no
+# driver is left running after any run.
+. "$TESTLIB"
+
+ADDR=$(test_addr 0)
+BASE=${ADDR%.*}
+LAB=$T/lab
+common=(--lab-dir "$LAB" --addr-base "$BASE" --base-port "$(test_port 0)"
+        --target-port "$(test_port 1)")
+on_exit kill_listed
+on_exit "$HCISWEEP" lab down "${common[@]}"
+S=(scale --vms 2 --vm-memory 256M --lun-size 256M "${common[@]}" --tables 2 --table-size 500
+        --threads 4 --warmup-time 0.5 --keep-lab)
+# the drivers of this lab: `oltp run --start-on-go` processes naming its password file
+drivers() { pgrep -f -- "--start-on-go.*$LAB/|$LAB/.*--start-on-go" || true; }
+no_drivers() { [ -z "$(drivers)" ] || fail "drivers left running: $(drivers | tr '\n' ' ')"; }
+result_of() { sed -n 's/^result: \([^ ]*\).*/\1/p' "$1"; }
+
+# 1. controller placement, the figures to compare with
+expect_rc 0 "$HCISWEEP" "${S[@]}" --time 3 --output-dir "$T/ctl"
+CTL=$(sed -n 's/^result: //p' <<<"$OUT")
+[ -f "$CTL" ] || fail "no controller result: $OUT"
+jq -e '.steps[0].drivers == null' "$CTL" >/dev/null || fail "controller placement has drivers[]"
+
+# 2. vm placement: the drivers' cgroups read while they run
+"$HCISWEEP" "${S[@]}" --time 4 --driver-placement vm --output-dir "$T/vm" >"$T/vm.out" 2>&1 &
+SP=$!
+on_exit "kill $SP"
+has_two() { [ "$(drivers | wc -l)" -eq 2 ]; }
+wait_until 120 has_two
+seen=""
+for pid in $(drivers); do
+        vm=$(tr '\0' ' ' <"/proc/$pid/cmdline" | sed -n "s/.*--mysql-host=$BASE\.\([0-9]*\):.*/\1/p")
+        [ -n "$vm" ] || fail "driver $pid: no VM in its command line"
+        db=$(cat "$LAB/vm$vm/mariadbd.pid")
+        [ "$(cat "/proc/$pid/cgroup")" = "$(cat "/proc/$db/cgroup")" ] ||
+                fail "driver $pid of vm$vm: cgroups $(tr '\n' ' ' <"/proc/$pid/cgroup") are not its VM's: $(tr '\n' ' ' <"/proc/$db/cgroup")"
+        seen+=" $pid"
+done
+wait "$SP" || fail "vm placement: exit $?: $(tail -5 "$T/vm.out")"
+no_drivers
+VMR=$(result_of "$T/vm.out")
+[ -f "$VMR" ] || fail "no vm-placement result: $(cat "$T/vm.out")"
+for pid in $seen; do
+        jq -e --argjson p "$pid" '[.steps[0].drivers[].pid] | index($p) != null' "$VMR" >/dev/null ||
+                fail "driver $pid seen running is not in drivers[]"
+done
+jq -e '.steps[0] | .state == "ok" and (.drivers | length == 2)
+        and all(.drivers[]; .where == "cgroup" and .exit == 0 and .cpu_s > 0
+                and .start_skew_ms >= 0 and .tps > 0)' "$VMR" >/dev/null ||
+        fail "drivers[]: $(jq -c '.steps[0] | {state, drivers}' "$VMR")"
+# the step's TPS is the drivers' summed; its histogram their transactions
+jq -e '.steps[0] | (.totals.tps - ([.drivers[].tps] | add) | fabs) <= 1e-6 * .totals.tps
+        and .hist.count == .totals.transactions
+        and ([.hosts[].totals.transactions] | add) == .totals.transactions' "$VMR" >/dev/null ||
+        fail "merged TPS: $(jq -c '.steps[0] | {t: .totals, d: [.drivers[].tps]}' "$VMR")"
+# the load's CPU moved from driver to the VMs
+c_drv=$(jq '.steps[0].cpu_by_owner.driver' "$CTL") c_vms=$(jq '.steps[0].cpu_by_owner.vms' "$CTL")
+v_drv=$(jq '.steps[0].cpu_by_owner.driver' "$VMR") v_vms=$(jq '.steps[0].cpu_by_owner.vms' "$VMR")
+echo "cpu_by_owner: controller driver=$c_drv vms=$c_vms; vm driver=$v_drv vms=$v_vms"
+awk -v d="$v_drv" 'BEGIN { exit !(d < 2) }' || fail "vm placement: driver $v_drv% of the host"
+awk -v c="$c_drv" -v v="$v_drv" 'BEGIN { exit !(c > v + 1) }' ||
+        fail "the driver's share did not fall: $c_drv% -> $v_drv%"
+awk -v c="$c_vms" -v v="$v_vms" 'BEGIN { exit !(v > c) }' ||
+        fail "the VMs' share did not rise: $c_vms% -> $v_vms%"
+pass "vm placement: drivers in their VMs' cgroups, TPS summed, CPU booked to the VMs"
+
+# 3. one driver SIGKILLed mid-step (after its first 5 s save): that VM degraded, the other kept
+"$HCISWEEP" "${S[@]}" --time 8 --driver-placement vm --output-dir "$T/kill" >"$T/kill.out" 2>&1 &
+SP=$!
+on_exit "kill $SP"
+wait_until 120 has_two
+D2=$(for pid in $(drivers); do
+        tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "--mysql-host=$BASE\.2:" && echo "$pid"
+done)
+[ -n "$D2" ] || fail "no driver of vm2"
+J2=$(tr '\0' '\n' <"/proc/$D2/cmdline" | sed -n 's/^--json=//p')
+wait_file "$J2" 60
+kill -9 "$D2"
+wait "$SP" || fail "a killed driver ended the run: exit $?: $(tail -5 "$T/kill.out")"
+no_drivers
+KR=$(result_of "$T/kill.out")
+jq -e '.steps[0] | .state == "degraded" and (.error | test("vm2: driver killed by signal 9"))
+        and .drivers[0].tps > 0 and .drivers[1].tps == null
+        and .hosts[0].totals.transactions > 0 and .hosts[1].totals.transactions == 0
+        and .totals.transactions == .hosts[0].totals.transactions' "$KR" >/dev/null ||
+        fail "killed driver: $(jq -c '.steps[0] | {state, error, drivers, t: [.hosts[].totals.transactions]}' "$KR")"
+grep -q "vm2's driver killed by signal 9" "$T/kill.out" || fail "no warning: $(cat "$T/kill.out")"
+pass "a SIGKILLed driver: the step degraded naming vm2, vm1's figures kept, no driver left"
+
+# 4. SIGINT to scale: every driver stops and keeps what it measured, the result is partial
+"$HCISWEEP" "${S[@]}" --time 8 --driver-placement vm --output-dir "$T/int" >"$T/int.out" 2>&1 &
+SP=$!
+on_exit "kill $SP"
+wait_until 120 has_two
+for pid in $(drivers); do
+        wait_file "$(tr '\0' '\n' <"/proc/$pid/cmdline" | sed -n 's/^--json=//p')" 60
+done
+kill -INT "$SP"
+rc=0
+wait "$SP" || rc=$?
+[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, want 130: $(tail -5 "$T/int.out")"
+no_drivers
+IR=$(result_of "$T/int.out")
+[ -f "$IR" ] || fail "no partial result: $(cat "$T/int.out")"
+jq -e '.partial == true and .steps[0].state == "partial"
+        and all(.steps[0].drivers[]; .exit == 130 and .tps > 0)
+        and .steps[0].totals.transactions > 0' "$IR" >/dev/null ||
+        fail "interrupted: $(jq -c '{partial, s: .steps[0] | {state, drivers, totals}}' "$IR")"
+pass "SIGINT: exit 130, every driver stopped, what each measured kept, partial"
