@@ -690,6 +690,10 @@ bad 2 "--driver-placement vm: not supported by the libvirt backend yet" "${S[@]}
 bad 2 "--driver-placement vm: --target-ci not supported with it yet" "${S[@]}" --driver-placement vm --target-ci 5
 bad 2 "--driver-placement vm: --metrics-listen not supported with it yet" "${S[@]}" --driver-placement vm --metrics-listen "$ADDR:1"
 bad 2 "option --driver-placement: 'guest' is not one of" "${S[@]}" --driver-placement guest
+# ... and in a job file
+printf '[a]\ncommand = scale\nbackend = qemu\ndriver-placement = vm\nvms = 1\ntime = 1\nlab-dir = %s\n' \
+        "$T/lab" >"$T/place_job.ini"
+bad 2 "--driver-placement vm: not supported by the qemu backend yet" run place_job.ini
 # --- end of 26 (place) ---
 
 if [ -n "${CATALOGUE_LIST:-}" ]; then
