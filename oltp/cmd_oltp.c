@@ -559,7 +559,9 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
 int cmd_oltp_check_option(const char *name, const char *val, char *err, size_t errlen)
 {
         struct oltp_opts *o = calloc(1, sizeof(*o));
-        struct opt_group g[2] = {{oltp_opt_defs, o, NULL}, {0}};
+        struct merge_opts m = {0};
+        /* every option a run records in its job.ini, the merge group's included */
+        struct opt_group g[3] = {{oltp_opt_defs, o, NULL}, {merge_opt_defs, &m, NULL}, {0}};
         int rc;
 
         if (!o) {
