@@ -294,12 +294,12 @@ static void judge(struct drv *d, int stopped)
         if (d->why[0])
                 return;
         if (!d->ready)
-                snprintf(d->why, sizeof(d->why), "exited before it was ready (see %s)", d->log);
+                snprintf(d->why, sizeof(d->why), "exited before it was ready (see %.200s)", d->log);
         else if (WIFSIGNALED(d->status))
                 snprintf(d->why, sizeof(d->why), "killed by signal %d", WTERMSIG(d->status));
         else if (WIFEXITED(d->status) && WEXITSTATUS(d->status) &&
                  !(stopped && WEXITSTATUS(d->status) == 130))
-                snprintf(d->why, sizeof(d->why), "exited %d (see %s)", WEXITSTATUS(d->status),
+                snprintf(d->why, sizeof(d->why), "exited %d (see %.200s)", WEXITSTATUS(d->status),
                          d->log);
 }
 
