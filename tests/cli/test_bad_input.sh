@@ -452,8 +452,8 @@ bad 2 "option --addr-base" "${S[@]}" --addr-base 10.0.1
 bad 2 "unknown command 'blok'" blok
 bad 2 "usage: hcisweep COMMAND" 
 
-# --- save: a result that cannot be created is refused before measuring ---
-# (issue 31.5: access() says yes to root on /proc; the check creates a file)
+# --- 10. Results that cannot be saved: refused before measuring ---
+# (access() says yes to root on /proc: the check creates a file)
 bad 2 "option --json: /proc/version: cannot create a file in /proc" "${B[@]}" --json /proc/version
 bad 2 "option --json: /proc/version: cannot create a file in /proc" "${O[@]}" --json /proc/version
 bad 2 "option --json: /proc/version: cannot create a file in /proc" "${S[@]}" --json /proc/version
@@ -467,7 +467,7 @@ bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${B[@]}"
 bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${O[@]}" --output-dir /proc/runs
 bad 2 "option --output-dir: /proc/runs: cannot create a file in /proc" "${S[@]}" --output-dir /proc/runs
 bad 2 "option --json: /proc/version: cannot create a file in /proc" compare a b --json /proc/version
-# (issue 30.9: scale --dry-run refuses what the run would refuse)
+# (scale --dry-run refuses what the run would refuse)
 bad 2 "option --vm-cpus: 1e-07 is below the smallest CPU quota 0.01" "${S[@]}" --dry-run --vm-cpus 1e-7
 bad 2 "option --vm-cpus: 0.005 is below the smallest CPU quota 0.01" "${S[@]}" --dry-run --vm-cpus 0.005
 bad 2 "option --vm-cpus: 1e-07 is below the smallest CPU quota 0.01" "${L[@]}" --vm-cpus 1e-7
@@ -480,9 +480,8 @@ bad 2 "option --vms: the plan goes to 2 VMs, the inventory lists 1" "${S[@]}" --
 bad 2 "option --vms: the plan goes to 3 VMs, the inventory lists 1" "${S[@]}" --dry-run \
         --backend static --inventory "$T/one_server.ini" --vms 1-3:1
 bad 0 "plan: 1 VMs" "${S[@]}" --dry-run --backend static --inventory "$T/one_server.ini" --vms 1
-# --- end of save ---
 
-# --- issue 30/31 (h30): host strings, iSCSI URLs, rates, error lists, null engine ---
+# --- 11. Host strings, iSCSI URLs, rates, error lists, the null engine ---
 # Each is refused before any name lookup or connection (exit 2, not 3), and a
 # password typed into a host or URL never appears in the message.
 LONG=$(printf 'a%.0s' $(seq 5000))
@@ -544,9 +543,8 @@ bad 2 "option --time: 1e-07 s is below the shortest" "${O[@]}" --time 1e-7
 bad 2 "option --warmup-time: 1e-05 s is below the shortest" "${O[@]}" --warmup-time 0.00001
 bad 2 "option --report-interval: 1e-07 s is below the shortest" "${O[@]}" --report-interval 1e-7
 bad 2 "option --report-interval: '1e-310' is too small" "${O[@]}" --report-interval 1e-310
-# --- end of issue 30/31 (h30) ---
 
-# --- issue 31.1/.2/.7/.8, 30.5 (h31): a job file's own paths, a false "in use", one size limit, a server twice ---
+# --- 12. A job file's own paths, a false "in use", one size limit, a server twice ---
 # A job file's relative paths are relative to the job file, never to the current
 # directory: $T (the current one) holds pw and plain.img, $T/jobdir does not.
 mkdir -p "$T/jobdir"
@@ -646,9 +644,8 @@ bad 2 "option --mysql-defaults-file: /nonexistent: No such file" "${S[@]}" --mys
 MYSQL_PWD=x bad 2 "option --mysql-defaults-file: /nonexistent/my.cnf: No such file" "${OC[@]}" --mysql-defaults-file /nonexistent/my.cnf
 bad 2 "option --mysql-defaults-file: dir: Is a directory" "${O[@]}" --mysql-password secretpw --mysql-defaults-file dir
 bad 2 "option --mysql-defaults-file: /dev/zero: too long" "${O[@]}" --mysql-password-file pw --mysql-defaults-file /dev/zero
-# --- end of 31 (h31) ---
 
-# --- issue 25 (virt): --storage-hosts names hosts of --libvirt-uri, before any connection ---
+# --- 13. --storage-hosts names hosts of --libvirt-uri, before any connection ---
 # (192.0.2.7 is TEST-NET-1: a connection there would hang, not fail at once)
 LV=(--backend libvirt --topology two-layer --libvirt-uri "qemu+ssh://root@192.0.2.7/system,qemu:///system")
 bad 2 "option --storage-hosts: 'nosuch' is not a host of --libvirt-uri" "${L[@]}" "${LV[@]}" --storage-hosts nosuch
@@ -656,9 +653,8 @@ bad 2 "option --storage-hosts: '192.0.2' is not a host of --libvirt-uri" "${LS[@
 bad 2 "option --storage-hosts: 'root' is not a host" "${S[@]}" "${LV[@]}" --storage-hosts root
 bad 2 "option --storage-hosts: only with --topology two-layer" "${L[@]}" --backend libvirt --storage-hosts localhost
 bad 2 "option --storage-hosts: item 2 of the list is empty" "${L[@]}" "${LV[@]}" --storage-hosts localhost,,x
-# --- end of 25 (virt) ---
 
-# --- issue 26 (place): oltp run --merge refuses what it cannot merge, naming the file ---
+# --- 14. Driver placement: oltp run --merge refuses what it cannot merge, naming the file ---
 okres() { # okres FILE WORKLOAD: the least oltp result --merge takes
         printf '{"schema_version":1,"kind":"oltp","config":{"workload":"%s"},"seconds":1,"threads":1,
 "totals":{"transactions":0,"tps":0,"queries":{"read":0,"write":0,"other":0},"qps":0,"errors":0,
@@ -694,7 +690,6 @@ bad 2 "option --driver-placement: 'guest' is not one of" "${S[@]}" --driver-plac
 printf '[a]\ncommand = scale\nbackend = qemu\ndriver-placement = vm\nvms = 1\ntime = 1\nlab-dir = %s\n' \
         "$T/lab" >"$T/place_job.ini"
 bad 2 "--driver-placement vm: not supported by the qemu backend yet" run place_job.ini
-# --- end of 26 (place) ---
 
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"
