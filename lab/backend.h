@@ -182,6 +182,10 @@ struct lab_backend_ops {
         unsigned can_start : 1;   /* makes, starts and removes its servers (in --lab-dir);
                                      0: servers that exist already, count() of them */
         unsigned has_storage : 1; /* a storage service with one iSCSI LUN per VM */
+        /* Where spawn() runs a VM's driver, as a result's drivers[].where
+         * says: "cgroup" (this host, in the VM's cgroups), "guest" (inside
+         * the guest), "ssh" (on the VM's host over OpenSSH); NULL: no spawn. */
+        const char *driver_where;
 
         /* Attach to the lab described by spec (which must outlive the
          * handle). Starts nothing. *out is the new handle. */
@@ -213,7 +217,9 @@ struct lab_backend_ops {
          * with its CPU affinity; sp's own cgroup_procs and cpus are ignored),
          * stdin and stdout on the pipes stdio[0..1], as proc_spawn_io (proc.h)
          * with die_with_parent: *pid is the child, the caller reaps it. NULL:
-         * the backend cannot (scale's --driver-placement vm needs it). */
+         * the backend cannot (scale's --driver-placement vm needs it). The
+         * driver's stdout protocol (oltp/oltp.h) passes through whatever
+         * carries it, so its result comes back on the pipe. */
         int (*spawn)(struct lab_backend *b, unsigned i, const struct proc_spawn *sp,
                      const int *stdio, pid_t *pid, char *err, size_t errlen);
         /* Fill *st for VM i. */

@@ -601,6 +601,7 @@ const struct lab_backend_ops lab_backend_local = {
     .help = "mariadbd per VM on this host, in cgroups, plus a tgtd (the default)",
     .can_start = 1,
     .has_storage = 1,
+    .driver_where = "cgroup",
     .open = local_open,
     .count = lab_host_count,
     .check = local_check,

@@ -34,6 +34,7 @@
 struct merge_opts {
         int merge;
         int start_on_go;
+        int result_stdout;
 };
 
 static const struct opt_def merge_opt_defs[] = {
@@ -43,6 +44,9 @@ static const struct opt_def merge_opt_defs[] = {
     {"start-on-go", OPT_BOOL, offsetof(struct merge_opts, start_on_go), "0", 0, 0,
      "connect and prepare, print \"hcisweep-driver ready\", start on a \"go\" line on stdin "
      "(scale's drivers)",
+     NULL, OPT_F_HIDDEN},
+    {"result-stdout", OPT_BOOL, offsetof(struct merge_opts, result_stdout), "0", 0, 0,
+     "the result on stdout after a \"" OLTP_DRIVER_RESULT "\" line, no file (scale's drivers)",
      NULL, OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0}};
 
@@ -122,7 +126,7 @@ static int on_ready(void *user)
 
         if (!x->m.start_on_go)
                 return 0;
-        printf("hcisweep-driver ready\n");
+        printf("%s\n", OLTP_DRIVER_READY);
         fflush(stdout);
         while (!got_signal && len < sizeof(line) - 1) {
                 ssize_t n;
@@ -139,7 +143,7 @@ static int on_ready(void *user)
         if (got_signal || strcmp(line, "go\n"))
                 return -1;
         clock_gettime(CLOCK_REALTIME, &ts);
-        printf("hcisweep-driver started %lld\n", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+        printf("%s %lld\n", OLTP_DRIVER_STARTED, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
         fflush(stdout);
         return 0;
 }
@@ -172,6 +176,12 @@ static void on_checkpoint(void *user, const struct oltp_result *so_far)
         char why[96];
         json_t *top;
 
+        if (x->save.to_stdout) {
+                /* nothing to save until the end: the driver's log shows it is measuring */
+                fprintf(stderr, "oltp: %.0f s measured, %llu transaction(s) so far\n",
+                        so_far->seconds, (unsigned long long)so_far->total.txns);
+                return;
+        }
         snprintf(why, sizeof(why), "running: saved at %.0f s, the run had not ended",
                  so_far->seconds);
         top = result_json(x, x->rep, so_far, NULL);
@@ -351,8 +361,10 @@ static int run_engine(struct ctx *x)
         }
         if (ec.report_s <= 0)
                 ec.report_s = default_interval(x->o->time);
-        if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
-                          sizeof(err)) < 0) {
+        if (x->m.result_stdout)
+                res_save_open_stdout(&x->save, "oltp", OLTP_DRIVER_RESULT);
+        else if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
+                               sizeof(err)) < 0) {
                 log_error("oltp run: %s", err);
                 rc = HCI_EXIT_USAGE;
                 goto out;
@@ -439,8 +451,10 @@ static int do_merge(struct ctx *x)
                         log_error("oltp run --merge: %s", err);
                         goto out;
                 }
-        if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
-                          sizeof(err)) < 0) {
+        if (x->m.result_stdout)
+                res_save_open_stdout(&x->save, "oltp", OLTP_DRIVER_RESULT);
+        else if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
+                               sizeof(err)) < 0) {
                 log_error("oltp run: %s", err);
                 goto out;
         }

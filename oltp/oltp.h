@@ -9,6 +9,16 @@
 
 #include <stddef.h>
 
+/*
+ * The lines a driver (`oltp run --start-on-go`, started by scale's
+ * --driver-placement vm) prints on stdout for its controller: READY once
+ * connected and prepared; STARTED NS (CLOCK_REALTIME) when "go" came; with
+ * --result-stdout, RESULT and then the result as one line of JSON.
+ */
+#define OLTP_DRIVER_READY   "hcisweep-driver ready"
+#define OLTP_DRIVER_STARTED "hcisweep-driver started"
+#define OLTP_DRIVER_RESULT  "hcisweep-driver result"
+
 /* `hcisweep oltp prepare|run|cleanup [options]`; argv[0] is "oltp". Returns an exit code. */
 int cmd_oltp(int argc, char **argv);
 

@@ -38,6 +38,16 @@ int res_save_open(struct res_save *sv, const char *who, const char *kind, const 
         return 0;
 }
 
+void res_save_open_stdout(struct res_save *sv, const char *who, const char *marker)
+{
+        memset(sv, 0, sizeof(*sv));
+        snprintf(sv->who, sizeof(sv->who), "%s", who);
+        snprintf(sv->path, sizeof(sv->path), "-");
+        sv->marker = marker;
+        sv->to_stdout = 1;
+        sv->no_index = 1;
+}
+
 int res_save_mkdir(struct res_save *sv, char *err, size_t errlen)
 {
         char why[1200];
@@ -46,6 +56,19 @@ int res_save_mkdir(struct res_save *sv, char *err, size_t errlen)
                 return 0;
         snprintf(err, errlen, "option --output-dir: %s", why);
         return -EINVAL;
+}
+
+/* The final result as one line on stdout, after the marker. */
+static int print_result(const struct res_save *sv, const json_t *result, char *err, size_t errlen)
+{
+        errno = 0;
+        if (sv->marker)
+                printf("%s\n", sv->marker);
+        if (json_dumpf(result, stdout, JSON_COMPACT) < 0 || printf("\n") < 0 || fflush(stdout)) {
+                snprintf(err, errlen, "standard output: %s", strerror(errno ? errno : EIO));
+                return -EIO;
+        }
+        return 0;
 }
 
 static int write_once(const struct res_save *sv, const json_t *result, char *err, size_t errlen)
@@ -60,9 +83,11 @@ static int write_once(const struct res_save *sv, const json_t *result, char *err
 int res_save_progress(struct res_save *sv, json_t *result, const char *why)
 {
         char err[1200];
-        int rc = res_mark_partial(result, why);
+        int rc;
 
-        if (rc < 0) {
+        if (sv->to_stdout)
+                return 0;
+        if ((rc = res_mark_partial(result, why)) < 0) {
                 log_warn("%s: saving the result so far: out of memory", sv->who);
                 return rc;
         }
@@ -86,13 +111,16 @@ int res_save_final(struct res_save *sv, json_t *result, const char *why, int qui
                 log_error("%s: out of memory writing the result", sv->who);
                 return -ENOMEM;
         }
-        rc = write_once(sv, result, err, sizeof(err));
+        rc = sv->to_stdout ? print_result(sv, result, err, sizeof(err))
+                           : write_once(sv, result, err, sizeof(err));
         if (rc < 0) {
                 log_error("%s: writing the result: %s", sv->who, err);
                 if (sv->saved)
                         log_error("%s: %s keeps the last save, marked partial", sv->who, sv->path);
                 return rc;
         }
+        if (sv->to_stdout)
+                return 0;
         if (!sv->no_index && res_index_register(sv->path, err, sizeof(err)) < 0)
                 log_warn("%s: not added to the run index: %s", sv->who, err);
         if (quiet)

@@ -28,11 +28,13 @@ typedef int (*res_save_write_fn)(void *user, const struct res_save *sv, const js
                                  char *err, size_t errlen);
 
 struct res_save {
-        char who[16];    /* the command, for messages: "block" */
-        char dir[1024];  /* the run directory; "" with --json FILE */
-        char path[1100]; /* the result file */
-        unsigned saved;  /* progress saves that landed */
-        int no_index;    /* keep the result out of the run index */
+        char who[16];       /* the command, for messages: "block" */
+        char dir[1024];     /* the run directory; "" with --json FILE */
+        char path[1100];    /* the result file */
+        unsigned saved;     /* progress saves that landed */
+        int no_index;       /* keep the result out of the run index */
+        const char *marker; /* res_save_open_stdout: the line before the result */
+        int to_stdout;      /* res_save_open_stdout: no file at all */
         res_save_write_fn write;
         void *user;
 };
@@ -45,6 +47,14 @@ struct res_save {
  */
 int res_save_open(struct res_save *sv, const char *who, const char *kind, const char *json,
                   const char *output_dir, char *err, size_t errlen);
+
+/*
+ * The result to standard output only (a driver whose controller collects
+ * it: scale/scale_drivers.h): progress saves are skipped, the final one
+ * prints the line marker (when not NULL, it must outlive sv) and then the
+ * result as one line of compact JSON; nothing is written to disk or indexed.
+ */
+void res_save_open_stdout(struct res_save *sv, const char *who, const char *marker);
 
 /* Create the run directory now (files of the run are written into it before the result). */
 int res_save_mkdir(struct res_save *sv, char *err, size_t errlen);

@@ -2,10 +2,12 @@
  * scale_drivers.c - a driver per VM, one window, merged (scale_drivers.h).
  *
  * The controller is one thread: it polls the drivers' stdout pipes (their
- * ready and started lines, then their report, copied to nothing: the
- * driver's own log holds stderr, its result file the figures) with a short
- * timeout, so it also opens the window on time, ticks the progress line,
- * passes Ctrl-C on and kills a driver that hangs.
+ * ready and started lines, their report, copied to nothing, and last their
+ * result, which it writes into the run's directory; the driver's own log
+ * holds stderr) with a short timeout, so it also opens the window on time,
+ * ticks the progress line, passes Ctrl-C on and kills a driver that hangs.
+ * The result comes back on the pipe, not in a file, so a driver on another
+ * machine (over ssh, in a guest) is collected the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +22,10 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "core/resfile.h"
 #include "core/sbuf.h"
 #include "oltp/merge.h"
+#include "oltp/oltp.h"
 #include "scale/scale_drivers.h"
 #include "scale/scale_run.h"
 
@@ -35,6 +39,8 @@ struct drv {
         int in, out; /* our ends: its stdin, its stdout */
         char line[256];
         size_t llen;
+        struct sbuf result; /* the line after OLTP_DRIVER_RESULT */
+        int in_result, got_result;
         int ready, started, eof, reaped, killed;
         int status;
         double cpu_s;
@@ -123,7 +129,7 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
         snprintf(a[1], sizeof(a[1]), "--threads=%u", oltp_cli_threads(s->conf.oc));
         snprintf(a[2], sizeof(a[2]), "--rand-seed=%llu",
                  (unsigned long long)(o->rand_seed + d->vm));
-        snprintf(a[3], sizeof(a[3]), "--json=%s", d->json);
+        snprintf(a[3], sizeof(a[3]), "--result-stdout");
         snprintf(a[4], sizeof(a[4]), "--mysql-user=%s", dsn->user);
         snprintf(a[5], sizeof(a[5]), "--mysql-db=%s", dsn->db);
         snprintf(a[6], sizeof(a[6]), "--time=%g", ec->time_s);
@@ -160,23 +166,44 @@ static void on_line(struct drv *d, long long go_ns)
 {
         long long ns;
 
-        if (!strcmp(d->line, "hcisweep-driver ready"))
+        if (!strcmp(d->line, OLTP_DRIVER_READY))
                 d->ready = 1;
-        else if (sscanf(d->line, "hcisweep-driver started %lld", &ns) == 1) {
+        else if (sscanf(d->line, OLTP_DRIVER_STARTED " %lld", &ns) == 1) {
                 d->started = 1;
                 d->start_ns = ns - go_ns;
+        } else if (!strcmp(d->line, OLTP_DRIVER_RESULT)) {
+                sb_free(&d->result);
+                d->in_result = 1;
         }
 }
 
-/* Read what d wrote; lines over the buffer are cut (the report's are short). */
+/* Take the result line's bytes of buf[0..n): how many were its. */
+static size_t take_result(struct drv *d, const char *buf, size_t n)
+{
+        const char *nl = memchr(buf, '\n', n);
+        size_t k = nl ? (size_t)(nl - buf) : n;
+
+        sb_printf(&d->result, "%.*s", (int)k, buf);
+        if (nl) {
+                d->in_result = 0;
+                d->got_result = !d->result.oom && d->result.len > 0;
+                return k + 1;
+        }
+        return k;
+}
+
+/* Read what d wrote; lines over the buffer are cut (the report's are short),
+ * but for the result's, which is kept whole. */
 static void drain(struct drv *d, long long go_ns)
 {
-        char buf[4096];
+        char buf[65536];
         ssize_t n;
 
         while ((n = read(d->out, buf, sizeof(buf))) > 0)
-                for (ssize_t i = 0; i < n; i++) {
-                        if (buf[i] == '\n') {
+                for (size_t i = 0; i < (size_t)n; i++) {
+                        if (d->in_result) {
+                                i += take_result(d, buf + i, (size_t)n - i) - 1;
+                        } else if (buf[i] == '\n') {
                                 d->line[d->llen] = '\0';
                                 on_line(d, go_ns);
                                 d->llen = 0;
@@ -303,11 +330,11 @@ static void judge(struct drv *d, int stopped)
                          d->log);
 }
 
-static json_t *driver_json(const struct drv *d, double time_s, double tps)
+static json_t *driver_json(const struct drv *d, const char *where, double time_s, double tps)
 {
         double skew_ms = d->started ? (double)d->start_ns / 1e6 : -1;
         json_t *o = json_pack(
-            "{s:i, s:s, s:i, s:f, s:o, s:b, s:i, s:o, s:s}", "vm", (int)d->vm, "where", "cgroup",
+            "{s:i, s:s, s:i, s:f, s:o, s:b, s:i, s:o, s:s}", "vm", (int)d->vm, "where", where,
             "pid", (int)d->pid, "cpu_s", d->cpu_s, "start_skew_ms",
             d->started ? json_real(skew_ms) : json_null(), "late",
             d->started && skew_ms > time_s * 10.0, "exit",
@@ -373,6 +400,20 @@ static void keep_intervals(const struct oltp_merge *m, struct scale_rep *r)
                 oltp_merge_interval(m, r->niv, &r->iv_t[r->niv], &r->iv_tps[r->niv]);
 }
 
+/* Write d's result line into d->json, where the merge and the user find it. */
+static void keep_result(struct drv *d)
+{
+        char e[600];
+
+        if (!d->why[0] && !d->got_result)
+                snprintf(d->why, sizeof(d->why), "gave no result (see %.200s)", d->log);
+        else if (d->got_result &&
+                 res_write_text(d->json, d->result.s, d->result.len, e, sizeof(e)) < 0 &&
+                 !d->why[0])
+                snprintf(d->why, sizeof(d->why), "its result could not be kept: %.250s", e);
+        sb_free(&d->result);
+}
+
 /* Merge the drivers kept; the others named in r->error. */
 static int merge_all(struct scale *s, struct scale_step *st, struct scale_rep *r, struct drv *dv,
                      unsigned n, const struct oltp_engine_cfg *ec, int stopped,
@@ -392,6 +433,7 @@ static int merge_all(struct scale *s, struct scale_step *st, struct scale_rep *r
                 double tps = 0;
 
                 judge(d, stopped);
+                keep_result(d);
                 if (!d->why[0] && oltp_merge_add_file(m, d->json, e, sizeof(e)) < 0)
                         snprintf(d->why, sizeof(d->why), "its result: %.280s", e);
                 if (!d->why[0] && (one = oltp_merge_new()) &&
@@ -413,7 +455,8 @@ static int merge_all(struct scale *s, struct scale_step *st, struct scale_rep *r
                         log_warn("scale: %u VMs: vm%u's driver started %.0f ms late, over 1%% of "
                                  "the window",
                                  st->vms, d->vm, (double)d->start_ns / 1e6);
-                json_array_append_new(arr, driver_json(d, ec->time_s, tps));
+                json_array_append_new(arr,
+                                      driver_json(d, s->lab.ops->driver_where, ec->time_s, tps));
         }
         rc = to_result(m, s, st->vms, res);
         keep_intervals(m, r);

@@ -5,12 +5,13 @@
  * For each measured run of a step every VM i gets its own driver: this
  * binary (/proc/self/exe) running `oltp run --start-on-go` against VM i's
  * database alone, with the run's oltp options (--threads per VM, workload,
- * --time, --warmup-time, tables), --rand-seed SEED+i, its result in
- * DIR/driver-<vms>vm-r<run>-vm<i>.json and its output in the .log beside
- * it (DIR: the run directory, or the directory of --json). It is started
+ * --time, --warmup-time, tables), --rand-seed SEED+i, --result-stdout:
+ * its result comes back on its stdout and is kept in
+ * DIR/driver-<vms>vm-r<run>-vm<i>.json, its stderr in the .log beside it
+ * (DIR: the run directory, or the directory of --json). It is started
  * through the backend's spawn op (lab/backend.h; the local lab: inside the
  * VM's cgroups, so its CPU is the VM's, in cpu_by_owner.vms and in the
- * VM's quota, not in driver).
+ * VM's quota, not in driver), drivers[].where the backend's driver_where.
  *
  * The window: each driver connects and prepares, prints "hcisweep-driver
  * ready" and waits; once all are ready (or gone) the controller writes
