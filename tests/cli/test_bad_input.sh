@@ -491,10 +491,10 @@ bad 2 "option --mysql-host: '[127.0.0.1]:1': not an [IPv6] address" "${O[@]}" --
 bad 2 "option --mysql-host: '[::1': not an [IPv6] address" "${O[@]}" --mysql-host '[::1'
 bad 2 "option --mysql-host: 'h:p:q': more than one ':'" "${O[@]}" --mysql-host 'h:p:q'
 bad 2 "option --mysql-host: '127.0.0.1:1:2': more than one ':'" "${O[@]}" --mysql-host '127.0.0.1:1:2'
-bad 2 "a user or password does not belong in a host" "${O[@]}" --mysql-host 'user:h30pass@127.0.0.1:1'
-! grep -q h30pass <<<"$OUT" || fail "the password of user:pass@host was echoed: $OUT"
-bad 2 "a user or password does not belong in a host" "${O[@]}" --mysql-host 'mysql://u:h30pass@127.0.0.1:1/db'
-! grep -q h30pass <<<"$OUT" || fail "the password of mysql://u:pass@host was echoed: $OUT"
+bad 2 "a user or password does not belong in a host" "${O[@]}" --mysql-host 'user:s3cretpw@127.0.0.1:1'
+! grep -q s3cretpw <<<"$OUT" || fail "the password of user:pass@host was echoed: $OUT"
+bad 2 "a user or password does not belong in a host" "${O[@]}" --mysql-host 'mysql://u:s3cretpw@127.0.0.1:1/db'
+! grep -q s3cretpw <<<"$OUT" || fail "the password of mysql://u:pass@host was echoed: $OUT"
 bad 2 "a URL is not a host" "${O[@]}" --mysql-host 'mysql://127.0.0.1:1'
 bad 2 "a host name of over 253 characters" "${O[@]}" --mysql-host "$LONG"
 bad 2 "a host name of over 253 characters" "${O[@]}" --mysql-host "127.0.0.1:1,$LONG:1"
@@ -505,25 +505,25 @@ bad 2 "not a host name or IP address" "${O[@]}" --mysql-host '127.0.0.1/24'
 bad 2 "option --mysql-host: '127.0.0.1:65536': the port must be" "${O[@]}" --mysql-host '127.0.0.1:65536'
 bad 2 "option --mysql-host: '127.0.0.1:': the port must be" "${O[@]}" --mysql-host '127.0.0.1:'
 bad 2 "option --mysql-host: '127.0.0.1:+1': the port must be" "${O[@]}" --mysql-host '127.0.0.1:+1'
-bad 2 "a user or password does not belong in a host" "${OP[@]}" --mysql-host 'u:h30pass@localhost'
+bad 2 "a user or password does not belong in a host" "${OP[@]}" --mysql-host 'u:s3cretpw@localhost'
 bad 2 "a user or password does not belong in a host" "${OC[@]}" --mysql-host 'u@localhost'
-H30U=(block --target-ci 0 --runtime 1)
-bad 2 "an empty CHAP user before '@'" "${H30U[@]}" --target 'iscsi://%@127.0.0.1:1/iqn.2000-01.x:t/0'
-bad 2 "an empty CHAP user before '@'" "${H30U[@]}" --target 'iscsi://@127.0.0.1:1/iqn.2000-01.x:t/0'
-bad 2 "an empty CHAP secret before '@'" "${H30U[@]}" --target 'iscsi://u%@127.0.0.1:1/iqn.2000-01.x:t/0'
-bad 2 "an empty CHAP secret before '@'" "${H30U[@]}" --target 'iscsi://u:@127.0.0.1:1/iqn.2000-01.x:t/0'
-bad 2 "more than one '@'" "${H30U[@]}" --target 'iscsi://u@v@127.0.0.1:1/iqn.2000-01.x:t/0'
-bad 2 "more than one '@'" "${H30U[@]}" --target 'iscsi://u%h30pass@@127.0.0.1:1/iqn.2000-01.x:t/0'
-! grep -q h30pass <<<"$OUT" || fail "the CHAP secret of a URL was echoed: $OUT"
-bad 2 "an empty query value" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?target_user='
-bad 2 "an empty query value" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?header_digest'
-bad 2 "an empty query after '?'" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?'
-bad 2 "an unknown query key" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?foo=1'
-bad 2 "an unknown query key" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?target_user=t&'
-bad 2 "a query key given twice" "${H30U[@]}" --target 'iscsi://u@127.0.0.1:1/iqn.2000-01.x:t/0?target_password=h30pass&target_password=h30pass'
-! grep -q h30pass <<<"$OUT" || fail "a target_password was echoed: $OUT"
-bad 2 "127.0.0.1:1/iqn.2000-01.x:t/0 is given twice" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0,iscsi://127.0.0.1:1/iqn.2000-01.x:t/0'
-bad 2 "is given twice" "${H30U[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/3,iscsi://u@127.0.0.1:1/iqn.2000-01.x:t/3'
+URLS=(block --target-ci 0 --runtime 1)
+bad 2 "an empty CHAP user before '@'" "${URLS[@]}" --target 'iscsi://%@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "an empty CHAP user before '@'" "${URLS[@]}" --target 'iscsi://@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "an empty CHAP secret before '@'" "${URLS[@]}" --target 'iscsi://u%@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "an empty CHAP secret before '@'" "${URLS[@]}" --target 'iscsi://u:@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "more than one '@'" "${URLS[@]}" --target 'iscsi://u@v@127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "more than one '@'" "${URLS[@]}" --target 'iscsi://u%s3cretpw@@127.0.0.1:1/iqn.2000-01.x:t/0'
+! grep -q s3cretpw <<<"$OUT" || fail "the CHAP secret of a URL was echoed: $OUT"
+bad 2 "an empty query value" "${URLS[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?target_user='
+bad 2 "an empty query value" "${URLS[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?header_digest'
+bad 2 "an empty query after '?'" "${URLS[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?'
+bad 2 "an unknown query key" "${URLS[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?foo=1'
+bad 2 "an unknown query key" "${URLS[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0?target_user=t&'
+bad 2 "a query key given twice" "${URLS[@]}" --target 'iscsi://u@127.0.0.1:1/iqn.2000-01.x:t/0?target_password=s3cretpw&target_password=s3cretpw'
+! grep -q s3cretpw <<<"$OUT" || fail "a target_password was echoed: $OUT"
+bad 2 "127.0.0.1:1/iqn.2000-01.x:t/0 is given twice" "${URLS[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0,iscsi://127.0.0.1:1/iqn.2000-01.x:t/0'
+bad 2 "is given twice" "${URLS[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/3,iscsi://u@127.0.0.1:1/iqn.2000-01.x:t/3'
 bad 2 "option --engine: null does no I/O and takes no --target" "${B[@]}" --target 'iscsi://127.0.0.1:1/iqn.2000-01.x:t/0'
 bad 2 "option --engine: null does no I/O and takes no --filename" "${B[@]}" --filename "$T/plain.img"
 bad 2 "option --mysql-ignore-errors: '-1' is not an error number" "${O[@]}" --mysql-ignore-errors -1
