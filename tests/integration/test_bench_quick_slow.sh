@@ -90,4 +90,15 @@ grep -Eq "^summary: time_ratio=$NUM same_answer=$NUM\$" <<<"$OUT" ||
         fail "scale_time_to_answer printed no numeric summary: $(tail -5 <<<"$OUT")"
 grep -Eq '^\| 1 \| (fixed|search) \| [0-9.]+ \| [0-9]+ \| ' <<<"$OUT" || fail "no run rows: $OUT"
 no_leftovers "hcisweep-scale_time_to_answer" scale_time_to_answer
+ADDR4=$(test_addr 3)
+# (a driver in its VM counts in the VM's memory limit: ASan's quarantine kept small)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16" expect_rc 0 \
+        "$SRC/bench/placement" --quick --hcisweep "$HCISWEEP" \
+        --addr-base "${ADDR4%.*}" --base-port "$(test_port 6)" --target-port "$(test_port 7)"
+grep -Eq "^summary: same_tip=$NUM driver_share_ctl=$NUM driver_share_vm=$NUM\$" <<<"$OUT" ||
+        fail "placement printed no numeric summary: $(tail -5 <<<"$OUT")"
+grep -Eq '^\| 1 \| controller \| [0-9.]+ \| ' <<<"$OUT" && grep -Eq '^\| 1 \| vm \| [0-9.]+ \| ' <<<"$OUT" ||
+        fail "no run rows for both placements: $OUT"
+grep -Eq '^\| 2 \| [0-9.]+ \| [0-9.]+ \| ' <<<"$OUT" || fail "no step rows: $OUT"
+no_leftovers "hcisweep-placement" placement
 pass "quick peer benchmarks print their summaries and stop their servers"
