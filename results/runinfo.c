@@ -16,7 +16,7 @@
 #include <jansson.h>
 
 #include "core/parse.h"
-#include "core/resfile.h"
+#include "results/result.h"
 #include "results/rundir.h"
 #include "results/store.h"
 
@@ -123,36 +123,9 @@ static void scale_facts(const json_t *doc, struct res_run *r)
                  res_num(best, "vms"), t);
 }
 
-static int check_doc(const json_t *doc, const char *path, char *err, size_t errlen)
-{
-        double ver = res_num(doc, "schema_version");
-        const char *kind = jstr(doc, "kind");
-
-        if (!json_is_object(doc) || isnan(ver)) {
-                snprintf(err, errlen, "%s: not an hcisweep result (no schema_version)", path);
-                return -EINVAL;
-        }
-        if (ver > RES_SCHEMA_VERSION) {
-                snprintf(err, errlen,
-                         "%s: schema_version %.0f is newer than this hcisweep reads (%d): "
-                         "upgrade hcisweep",
-                         path, ver, RES_SCHEMA_VERSION);
-                return -EINVAL;
-        }
-        if (strcmp(kind, "block") && strcmp(kind, "oltp") && strcmp(kind, "scale")) {
-                snprintf(err, errlen, "%s: kind '%s' is not a run (block, oltp or scale)", path,
-                         kind);
-                return -EINVAL;
-        }
-        return 0;
-}
-
 int res_run_from_file(const char *path, struct res_run *out, char *err, size_t errlen)
 {
-        json_error_t e;
         json_t *doc;
-        size_t len;
-        char *text;
         int rc;
 
         memset(out, 0, sizeof(*out));
@@ -162,18 +135,9 @@ int res_run_from_file(const char *path, struct res_run *out, char *err, size_t e
                 snprintf(err, errlen, "%s: %s", path, strerror(errno));
                 return rc;
         }
-        rc = res_read_file(path, &text, &len, err, errlen);
+        rc = res_load(path, &doc, err, errlen);
         if (rc)
                 return rc;
-        doc = json_loadb(text, len, 0, &e);
-        free(text);
-        if (!doc) {
-                snprintf(err, errlen, "%s:%d: JSON: %s", path, e.line, e.text);
-                return -EINVAL;
-        }
-        rc = check_doc(doc, path, err, errlen);
-        if (rc)
-                goto out;
         snprintf(out->kind, sizeof(out->kind), "%s", jstr(doc, "kind"));
         snprintf(out->started_at, sizeof(out->started_at), "%s", jstr(doc, "started_at"));
         snprintf(out->topology, sizeof(out->topology), "%s",
@@ -187,7 +151,6 @@ int res_run_from_file(const char *path, struct res_run *out, char *err, size_t e
         if (json_is_true(json_object_get(doc, "partial")))
                 strncat(out->headline, " (partial)",
                         sizeof(out->headline) - strlen(out->headline) - 1);
-out:
         json_decref(doc);
-        return rc;
+        return 0;
 }
