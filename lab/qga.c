@@ -365,6 +365,8 @@ out:
                 snprintf(err, errlen, "%s: guest agent %s: %s", q->where, name ? name : "?", why);
         json_decref(cmd);
         json_decref(j);
+        if (text) /* guest-exec's input-data may be a password */
+                memset(text, 0, strlen(text));
         free(text);
         free(reply);
         return rc;
