@@ -55,7 +55,11 @@ static int lv_chan_call(void *ctx, const char *cmd, int timeout_ms, char **reply
         }
         e = virGetLastError();
         snprintf(err, errlen, "%s", last_error());
-        return e && e->code == VIR_ERR_AGENT_UNRESPONSIVE ? -ETIMEDOUT : -EIO;
+        if (e && e->code == VIR_ERR_AGENT_UNRESPONSIVE)
+                return -ETIMEDOUT;
+        /* libvirt turns the agent's {"error": ...} into an internal error
+         * ("unable to execute QEMU agent command 'X': DESC"): a refusal */
+        return e && e->code == VIR_ERR_INTERNAL_ERROR ? -EREMOTEIO : -EIO;
 }
 
 static const struct qga_chan_ops lv_chan_ops = {"libvirt", lv_chan_call, lv_chan_close};

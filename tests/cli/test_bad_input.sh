@@ -679,9 +679,9 @@ bad 2 "option --merge: give two result files or more" "${MG[@]}" m_rw.json
 bad 2 "option --merge: only with oltp run" oltp prepare --merge m_rw.json m_rw.json
 bad 2 "unexpected argument 'extra'" "${O[@]}" extra
 [ -e "$T/merged.json" ] && fail "a refused --merge wrote its result"
-# scale --driver-placement vm: the local lab (cgroups) and qemu (the guest agent) only, a fixed window
+# scale --driver-placement vm: the local lab (cgroups), qemu and libvirt (the guest agent) only,
+# a fixed window
 bad 2 "--driver-placement vm: not supported by the static backend yet" "${S[@]}" --backend static --driver-placement vm
-bad 2 "--driver-placement vm: not supported by the libvirt backend yet" "${S[@]}" --backend libvirt --driver-placement vm
 bad 2 "--driver-placement vm: --target-ci not supported with it yet" "${S[@]}" --driver-placement vm --target-ci 5
 bad 2 "--driver-placement vm: --metrics-listen not supported with it yet" "${S[@]}" --driver-placement vm --metrics-listen "$ADDR:1"
 bad 2 "option --driver-placement: 'guest' is not one of" "${S[@]}" --driver-placement guest
