@@ -37,6 +37,7 @@
 #include "core/log.h"
 #include "lab/backend.h"
 #include "lab/guest.h"
+#include "lab/guest_driver.h"
 #include "lab/hostsrc_libvirt.h"
 #include "lab/labdir.h"
 #include "lab/labhost.h"
@@ -57,6 +58,7 @@ struct lab_backend {
         const char *uri[MAX_URIS];    /* pointers into uris */
         virConnectPtr conn[MAX_URIS]; /* opened on first use */
         unsigned nuris;
+        int agent_checked[LAB_MAX_VMS + 1]; /* the guest's hcisweep is this one */
 };
 
 static void lv_quiet(void *opaque, virErrorPtr e)
@@ -298,6 +300,8 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
             "<target dev='vdb' bus='virtio'/></disk>"
             "<serial type='file'><source path='%s'/><target port='0'/></serial>"
             "<console type='file'><source path='%s'/><target type='serial' port='0'/></console>"
+            /* the guest agent's port (guest_driver.h); libvirt picks the socket */
+            "<channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>"
             "<video><model type='none'/></video><memballoon model='none'/></devices>"
             "<qemu:commandline><qemu:arg value='-netdev'/>"
             "<qemu:arg value='user,id=hcinet0,hostfwd=tcp:%s:%u-:3306'/>"
@@ -464,6 +468,8 @@ static int lv_off(struct lab_backend *b, unsigned i, int asked, char *err, size_
 
 static int lv_stop(struct lab_backend *b, unsigned i, char *err, size_t errlen)
 {
+        if (i >= 1 && i <= LAB_MAX_VMS)
+                b->agent_checked[i] = 0;
         return lv_off(b, i, lv_powerdown(b, i), err, errlen);
 }
 
@@ -531,6 +537,21 @@ static int lv_start(struct lab_backend *b, unsigned i, int *started, char *err, 
         if (rc < 0 && *started) /* a VM that did not come up is not left running */
                 lv_stop(b, i, ignored, sizeof(ignored));
         return rc;
+}
+
+/* VM i's driver in its guest, through the agent channel of its domain. */
+static int lv_spawn(struct lab_backend *b, unsigned i, const struct proc_spawn *sp,
+                    const int *stdio, pid_t *pid, char *err, size_t errlen)
+{
+        char name[96];
+        int rc = labdir_check_vm(&b->h.lab, i, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        domain_name(b, i, name, sizeof(name));
+        return guest_driver_spawn(
+            &(struct guest_agent){.uri = b->uri[vm_uri(b, i)], .domain = name}, i, sp, stdio,
+            b->h.spec->cancel, &b->agent_checked[i], pid, err, errlen);
 }
 
 /* ---- teardown, reports ------------------------------------------------------ */
@@ -635,6 +656,7 @@ const struct lab_backend_ops lab_backend_libvirt = {
             "lab's tgtd",
     .can_start = 1,
     .has_storage = 1,
+    .driver_where = "guest",
     .open = lv_open,
     .count = lab_host_count,
     .create = lv_create,
@@ -643,6 +665,7 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .destroy = lv_destroy,
     .endpoint = lab_host_endpoint,
     .exec = lab_host_no_exec,
+    .spawn = lv_spawn,
     .stats = lv_stats,
     .host = lv_host,
     .host_source = lv_host_source,

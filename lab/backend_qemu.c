@@ -30,6 +30,7 @@
 #include "core/log.h"
 #include "lab/backend.h"
 #include "lab/guest.h"
+#include "lab/guest_driver.h"
 #include "lab/labdir.h"
 #include "lab/labhost.h"
 #include "lab/labstate.h"
@@ -50,6 +51,7 @@ struct lab_backend {
         struct lab_host h; /* first: labhost.h */
         guest_dir_t guest;
         enum accel accel;
+        int agent_checked[LAB_MAX_VMS + 1]; /* the guest's hcisweep is this one */
 };
 
 static int qemu_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
@@ -167,7 +169,7 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
         char name[96], smp[16], mem[32], net[128];
         lab_path_t kernel, initrd, log;
         char root[sizeof(lab_path_t) + 48], data[LAB_PATH_MAX + 48], serial[sizeof(lab_path_t) + 8],
-            qmp[sizeof(lab_path_t) + 32];
+            qmp[sizeof(lab_path_t) + 32], qga[sizeof(lab_path_t) + 48];
         int kvm = b->accel == ACCEL_KVM;
         char *argv[] = {QEMU,
                         "-name",
@@ -202,9 +204,16 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
                         net,
                         "-device",
                         "virtio-net-pci,netdev=n0",
+                        "-device",
+                        "virtio-serial",
+                        "-chardev",
+                        qga,
+                        "-device",
+                        "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0",
                         NULL};
 
-        /* libiscsi's initiator name comes from -name: one per VM, so tgtd
+        /* The last devices are the guest agent's port (guest_driver.h).
+         * libiscsi's initiator name comes from -name: one per VM, so tgtd
          * never takes two VMs' logins for one initiator reconnecting. */
         snprintf(name, sizeof(name), "hcisweep-%s-vm%u", b->h.lab.st.name, i);
         snprintf(smp, sizeof(smp), "%u", (unsigned)fmax(1, ceil(b->h.spec->vm_cpus)));
@@ -216,6 +225,8 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
         snprintf(serial, sizeof(serial), "file:%s", log);
         labdir_vm_path(&b->h.lab, i, "qmp.sock", log);
         snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", log);
+        labdir_vm_path(&b->h.lab, i, "qga.sock", log);
+        snprintf(qga, sizeof(qga), "socket,path=%s,server=on,wait=off,id=qga0", log);
         labdir_vm_path(&b->h.lab, i, "root.qcow2", log);
         snprintf(root, sizeof(root), "file=%s,format=qcow2,if=virtio", log);
         snprintf(data, sizeof(data), "file=%s,format=raw,if=virtio", ep->lun_url);
@@ -284,9 +295,12 @@ static int qemu_off(struct lab_backend *b, unsigned i, int asked, char *err, siz
                 log_warn("vm%u: still running %u s after Ctrl-Alt-Del, switching it off", i,
                          GUEST_SHUTDOWN_MS / 1000);
         rc = labdir_stop_vm(&b->h.lab, i, QEMU_COMM, VM_STOP_MS, err, errlen);
-        if (!rc && i >= 1 && i <= b->h.lab.st.nvms) {
+        if (!rc && i >= 1 && i <= b->h.lab.st.nvms && i <= LAB_MAX_VMS) {
                 labdir_vm_path(&b->h.lab, i, "qmp.sock", sock);
                 unlink(sock);
+                labdir_vm_path(&b->h.lab, i, "qga.sock", sock);
+                unlink(sock);
+                b->agent_checked[i] = 0;
         }
         return rc;
 }
@@ -332,6 +346,20 @@ static int qemu_destroy(struct lab_backend *b, int purge, char *err, size_t errl
                              errlen);
 }
 
+/* VM i's driver in its guest, through the agent on its chardev socket. */
+static int qemu_spawn(struct lab_backend *b, unsigned i, const struct proc_spawn *sp,
+                      const int *stdio, pid_t *pid, char *err, size_t errlen)
+{
+        lab_path_t sock;
+        int rc = labdir_check_vm(&b->h.lab, i, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        labdir_vm_path(&b->h.lab, i, "qga.sock", sock);
+        return guest_driver_spawn(&(struct guest_agent){.socket = sock}, i, sp, stdio,
+                                  b->h.spec->cancel, &b->agent_checked[i], pid, err, errlen);
+}
+
 static int qemu_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
                       size_t errlen)
 {
@@ -360,6 +388,7 @@ const struct lab_backend_ops lab_backend_qemu = {
     .help = "a QEMU guest per VM (KVM if it boots, else TCG), database disk on the lab's tgtd",
     .can_start = 1,
     .has_storage = 1,
+    .driver_where = "guest",
     .open = qemu_open,
     .count = lab_host_count,
     .create = qemu_create,
@@ -368,6 +397,7 @@ const struct lab_backend_ops lab_backend_qemu = {
     .destroy = qemu_destroy,
     .endpoint = lab_host_endpoint,
     .exec = lab_host_no_exec,
+    .spawn = qemu_spawn,
     .stats = qemu_stats,
     .storage = lab_host_storage,
     .close = lab_host_close,

@@ -17,9 +17,9 @@
 
 #include "core/clock.h"
 #include "lab/guest.h"
+#include "lab/guest_driver.h"
 #include "lab/proc.h"
 #include "lab/sql.h"
-#include "lab/target.h"
 #include "lab/target.h"
 
 #define GUEST_DIR      "/var/tmp/hcisweep-guest"
@@ -129,14 +129,56 @@ static int write_seed(const char *pwfile, uint64_t memory, const char *seed, cha
         return rc ? rc : write_file(p, cnf, err, errlen);
 }
 
+/*
+ * This binary, for the load drivers that run in the guest (guest_driver.h):
+ * on the database disk of each lab rather than in the image, so a rebuilt
+ * hcisweep reaches guests without a new image (the image's hash is its
+ * recipe's).
+ */
+static int copy_self(const char *seed, char *err, size_t errlen)
+{
+        char dir[sizeof(lab_path_t) + 16], dst[sizeof(lab_path_t) + 32], buf[65536];
+        int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
+        ssize_t n;
+
+        snprintf(dir, sizeof(dir), "%s/bin", seed);
+        snprintf(dst, sizeof(dst), "%s/hcisweep", dir);
+        if (in < 0 || (mkdir(dir, 0755) < 0 && errno != EEXIST) ||
+            (out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755)) < 0) {
+                rc = -errno;
+                goto out;
+        }
+        while ((n = read(in, buf, sizeof(buf))) > 0)
+                if (write(out, buf, (size_t)n) != n) {
+                        rc = errno ? -errno : -EIO;
+                        goto out;
+                }
+        if (n < 0)
+                rc = -errno;
+out:
+        if (rc < 0)
+                snprintf(err, errlen, "copying this hcisweep into %s: %s", dst, strerror(-rc));
+        if (in >= 0)
+                close(in);
+        if (out >= 0 && close(out) < 0 && !rc) {
+                rc = -errno;
+                snprintf(err, errlen, "copying this hcisweep into %s: %s", dst, strerror(errno));
+        }
+        return rc;
+}
+
 static void remove_seed(const char *seed)
 {
-        char p[sizeof(lab_path_t) + 16];
+        char p[sizeof(lab_path_t) + 32];
 
         snprintf(p, sizeof(p), "%s/init.sql", seed);
         unlink(p);
         snprintf(p, sizeof(p), "%s/my.cnf", seed);
         unlink(p);
+        snprintf(p, sizeof(p), "%s/bin/hcisweep", seed);
+        unlink(p);
+        snprintf(p, sizeof(p), "%s/bin", seed);
+        rmdir(p);
         rmdir(seed);
 }
 
@@ -157,6 +199,8 @@ static int make_lun(const struct labdir *lab, const struct lab_spec *spec, unsig
         snprintf(pwfile, sizeof(pwfile), "%s/password", lab->dir);
         snprintf(size, sizeof(size), "%lluk", (unsigned long long)(spec->lun_size >> 10));
         rc = write_seed(pwfile, guest_vm_memory(spec), seed, err, errlen);
+        if (!rc)
+                rc = copy_self(seed, err, errlen);
         if (!rc)
                 rc = proc_run_quiet(argv, log, err, errlen);
         if (rc < 0)

@@ -7,8 +7,10 @@
  * LAB/vmN/root.qcow2, a qcow2 overlay on the image, and its database disk,
  * the file LAB/vmN/lun.img that the lab's target serves as LUN N. The LUN
  * file is formatted here with mkfs.ext4 -d, carrying init.sql (database
- * sbtest, root@'%' with the lab's password) and my.cnf (buffer pool a
- * quarter of the VM's memory); the guest keeps MariaDB's datadir on it.
+ * sbtest, root@'%' with the lab's password), my.cnf (buffer pool a
+ * quarter of the VM's memory) and bin/hcisweep, a copy of this binary for
+ * the load drivers run in the guest (GUEST_DRIVER_BIN, guest_driver.h);
+ * the guest keeps MariaDB's datadir on it.
  *
  * Errors: 0 or a negative errno, one line in err (the caller's buffer).
  */

@@ -3,17 +3,21 @@
  * oltpopts.h), dispatch, the run's report and its result file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/exitcode.h"
+#include "core/hostport.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/monitor.h"
@@ -35,6 +39,7 @@ struct merge_opts {
         int merge;
         int start_on_go;
         int result_stdout;
+        char *ready_file, *go_file, *result_hosts;
 };
 
 static const struct opt_def merge_opt_defs[] = {
@@ -48,6 +53,18 @@ static const struct opt_def merge_opt_defs[] = {
     {"result-stdout", OPT_BOOL, offsetof(struct merge_opts, result_stdout), "0", 0, 0,
      "the result on stdout after a \"" OLTP_DRIVER_RESULT "\" line, no file (scale's drivers)",
      NULL, OPT_F_HIDDEN},
+    {"ready-file", OPT_STR, offsetof(struct merge_opts, ready_file), NULL, 0, 0,
+     "with --go-file: also say ready by creating this file (a driver in a guest, whose stdout "
+     "is read only once it exits)",
+     NULL, OPT_F_HIDDEN | OPT_F_PATH},
+    {"go-file", OPT_STR, offsetof(struct merge_opts, go_file), NULL, 0, 0,
+     "with --start-on-go: start when this file appears instead of on a \"go\" line (a driver "
+     "in a guest, whose stdin is not live)",
+     NULL, OPT_F_HIDDEN | OPT_F_PATH},
+    {"result-hosts", OPT_STR, offsetof(struct merge_opts, result_hosts), NULL, 0, 0,
+     "name the result's hosts[] so, one HOST:PORT per --mysql-host (a driver in a guest reaches "
+     "its server at the guest's own address; its controller knows it by another)",
+     NULL, OPT_F_HIDDEN | OPT_F_LIST},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0}};
 
 /* The options as documentation (cfg NULL): the man page and completion read them. */
@@ -70,6 +87,10 @@ static const char usage_line[] =
     "  that is not an oltp result or does not match the first one.";
 
 #define OLTP_SAVE_EVERY_S 5 /* a running result is saved this often, marked partial */
+/* How long a driver waits for its --go-file: its controller gives every driver 120 s to be
+ * ready and then says go or ends them; past this no one is left to say it. */
+#define GO_FILE_WAIT_S  600
+#define GO_FILE_POLL_NS (1000 * 1000LL) /* its poll: part of the start skew */
 
 struct ctx {
         struct oltp_cli *c;
@@ -83,6 +104,7 @@ struct ctx {
         struct merge_opts m;
         char *files[MERGE_MAX]; /* --merge's inputs */
         int nfiles;
+        struct oltp_dsn *names; /* --result-hosts, one per host, or NULL */
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -109,25 +131,35 @@ static void on_signal(int sig)
         oltp_engine_request_stop();
 }
 
-/*
- * --start-on-go: the engine is connected and prepared; say so on stdout
- * and wait for "go" on stdin, then say when it came (CLOCK_REALTIME ns),
- * so the one who started many drivers (scale/scale_drivers.h) can give
- * them one window and measure how late each began. End of input or a
- * signal: no run.
- */
-static int on_ready(void *user)
+/* --go-file: 1 once it exists, 0 on a signal or when no one said go in time. */
+static int wait_go_file(struct ctx *x)
 {
-        struct ctx *x = user;
+        struct timespec poll_ts = {0, GO_FILE_POLL_NS};
+        uint64_t deadline = clk_now_ns() + GO_FILE_WAIT_S * 1000000000ULL;
+        int fd, go = 0;
+
+        if (x->m.ready_file &&
+            (fd = open(x->m.ready_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
+                close(fd);
+        else if (x->m.ready_file)
+                log_error("oltp run: --ready-file %s: %s", x->m.ready_file, strerror(errno));
+        while (!got_signal && !(go = access(x->m.go_file, F_OK) == 0) && clk_now_ns() < deadline)
+                nanosleep(&poll_ts, NULL);
+        if (!go && !got_signal)
+                log_error("oltp run: no %s within %d s: not started", x->m.go_file, GO_FILE_WAIT_S);
+        if (x->m.ready_file)
+                unlink(x->m.ready_file);
+        unlink(x->m.go_file);
+        return go;
+}
+
+/* A "go" line on stdin: 1 once it came, 0 on end of input, another line or a signal. */
+static int wait_go_line(void)
+{
         struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
-        struct timespec ts;
         char line[16];
         size_t len = 0;
 
-        if (!x->m.start_on_go)
-                return 0;
-        printf("%s\n", OLTP_DRIVER_READY);
-        fflush(stdout);
         while (!got_signal && len < sizeof(line) - 1) {
                 ssize_t n;
 
@@ -135,12 +167,31 @@ static int on_ready(void *user)
                         continue;
                 n = read(STDIN_FILENO, line + len, 1);
                 if (n <= 0)
-                        return -1;
+                        return 0;
                 if (line[len++] == '\n')
                         break;
         }
         line[len] = '\0';
-        if (got_signal || strcmp(line, "go\n"))
+        return !got_signal && !strcmp(line, DRIVER_LINE_GO "\n");
+}
+
+/*
+ * --start-on-go: the engine is connected and prepared; say so on stdout
+ * and wait for "go" on stdin (or for --go-file), then say when it came
+ * (CLOCK_REALTIME ns), so the one who started many drivers
+ * (scale/scale_drivers.h) can give them one window and measure how late
+ * each began. End of input or a signal: no run.
+ */
+static int on_ready(void *user)
+{
+        struct ctx *x = user;
+        struct timespec ts;
+
+        if (!x->m.start_on_go)
+                return 0;
+        printf("%s\n", OLTP_DRIVER_READY);
+        fflush(stdout);
+        if (!(x->m.go_file ? wait_go_file(x) : wait_go_line()))
                 return -1;
         clock_gettime(CLOCK_REALTIME, &ts);
         printf("%s %lld\n", OLTP_DRIVER_STARTED, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
@@ -159,7 +210,8 @@ static json_t *result_json(struct ctx *x, struct oltp_report *rep, const struct 
         if (top && ((mon && json_object_set_new(top, "monitor", mon_to_json(mon))) ||
                     (x->metrics_addr &&
                      json_object_set_new(top, "metrics_address", json_string(x->metrics_addr))) ||
-                    oltp_report_json(rep, res, oltp_cli_hosts(x->c, &nhosts), top))) {
+                    oltp_report_json(rep, res, x->names ? x->names : oltp_cli_hosts(x->c, &nhosts),
+                                     top))) {
                 json_decref(top);
                 top = NULL;
         }
@@ -527,6 +579,40 @@ static int parse_merge(struct ctx *x, char **pos, int npos)
         return 0;
 }
 
+/* --result-hosts: the names hosts[] get, one per --mysql-host, in its order. */
+static int parse_result_hosts(struct ctx *x, char *err, size_t errlen)
+{
+        unsigned nhosts, n = 0;
+        const struct oltp_dsn *hosts = oltp_cli_hosts(x->c, &nhosts);
+        char *list, *save = NULL, why[256];
+        int rc = 0;
+
+        if (!x->m.result_hosts)
+                return 0;
+        list = strdup(x->m.result_hosts);
+        x->names = calloc(nhosts, sizeof(*x->names));
+        if (!list || !x->names) {
+                free(list);
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        memcpy(x->names, hosts, nhosts * sizeof(*hosts));
+        for (char *t = strtok_r(list, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save), n++)
+                if (n < nhosts &&
+                    hostport_parse(t, 3306, x->names[n].host, sizeof(x->names[n].host),
+                                   &x->names[n].port, why, sizeof(why)) < 0) {
+                        snprintf(err, errlen, "option --result-hosts: %s", why);
+                        rc = -EINVAL;
+                }
+        if (!rc && n != nhosts) {
+                snprintf(err, errlen, "option --result-hosts: give one name per --mysql-host (%u)",
+                         nhosts);
+                rc = -EINVAL;
+        }
+        free(list);
+        return rc;
+}
+
 static int parse(struct ctx *x, int argc, char **argv, const char **sub)
 {
         char err[512], *pos[MERGE_MAX + 1];
@@ -562,7 +648,7 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 log_error("oltp: unexpected argument '%s' (see hcisweep oltp --help)", pos[1]);
                 return HCI_EXIT_USAGE;
         }
-        if (oltp_cli_setup(x->c, err, sizeof(err)) ||
+        if (oltp_cli_setup(x->c, err, sizeof(err)) || parse_result_hosts(x, err, sizeof(err)) ||
             (!strcmp(*sub, "run") && oltp_cli_check_outputs(x->c, err, sizeof(err)))) {
                 log_error("oltp: %s", err);
                 return HCI_EXIT_USAGE;
@@ -607,5 +693,6 @@ int cmd_oltp(int argc, char **argv)
                 rc = HCI_EXIT_OK;
         opt_free(x.g);
         oltp_cli_free(x.c);
+        free(x.names);
         return rc;
 }

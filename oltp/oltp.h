@@ -5,19 +5,15 @@
 #ifndef HCI_OLTP_H
 #define HCI_OLTP_H
 
+#include "core/driverproto.h"
 #include "core/opts.h"
 
 #include <stddef.h>
 
-/*
- * The lines a driver (`oltp run --start-on-go`, started by scale's
- * --driver-placement vm) prints on stdout for its controller: READY once
- * connected and prepared; STARTED NS (CLOCK_REALTIME) when "go" came; with
- * --result-stdout, RESULT and then the result as one line of JSON.
- */
-#define OLTP_DRIVER_READY   "hcisweep-driver ready"
-#define OLTP_DRIVER_STARTED "hcisweep-driver started"
-#define OLTP_DRIVER_RESULT  "hcisweep-driver result"
+/* The lines a driver prints for its controller (core/driverproto.h). */
+#define OLTP_DRIVER_READY   DRIVER_LINE_READY
+#define OLTP_DRIVER_STARTED DRIVER_LINE_STARTED
+#define OLTP_DRIVER_RESULT  DRIVER_LINE_RESULT
 
 /* `hcisweep oltp prepare|run|cleanup [options]`; argv[0] is "oltp". Returns an exit code. */
 int cmd_oltp(int argc, char **argv);

@@ -2,8 +2,8 @@
 # build-guest-image.sh - build the Debian 12 guest the `qemu` backend boots:
 # a raw ext4 root image (debootstrap --variant=minbase bookworm, MariaDB,
 # systemd, a static address for QEMU user-mode networking, a serial console
-# on ttyS0), the guest's kernel and an initrd that loads virtio_blk,
-# virtio_net, virtio_pci and ext4. Nothing is mounted: the image is made by
+# on ttyS0, the QEMU guest agent), the guest's kernel and an initrd that
+# loads virtio_blk, virtio_net, virtio_pci and ext4. Nothing is mounted: the image is made by
 # `mkfs.ext4 -d`. Nothing prebuilt is downloaded: every byte comes from
 # Debian packages through debootstrap and apt.
 #
@@ -23,10 +23,17 @@
 #
 # What the backend expects inside the guest: the database disk is /dev/vdb,
 # an ext4 filesystem the host formats with `mkfs.ext4 -d` holding
-# init.sql (users and password), my.cnf (buffer pool) and, after the first
-# boot, mysql/ (the datadir). It is mounted on /srv/hcisweep;
+# init.sql (users and password), my.cnf (buffer pool), bin/hcisweep and,
+# after the first boot, mysql/ (the datadir). It is mounted on /srv/hcisweep;
 # hcisweep-datadir.service seeds mysql/ from the image's installed datadir
 # before mariadb.service starts, and MariaDB listens on 0.0.0.0:3306.
+#
+# bin/hcisweep is the host's own binary, copied in per lab: it runs the VM's
+# load driver under `scale --driver-placement vm`, started by the QEMU guest
+# agent (qemu-guest-agent on the virtio-serial port org.qemu.guest_agent.0;
+# Debian's udev rule starts it when the port appears). It is not in the
+# image, so a rebuilt hcisweep needs no new image; the shared libraries it
+# links are (GUEST_PKGS).
 #
 # Percona Server instead of MariaDB: add Percona's apt repository inside the
 # chroot (their percona-release package, from repo.percona.com) before the
@@ -38,8 +45,12 @@
 set -euo pipefail
 
 # Packages of the guest, beyond minbase. Part of the hash (this file is).
+# The second line: the guest agent, and the libraries of the hcisweep each lab copies in
+# (`ldd hcisweep`, libvirt's included), with the sanitizer runtimes of a -DWITH_SANITIZERS build.
 GUEST_PKGS=(systemd-sysv udev iproute2 mariadb-server mariadb-client
-        linux-image-cloud-amd64 initramfs-tools kmod procps)
+        linux-image-cloud-amd64 initramfs-tools kmod procps
+        qemu-guest-agent libjansson4 libinih1 libmariadb3 libsqlite3-0 libmicrohttpd12 libcurl4
+        libiscsi7 liburing2 libvirt0 libasan8 libubsan1)
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 IMAGE_SIZE=${IMAGE_SIZE:-1G}
 NEED_MODULES=(virtio_blk virtio_net virtio_pci ext4)
@@ -169,6 +180,11 @@ BUILTIN=$(cat "$ROOT/lib/modules/${KERNEL##*vmlinuz-}/modules.builtin")
 for m in "${NEED_MODULES[@]}"; do
         grep -q "/$m\.ko" <<<"$LIST$BUILTIN" || die "initrd has no $m"
 done
+# The agent's port needs virtio_console, loaded by udev from the root filesystem.
+find "$ROOT/lib/modules/${KERNEL##*vmlinuz-}" -name 'virtio_console.ko*' | grep -q . ||
+        grep -q "/virtio_console\.ko" <<<"$BUILTIN" || die "the guest kernel has no virtio_console"
+[ -f "$ROOT/lib/udev/rules.d/60-qemu-guest-agent.rules" ] ||
+        die "qemu-guest-agent left no udev rule to start it"
 
 rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/* "$ROOT/usr/sbin/policy-rc.d"
 mkdir -p "$WORK/out"

@@ -33,8 +33,9 @@ PKGS=(
   # local lab, datadirs on the LUNs: qemu-storage-daemon (libiscsi initiator, FUSE
   # export), loop devices (losetup), ext4 and findmnt/debugfs in the tests
   qemu-system-common mount e2fsprogs
-  # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs
-  debootstrap qemu-system-x86 e2fsprogs
+  # qemu backend: guest image build (scripts/build-guest-image.sh) and VMs; socat: a test
+  # asks the guest agent what runs in a guest (tests/integration/test_qemu_drivers_slow.sh)
+  debootstrap qemu-system-x86 e2fsprogs socat
   # Vagrantfile check (tests/cli/test_vagrant.sh: vagrant validate, no VM made)
   vagrant
   # libvirt backend (lab/backend_libvirt.c) and its test's own libvirtd

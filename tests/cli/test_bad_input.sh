@@ -679,17 +679,16 @@ bad 2 "option --merge: give two result files or more" "${MG[@]}" m_rw.json
 bad 2 "option --merge: only with oltp run" oltp prepare --merge m_rw.json m_rw.json
 bad 2 "unexpected argument 'extra'" "${O[@]}" extra
 [ -e "$T/merged.json" ] && fail "a refused --merge wrote its result"
-# scale --driver-placement vm: the local lab only, a fixed window
+# scale --driver-placement vm: the local lab (cgroups), qemu and libvirt (the guest agent) only,
+# a fixed window
 bad 2 "--driver-placement vm: not supported by the static backend yet" "${S[@]}" --backend static --driver-placement vm
-bad 2 "--driver-placement vm: not supported by the qemu backend yet" "${S[@]}" --backend qemu --driver-placement vm
-bad 2 "--driver-placement vm: not supported by the libvirt backend yet" "${S[@]}" --backend libvirt --driver-placement vm
 bad 2 "--driver-placement vm: --target-ci not supported with it yet" "${S[@]}" --driver-placement vm --target-ci 5
 bad 2 "--driver-placement vm: --metrics-listen not supported with it yet" "${S[@]}" --driver-placement vm --metrics-listen "$ADDR:1"
 bad 2 "option --driver-placement: 'guest' is not one of" "${S[@]}" --driver-placement guest
 # ... and in a job file
-printf '[a]\ncommand = scale\nbackend = qemu\ndriver-placement = vm\nvms = 1\ntime = 1\nlab-dir = %s\n' \
+printf '[a]\ncommand = scale\nbackend = static\ndriver-placement = vm\nvms = 1\ntime = 1\nlab-dir = %s\n' \
         "$T/lab" >"$T/place_job.ini"
-bad 2 "--driver-placement vm: not supported by the qemu backend yet" run place_job.ini
+bad 2 "--driver-placement vm: not supported by the static backend yet" run place_job.ini
 
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"

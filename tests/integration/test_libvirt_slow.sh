@@ -7,7 +7,9 @@
 # /var/cache/libvirt for that daemon alone, so nothing on the host is
 # touched). Brings up one VM, checks that the domain exists, that its data
 # disk is the lab's iSCSI LUN and that MariaDB in the guest answers through
-# the forwarded port with its datadir on that disk; the libvirt host source
+# the forwarded port with its datadir on that disk; `scale --driver-placement
+# vm` runs the VM's driver in the guest through libvirt's agent channel
+# (drivers[0].where "guest", nothing left running); the libvirt host source
 # on that libvirtd agrees with procfs within 2 points over a CPU burn and
 # reads the guest's domain stats (non-zero), and `lab status` lists the host
 # as answered (a URI nothing answers on as down, with why); `lab down` leaves
@@ -137,6 +139,34 @@ KB=$(cut -f2 <<<"$DISK")
 [ "$KB" -gt $((200 * 1024)) ] && [ "$KB" -le $((256 * 1024)) ] ||
         fail "/srv/hcisweep has $KB KiB, not the 256M LUN"
 pass "MariaDB answers on $BASE.1:$PORT, datadir on /dev/vdb ($KB KiB)"
+
+# --- the driver in the guest, started through libvirt's agent channel -------------------
+guest_sh() { # CMD's stdout in the guest, run through the agent by virsh
+        local pid st
+        pid=$(virsh -q -c "$URI" qemu-agent-command "$DOM" "{\"execute\":\"guest-exec\",
+                \"arguments\":{\"path\":\"/bin/sh\",\"arg\":[\"-c\",\"$1\"],
+                \"capture-output\":true}}" | jq .return.pid) || fail "guest-exec: $1"
+        exited() {
+                st=$(virsh -q -c "$URI" qemu-agent-command "$DOM" \
+                        "{\"execute\":\"guest-exec-status\",\"arguments\":{\"pid\":$pid}}")
+                [ "$(jq .return.exited <<<"$st")" = true ]
+        }
+        wait_until 30 exited
+        jq -r '.return["out-data"] // ""' <<<"$st" | base64 -d
+}
+expect_rc 0 "$HCISWEEP" scale --vms 1 --vm-cpus 1 --vm-memory 512M --lun-size 256M "${common[@]}" \
+        --tables 1 --table-size 1000 --threads 2 --time 3 --warmup-time 1 --driver-placement vm \
+        --keep-lab --output-dir "$T/drv"
+DR=$(sed -n 's/^result: \([^ ]*\).*/\1/p' <<<"$OUT")
+jq -e '.steps[0] | .state == "ok" and .drivers[0].where == "guest" and .drivers[0].exit == 0
+        and .drivers[0].tps > 0 and (.totals.tps - .drivers[0].tps | fabs) <= 1e-6 * .totals.tps
+        and .hist.count == .totals.transactions' "$DR" >/dev/null ||
+        fail "driver in the guest: $(jq -c '.steps[0] | {state, error, drivers}' "$DR")"
+[ -z "$(pgrep -f -- "lab guest-driver .*libvirt:$DOM" || true)" ] || fail "a bridge is left running"
+LEFT=$(guest_sh "pgrep -af -- --start-on-g[o]; ls /run/hcisweep-driver-* 2>/dev/null; true")
+[ -z "$LEFT" ] || fail "left in the guest: $LEFT"
+pass "driver in the guest through libvirt: tps $(jq '.steps[0].drivers[0].tps' "$DR")," \
+        "start skew $(jq '.steps[0].drivers[0].start_skew_ms' "$DR") ms, nothing left"
 
 # --- the host through libvirt: node stats as procfs's, the guest's domain stats ----------
 # field OUT HOST KEY: one figure of a hostsrc_probe line ("host H ..." or "vm H DOMAIN ...").

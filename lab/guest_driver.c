@@ -1,0 +1,569 @@
+/*
+ * guest_driver.c - a load driver inside a guest, through its agent
+ * (guest_driver.h): the version check and the bridge's start on the
+ * controller's side, and the bridge itself, a process of its own (exec'd,
+ * never a fork of the threaded controller) that polls the agent and
+ * speaks the driver protocol (core/driverproto.h) on its stdin and stdout.
+ */
+#include "lab/guest_driver.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/driverproto.h"
+#include "core/exitcode.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "lab/backend.h"
+#include "lab/qga.h"
+#include "lab/sql.h"
+
+#define OPEN_TIMEOUT_MS    60000 /* a busy TCG guest's agent */
+#define VERSION_TIMEOUT_MS 60000 /* the guest's first exec of the binary loads it from iSCSI */
+#define KILL_TIMEOUT_MS    15000
+#define READY_POLL_MS      200
+#define RUN_POLL_MS        500
+#define OFFSET_SAMPLES     5
+#define GUEST_DB           "127.0.0.1:3306" /* MariaDB in the guest (build-guest-image.sh) */
+#define MAX_ARGS           160
+#define GUEST_PATH         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+static int open_agent(const struct guest_agent *a, unsigned i, const volatile sig_atomic_t *cancel,
+                      struct qga **q, char *err, size_t errlen)
+{
+        char where[16];
+
+        snprintf(where, sizeof(where), "vm%u", i);
+        if (a->socket)
+                return qga_open_unix(a->socket, where, OPEN_TIMEOUT_MS, cancel, q, err, errlen);
+        return qga_open_libvirt(a->uri, a->domain, where, OPEN_TIMEOUT_MS, cancel, q, err, errlen);
+}
+
+/* ---- the controller's side ------------------------------------------------------ */
+
+/* The first line of text, without its line end, into out. */
+static void first_line(const char *text, char *out, size_t outlen)
+{
+        snprintf(out, outlen, "%.*s", (int)strcspn(text ? text : "", "\r\n"), text ? text : "");
+}
+
+/* guest_driver.h: the guest's hcisweep answers --version as this one does. */
+static int check_version(const struct guest_agent *a, unsigned i,
+                         const volatile sig_atomic_t *cancel, char *err, size_t errlen)
+{
+        const char *want = "hcisweep " HCISWEEP_VERSION;
+        char *argv[] = {"--version", NULL}, got[160], why[512];
+        struct qga_status st = {0};
+        struct qga *q = NULL;
+        int rc = open_agent(a, i, cancel, &q, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        rc = qga_run(q, GUEST_DRIVER_BIN, argv, VERSION_TIMEOUT_MS, &st, why, sizeof(why));
+        if (rc == -EREMOTEIO) {
+                snprintf(err, errlen,
+                         "vm%u: the guest cannot run %s (%s): a lab made before "
+                         "drivers ran in guests; take it down with --purge and up again",
+                         i, GUEST_DRIVER_BIN, why);
+                rc = -ENOEXEC;
+        } else if (rc < 0) {
+                snprintf(err, errlen, "%s", why);
+        } else if (st.exitcode != 0) {
+                first_line(st.errs, got, sizeof(got));
+                snprintf(err, errlen, "vm%u: %s --version in the guest exited %d%s: %s", i,
+                         GUEST_DRIVER_BIN, st.exitcode, st.signal ? " (killed)" : "",
+                         got[0] ? got : "no message");
+                rc = -ENOEXEC;
+        } else {
+                first_line(st.out, got, sizeof(got));
+                if (strcmp(got, want)) {
+                        snprintf(err, errlen,
+                                 "vm%u: the guest's %s is '%s', this one is '%s': a lab made by "
+                                 "another build; take it down with --purge and up again",
+                                 i, GUEST_DRIVER_BIN, got, want);
+                        rc = -EPROTO;
+                }
+        }
+        qga_status_free(&st);
+        qga_close(q);
+        return rc;
+}
+
+int guest_driver_spawn(const struct guest_agent *a, unsigned i, const struct proc_spawn *sp,
+                       const int *stdio, const volatile sig_atomic_t *cancel, int *checked,
+                       pid_t *pid, char *err, size_t errlen)
+{
+        char vm[32], agent[LAB_PATH_MAX + 16], uri[LAB_PATH_MAX + 16], self[LAB_PATH_MAX];
+        char *argv[MAX_ARGS + 12];
+        ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        int n = 0, rc;
+
+        if (!*checked) {
+                if ((rc = check_version(a, i, cancel, err, errlen)) < 0)
+                        return rc;
+                *checked = 1;
+        }
+        /* by its own name: the bridge's comm is "hcisweep", as the drivers' are */
+        if (sl <= 0)
+                snprintf(self, sizeof(self), "/proc/self/exe");
+        else
+                self[sl] = '\0';
+        snprintf(vm, sizeof(vm), "--vm=%u", i);
+        if (a->socket)
+                snprintf(agent, sizeof(agent), "--agent=unix:%s", a->socket);
+        else
+                snprintf(agent, sizeof(agent), "--agent=libvirt:%s", a->domain);
+        snprintf(uri, sizeof(uri), "--libvirt-uri=%s", a->uri ? a->uri : "");
+        argv[n++] = self;
+        argv[n++] = "lab";
+        argv[n++] = "guest-driver";
+        argv[n++] = vm;
+        argv[n++] = agent;
+        if (!a->socket)
+                argv[n++] = uri;
+        argv[n++] = "--";
+        for (size_t k = 0; sp->argv[k]; k++) {
+                if (n == MAX_ARGS + 10) {
+                        snprintf(err, errlen, "vm%u: the driver has too many arguments", i);
+                        return -E2BIG;
+                }
+                argv[n++] = sp->argv[k];
+        }
+        argv[n] = NULL;
+        return proc_spawn_io(&(struct proc_spawn){argv, sp->log_path, NULL, NULL}, stdio, 1, pid,
+                             err, errlen);
+}
+
+/* ---- the bridge ---------------------------------------------------------------- */
+
+static volatile sig_atomic_t interrupted;  /* SIGINT: stop the driver, keep its result */
+static volatile sig_atomic_t abandoned;    /* SIGTERM: the controller is gone */
+static volatile sig_atomic_t cancel_agent; /* cuts an agent wait short */
+
+static void on_signal(int sig)
+{
+        if (sig == SIGINT) {
+                interrupted = 1;
+        } else {
+                abandoned = 1;
+                cancel_agent = 1;
+        }
+}
+
+struct bridge_opts {
+        long long vm;
+        char *agent, *libvirt_uri;
+};
+
+#define O(f) offsetof(struct bridge_opts, f)
+static const struct opt_def bridge_opt_defs[] = {
+    {"vm", OPT_INT, O(vm), "1", 1, LAB_MAX_VMS, "the VM", NULL, 0},
+    {"agent", OPT_STR, O(agent), NULL, 0, 0, "unix:SOCKET or libvirt:DOMAIN", NULL, 0},
+    {"libvirt-uri", OPT_STR, O(libvirt_uri), NULL, 0, 0, "libvirt: the domain's connection", NULL,
+     0},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
+};
+#undef O
+
+/* What the guest's clock reads minus this host's, and how sure that is. */
+struct offset {
+        int known;
+        int64_t ns, err_ns;
+};
+
+struct bridge {
+        unsigned vm;
+        struct qga *q;
+        char ready[96], go[96];   /* files in the guest's /run */
+        char *args[MAX_ARGS + 8]; /* the driver's arguments in the guest, after its name */
+        char host_arg[300], names_arg[300], ready_arg[120], go_arg[120];
+        char pw[256]; /* its stdin: the password, one line */
+        size_t pwlen;
+        int64_t pid; /* the driver, in the guest */
+        int killed;  /* a signal was sent to it */
+        struct offset before, after;
+        struct qga_status st; /* how it ended */
+        char err[1024];
+};
+
+static long long real_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The driver's command line in the guest, from the one it has here (guest_driver.h, 1). */
+static int guest_args(struct bridge *g, char **in, int nin)
+{
+        char token[17];
+        uint64_t r = 0;
+        int n = 0, rc;
+
+        if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+                r = clk_now_ns() ^ (uint64_t)getpid();
+        snprintf(token, sizeof(token), "%016llx", (unsigned long long)r);
+        snprintf(g->ready, sizeof(g->ready), "/run/hcisweep-driver-vm%u-%s.ready", g->vm, token);
+        snprintf(g->go, sizeof(g->go), "/run/hcisweep-driver-vm%u-%s.go", g->vm, token);
+        for (int k = 1; k < nin; k++) {
+                if (n >= MAX_ARGS) {
+                        snprintf(g->err, sizeof(g->err), "vm%u: too many driver arguments", g->vm);
+                        return -E2BIG;
+                }
+                if (!strncmp(in[k], "--mysql-host=", 13)) {
+                        if (strchr(in[k] + 13, ',')) {
+                                snprintf(g->err, sizeof(g->err),
+                                         "vm%u: a driver in a guest drives its own server only",
+                                         g->vm);
+                                return -EINVAL;
+                        }
+                        snprintf(g->host_arg, sizeof(g->host_arg), "--mysql-host=%s", GUEST_DB);
+                        snprintf(g->names_arg, sizeof(g->names_arg), "--result-hosts=%s",
+                                 in[k] + 13);
+                        g->args[n++] = g->host_arg;
+                        g->args[n++] = g->names_arg;
+                } else if (!strncmp(in[k], "--mysql-password-file=", 22)) {
+                        rc = lab_read_password(in[k] + 22, g->pw, sizeof(g->pw) - 1, g->err,
+                                               sizeof(g->err));
+                        if (rc < 0)
+                                return rc;
+                        g->pwlen = strlen(g->pw);
+                        g->pw[g->pwlen++] = '\n';
+                        g->args[n++] = "--mysql-password-file=/dev/stdin";
+                } else {
+                        g->args[n++] = in[k];
+                }
+        }
+        snprintf(g->ready_arg, sizeof(g->ready_arg), "--ready-file=%s", g->ready);
+        snprintf(g->go_arg, sizeof(g->go_arg), "--go-file=%s", g->go);
+        g->args[n++] = g->ready_arg;
+        g->args[n++] = g->go_arg;
+        g->args[n] = NULL;
+        return 0;
+}
+
+/* A sanitizer build's driver runs in the guest as it would here. */
+static void guest_env(char **env)
+{
+        static const char *const pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS"};
+        static char bufs[2][1024];
+        int n = 0;
+
+        env[n++] = GUEST_PATH;
+        for (size_t k = 0; k < 2; k++) {
+                const char *v = getenv(pass[k]);
+
+                if (v) {
+                        snprintf(bufs[k], sizeof(bufs[k]), "%s=%s", pass[k], v);
+                        env[n++] = bufs[k];
+                }
+        }
+        env[n] = NULL;
+}
+
+/* Send sig to the driver in the guest and wait for kill to be done. */
+static void signal_driver(struct bridge *g, const char *sig)
+{
+        char cmd[64], *argv[] = {"-c", cmd, NULL}, why[512];
+        struct qga_status st = {0};
+
+        snprintf(cmd, sizeof(cmd), "kill -%s %lld", sig, (long long)g->pid);
+        if (qga_run(g->q, "/bin/sh", argv, KILL_TIMEOUT_MS, &st, why, sizeof(why)) < 0)
+                log_warn("vm%u: kill -%s of the driver in the guest: %s", g->vm, sig, why);
+        qga_status_free(&st);
+        g->killed = 1;
+}
+
+/* The driver's state: 1 exited (g->st filled), 0 running, <0 the agent failed. */
+static int driver_exited(struct bridge *g)
+{
+        int rc = qga_exec_status(g->q, g->pid, &g->st, g->err, sizeof(g->err));
+
+        return rc < 0 ? rc : g->st.exited;
+}
+
+/* Wait up to ms for input on stdin; 1 if there is some (or its end). */
+static int stdin_ready(int ms)
+{
+        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+
+        return poll(&p, 1, ms) > 0;
+}
+
+/* Until the ready file is there (1), the driver exited (0) or the agent failed (<0). */
+static int wait_ready(struct bridge *g)
+{
+        char c;
+        int rc;
+
+        for (;;) {
+                if (abandoned)
+                        return -EINTR;
+                if (interrupted && !g->killed)
+                        signal_driver(g, "INT");
+                rc = qga_file_exists(g->q, g->ready, g->err, sizeof(g->err));
+                if (rc)
+                        return rc;
+                rc = driver_exited(g);
+                if (rc)
+                        return rc < 0 ? rc : 0;
+                /* before ready, input can only be its end: the controller gave up */
+                if (stdin_ready(READY_POLL_MS) && read(STDIN_FILENO, &c, 1) <= 0 && !g->killed)
+                        signal_driver(g, "TERM");
+        }
+}
+
+/* The guest's clock minus this host's, from the sample with the shortest round trip. */
+static void measure_offset(struct bridge *g, struct offset *o)
+{
+        char why[512];
+
+        o->known = 0;
+        for (int k = 0; k < OFFSET_SAMPLES; k++) {
+                long long t0 = real_ns(), t1;
+                int64_t guest;
+
+                if (qga_get_time(g->q, &guest, why, sizeof(why)) < 0) {
+                        log_warn("vm%u: the guest's clock: %s", g->vm, why);
+                        return;
+                }
+                t1 = real_ns();
+                if (!o->known || (t1 - t0) / 2 < o->err_ns) {
+                        o->ns = guest - (t0 + (t1 - t0) / 2);
+                        o->err_ns = (t1 - t0) / 2;
+                        o->known = 1;
+                }
+        }
+}
+
+/* "go" on stdin: 1 once the go file is made, 0 when the driver is not to start. */
+static int wait_go(struct bridge *g)
+{
+        char line[16];
+        size_t len = 0;
+        uint64_t last = clk_now_ns();
+        int rc;
+
+        while (!abandoned && !interrupted) {
+                if (stdin_ready(100)) {
+                        ssize_t n = read(STDIN_FILENO, line + len, 1);
+
+                        if (n <= 0)
+                                break;
+                        if (line[len++] == '\n' || len == sizeof(line) - 1) {
+                                line[len] = '\0';
+                                if (strcmp(line, DRIVER_LINE_GO "\n"))
+                                        break;
+                                rc = qga_file_create(g->q, g->go, g->err, sizeof(g->err));
+                                if (rc < 0)
+                                        log_warn("%s", g->err);
+                                return rc == 0;
+                        }
+                } else if (clk_now_ns() - last > 1000000000ULL) {
+                        last = clk_now_ns();
+                        if (driver_exited(g))
+                                return 0;
+                }
+        }
+        if (!abandoned && !g->killed)
+                signal_driver(g, interrupted ? "INT" : "TERM");
+        return 0;
+}
+
+/* Until the driver exits: 0 (g->st filled), or <0 (abandoned, or the agent failed). */
+static int wait_exit(struct bridge *g)
+{
+        int rc;
+
+        if (g->st.exited)
+                return 0;
+        for (;;) {
+                if (abandoned)
+                        return -EINTR;
+                if (interrupted && !g->killed)
+                        signal_driver(g, "INT");
+                rc = driver_exited(g);
+                if (rc)
+                        return rc < 0 ? rc : 0;
+                stdin_ready(RUN_POLL_MS); /* a sleep that Ctrl-C cuts short */
+        }
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+        while (n) {
+                ssize_t w = write(fd, s, n);
+
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        return; /* the controller is gone: nothing left to tell */
+                s += w;
+                n -= (size_t)w;
+        }
+}
+
+/* The driver's stdout to ours, line by line, its start moved into this host's clock. */
+static void relay_stdout(struct bridge *g)
+{
+        const char *p = g->st.out, *end = g->st.out + g->st.outlen;
+        size_t slen = strlen(DRIVER_LINE_STARTED);
+
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+                long long ns;
+                char buf[96];
+
+                if (n == strlen(DRIVER_LINE_READY) && !memcmp(p, DRIVER_LINE_READY, n)) {
+                        /* said already, when the ready file came */
+                } else if (n > slen && n < sizeof(buf) && !memcmp(p, DRIVER_LINE_STARTED, slen) &&
+                           sscanf(p + slen, " %lld", &ns) == 1) {
+                        snprintf(buf, sizeof(buf), "%s %lld\n", DRIVER_LINE_STARTED,
+                                 g->before.known ? ns - (long long)g->before.ns : ns);
+                        write_all(STDOUT_FILENO, buf, strlen(buf));
+                } else {
+                        write_all(STDOUT_FILENO, p, n);
+                        write_all(STDOUT_FILENO, "\n", 1);
+                }
+                p += n + 1;
+        }
+}
+
+static void log_offsets(const struct bridge *g)
+{
+        char a[96] = "unknown", b[96] = "unknown";
+
+        if (g->before.known)
+                snprintf(a, sizeof(a), "%+.3f ms (+-%.3f ms)", (double)g->before.ns / 1e6,
+                         (double)g->before.err_ns / 1e6);
+        if (g->after.known)
+                snprintf(b, sizeof(b), "%+.3f ms (+-%.3f ms)", (double)g->after.ns / 1e6,
+                         (double)g->after.err_ns / 1e6);
+        fprintf(stderr,
+                "guest-driver: vm%u: guest clock minus this host's: %s before go, %s after the "
+                "run; the start it reported is moved into this host's clock by the first\n",
+                g->vm, a, b);
+}
+
+/* Its ready and go files, when the driver left them (it died before go). */
+static void remove_files(struct bridge *g)
+{
+        char *argv[] = {"-f", g->ready, g->go, NULL}, why[512];
+        struct qga_status st = {0};
+
+        if (qga_run(g->q, "/bin/rm", argv, KILL_TIMEOUT_MS, &st, why, sizeof(why)) < 0)
+                log_warn("vm%u: removing %s: %s", g->vm, g->go, why);
+        qga_status_free(&st);
+}
+
+static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv, int argc)
+{
+        struct guest_agent a = {0};
+        char *env[4];
+        int rc;
+
+        if (!strncmp(o->agent, "unix:", 5)) {
+                a.socket = o->agent + 5;
+        } else if (!strncmp(o->agent, "libvirt:", 8) && o->libvirt_uri) {
+                a.domain = o->agent + 8;
+                a.uri = o->libvirt_uri;
+        } else {
+                snprintf(g->err, sizeof(g->err),
+                         "guest-driver: --agent %s is not unix:SOCKET or "
+                         "libvirt:DOMAIN with --libvirt-uri",
+                         o->agent);
+                return -EINVAL;
+        }
+        if ((rc = guest_args(g, argv, argc)) < 0 ||
+            (rc = open_agent(&a, g->vm, &cancel_agent, &g->q, g->err, sizeof(g->err))) < 0)
+                return rc;
+        guest_env(env);
+        rc = qga_exec(g->q, GUEST_DRIVER_BIN, g->args, env, g->pwlen ? g->pw : NULL, g->pwlen,
+                      &g->pid, g->err, sizeof(g->err));
+        memset(g->pw, 0, sizeof(g->pw));
+        if (rc < 0)
+                return rc;
+        fprintf(stderr, "guest-driver: vm%u: %s started in the guest, pid %lld\n", g->vm,
+                GUEST_DRIVER_BIN, (long long)g->pid);
+        rc = wait_ready(g);
+        if (rc == 1) {
+                measure_offset(g, &g->before);
+                write_all(STDOUT_FILENO, DRIVER_LINE_READY "\n", strlen(DRIVER_LINE_READY) + 1);
+                wait_go(g);
+                rc = 0;
+        }
+        if (!rc)
+                rc = wait_exit(g);
+        if (rc == -EINTR && abandoned) {
+                cancel_agent = 0; /* one last word to the guest: the controller is gone */
+                signal_driver(g, "TERM");
+                return rc;
+        }
+        if (rc < 0)
+                return rc;
+        measure_offset(g, &g->after);
+        remove_files(g);
+        log_offsets(g);
+        relay_stdout(g);
+        write_all(STDERR_FILENO, g->st.errs, g->st.errslen);
+        if (g->st.truncated)
+                log_warn("vm%u: the guest agent kept only part of the driver's output", g->vm);
+        return 0;
+}
+
+int guest_driver_main(int argc, char **argv)
+{
+        struct sigaction sa = {.sa_handler = on_signal}, ign = {.sa_handler = SIG_IGN};
+        struct bridge_opts o = {0};
+        struct opt_group grp[2] = {{bridge_opt_defs, &o, NULL}, {NULL, NULL, NULL}};
+        struct bridge *g = calloc(1, sizeof(*g));
+        char *pos[MAX_ARGS + 1];
+        int npos = 0, help = 0, rc = HCI_EXIT_USAGE;
+
+        if (!g) {
+                log_error("guest-driver: out of memory");
+                return HCI_EXIT_TARGET;
+        }
+        sigemptyset(&sa.sa_mask);
+        sigemptyset(&ign.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGPIPE, &ign, NULL);
+        if (opt_defaults(grp, g->err, sizeof(g->err)) < 0 ||
+            opt_parse_argv(grp, argc - 1, argv + 1, pos, MAX_ARGS + 1, &npos, &help, g->err,
+                           sizeof(g->err)) < 0 ||
+            !o.agent || npos < 1) {
+                log_error("guest-driver: %s", g->err[0] ? g->err : "want --agent and the driver");
+                goto out;
+        }
+        g->vm = (unsigned)o.vm;
+        rc = run_bridge(g, &o, pos, npos);
+        if (rc < 0) {
+                log_error("guest-driver: %s", g->err);
+                rc = rc == -EINVAL ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
+        } else if (g->st.signal) {
+                rc = -g->st.signal; /* below: killed as it was */
+        } else {
+                rc = g->st.exitcode;
+        }
+out:
+        qga_status_free(&g->st);
+        qga_close(g->q);
+        opt_free(grp);
+        free(g);
+        if (rc < 0) {
+                signal(-rc, SIG_DFL);
+                raise(-rc);
+                rc = 128 - rc;
+        }
+        return rc;
+}
