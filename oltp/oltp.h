@@ -14,6 +14,12 @@
  * --driver-placement vm) prints on stdout for its controller: READY once
  * connected and prepared; STARTED NS (CLOCK_REALTIME) when "go" came; with
  * --result-stdout, RESULT and then the result as one line of JSON.
+ *
+ * What it reads on stdin: with --mysql-password-stdin first the password,
+ * one line; then "go". The end of stdin before "go" ends it with no run;
+ * after "go" it stops the run as SIGINT does, the partial result still
+ * printed (exit 130): the controller stops its drivers that way, and a
+ * driver over ssh sees it when the connection or its controller is gone.
  */
 #define OLTP_DRIVER_READY   "hcisweep-driver ready"
 #define OLTP_DRIVER_STARTED "hcisweep-driver started"

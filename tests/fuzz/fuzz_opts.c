@@ -99,8 +99,8 @@ static void check_hosts(const char *list)
                         /* Shown from its last '@' on, behind an ellipsis: a test for h
                          * itself in err would match a secret of dots ("." + "...@"). */
                         FUZZ_ASSERT(strncmp(err, "'...@", 5) == 0,
-                                    "host '%s': the message quotes what stands before '@': %s\n",
-                                    h, err);
+                                    "host '%s': the message quotes what stands before '@': %s\n", h,
+                                    err);
         }
         free(copy);
 }
