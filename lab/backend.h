@@ -15,7 +15,8 @@
  *           another process (`lab down` after a crash) finds everything.
  *   static  an INI inventory of servers that already exist; nothing is
  *           started or stopped, the backend only hands out endpoints and
- *           checks reachability.
+ *           checks reachability; a VM's driver runs over OpenSSH on its
+ *           host (lab/ssh.h).
  *   qemu    a QEMU guest per VM on this host (KVM when it boots one, else
  *           TCG), its database disk a LUN of the lab's tgtd.
  *   libvirt a libvirt domain per VM, round-robin over --libvirt-uri (many
@@ -109,6 +110,10 @@ struct lab_spec {
          * an option file) for servers the lab gives none: static refuses a
          * server without password_file at open() (-EINVAL, FILE:LINE) unless set. */
         int have_password;
+        /* scale --driver-placement vm: every VM must be able to take a driver
+         * of its own (static: an ssh destination), refused at open() (-EINVAL,
+         * FILE:LINE) when one cannot. */
+        int drivers_in_vms;
         /* When not NULL, a long wait (a VM's boot) gives up with -EINTR as
          * soon as *cancel is nonzero: the caller's SIGINT flag. */
         const volatile sig_atomic_t *cancel;
@@ -125,6 +130,8 @@ struct lab_endpoint {
         char lun_url[LAB_PATH_MAX];       /* iscsi:// URL of the VM's LUN, "" if none */
         char load_lun_url[LAB_PATH_MAX];  /* iscsi:// URL of a LUN no filesystem is on,
                                              for a block load; "" if none */
+        char driver_host[256];            /* the machine spawn() runs VM i's driver on, when
+                                             not this one (static: its ssh host); "" else */
 };
 
 /* What is known about VM i right now; unknown numbers are -1. */
@@ -214,7 +221,9 @@ struct lab_backend_ops {
         int (*exec)(struct lab_backend *b, unsigned i, char *const argv[], int *status, char *err,
                     size_t errlen);
         /* Start sp->argv "inside" VM i without waiting (local: in its cgroups,
-         * with its CPU affinity; sp's own cgroup_procs and cpus are ignored),
+         * with its CPU affinity; static: over ssh on the VM's ssh destination,
+         * argv[0], this binary, replaced by the hcisweep there; sp's own
+         * cgroup_procs and cpus are ignored),
          * stdin and stdout on the pipes stdio[0..1], as proc_spawn_io (proc.h)
          * with die_with_parent: *pid is the child, the caller reaps it. NULL:
          * the backend cannot (scale's --driver-placement vm needs it). The
@@ -222,6 +231,14 @@ struct lab_backend_ops {
          * carries it, so its result comes back on the pipe. */
         int (*spawn)(struct lab_backend *b, unsigned i, const struct proc_spawn *sp,
                      const int *stdio, pid_t *pid, char *err, size_t errlen);
+        /* Before drivers are spawned in VMs 1..n: can each take one? Reaches
+         * where they would run and checks the hcisweep there is this build's
+         * version (static: `ssh DEST HCISWEEP --version` once per distinct
+         * destination, bounded). 0; -EINTR once *spec->cancel is set; else
+         * -errno (a host that cannot be reached or logged in to, another
+         * version: exit 3) with err naming the destination. NULL: nothing to
+         * check (spawn runs this very binary). */
+        int (*driver_check)(struct lab_backend *b, unsigned n, char *err, size_t errlen);
         /* Fill *st for VM i. */
         int (*stats)(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
                      size_t errlen);

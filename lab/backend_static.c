@@ -16,6 +16,17 @@
  *   [host h1]
  *   role = compute          (compute, storage or both; default both)
  *   metrics = http://10.0.0.1:9100/metrics   (node_exporter; optional)
+ *   ssh = root@10.0.0.1:22  (where drivers of its VMs run; optional)
+ *   ssh_config = h1.ssh     (ssh -F FILE, relative to the inventory; optional)
+ *   hcisweep = /opt/hcisweep/bin/hcisweep   (the binary there; default
+ *                           hcisweep on its PATH)
+ *
+ * The three ssh keys may also stand in a VM's section, each then overriding
+ * its hypervisor's for that VM (ssh into the guest itself, say). With
+ * --driver-placement vm (spec->drivers_in_vms) every VM needs an ssh
+ * destination, and spawn() runs its driver there through the OpenSSH
+ * client (lab/ssh.h); driver_check() first asks each destination for its
+ * hcisweep's version.
  *
  * A host is read through its metrics URL (node_exporter), or with
  * --metrics-source prometheus through --prometheus, as the instance of
@@ -33,14 +44,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/hostsrc.h"
 #include "core/opts.h"
 #include "lab/backend.h"
 #include "lab/labopts.h"
 #include "lab/sql.h"
+#include "lab/ssh.h"
 
 #define PING_TIMEOUT_S 3
+/* s for `ssh DEST hcisweep --version`; ssh's own connect timeout is 10 */
+#define SSH_CHECK_TIMEOUT 30
+
+/* The ssh keys of a section, each set or not, so a VM's override its host's one by one. */
+struct ssh_keys {
+        struct lab_ssh d;
+        int has_dest, has_config, has_bin;
+};
 
 struct static_vm {
         char section[64];
@@ -48,6 +69,7 @@ struct static_vm {
         int pw_line; /* of its password_file */
         char hypervisor[64];
         int hv_line;
+        struct ssh_keys ssh;
         struct lab_endpoint ep;
 };
 
@@ -56,6 +78,7 @@ struct static_vm {
 struct static_host {
         struct lab_hostinfo h;
         int line;
+        struct ssh_keys ssh;
 };
 
 struct lab_backend {
@@ -94,15 +117,63 @@ static void resolve(const char *inventory, const char *file, char *out, size_t o
                 snprintf(out, outlen, "%.*s/%s", (int)(slash - inventory), inventory, file);
 }
 
+/* A value that is a path: no control characters (it goes on a command line). */
+static int path_ok(const char *val, size_t max)
+{
+        if (strlen(val) >= max)
+                return 0;
+        for (const char *p = val; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        return 0;
+        return 1;
+}
+
+/* ssh, ssh_config or hcisweep of any section: 1 taken, 0 not one of them, -EINVAL. */
+static int ssh_key(struct lab_backend *b, struct ssh_keys *k, const char *key, const char *val,
+                   int line)
+{
+        char why[400];
+        struct stat stbuf;
+
+        if (!strcmp(key, "ssh")) {
+                if (lab_ssh_parse(val, &k->d, why, sizeof(why)) < 0)
+                        return bad(b, line, "%s", why);
+                k->has_dest = 1;
+                return 1;
+        }
+        if (!strcmp(key, "ssh_config")) {
+                if (!path_ok(val, sizeof(k->d.config)))
+                        return bad(b, line, "ssh_config: not a file name");
+                resolve(b->spec->inventory, val, k->d.config, sizeof(k->d.config));
+                if (stat(k->d.config, &stbuf) < 0)
+                        return bad(b, line, "ssh_config %s: %s", k->d.config, strerror(errno));
+                if (!S_ISREG(stbuf.st_mode))
+                        return bad(b, line, "ssh_config %s: not a file", k->d.config);
+                k->has_config = 1;
+                return 1;
+        }
+        if (!strcmp(key, "hcisweep")) {
+                if (!path_ok(val, sizeof(k->d.hcisweep)))
+                        return bad(b, line, "hcisweep: not a program name or path");
+                snprintf(k->d.hcisweep, sizeof(k->d.hcisweep), "%s", val);
+                k->has_bin = 1;
+                return 1;
+        }
+        return 0;
+}
+
 static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, const char *val,
                    int line)
 {
         struct lab_endpoint *ep = &v->ep;
         char *end;
         long port;
+        int rc;
 
         if (!val[0])
                 return bad(b, line, "%s has no value", key);
+        if ((rc = ssh_key(b, &v->ssh, key, val, line)) != 0)
+                return rc < 0 ? rc : 0;
         if (!strcmp(key, "port")) {
                 port = strtol(val, &end, 10);
                 if (*end || port < 1 || port > 65535)
@@ -126,7 +197,7 @@ static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, 
                    strcmp(key, "hypervisor"))
                 return bad(b, line,
                            "unknown key '%s' in [%s] (host, port, user, password_file, database, "
-                           "hypervisor)",
+                           "hypervisor, ssh, ssh_config, hcisweep)",
                            key, v->section);
         else
                 return bad(b, line, "%s is too long", key);
@@ -139,6 +210,7 @@ static int host_key(struct lab_backend *b, const char *name, const char *key, co
 {
         struct static_host *h = b->nhosts ? &b->host[b->nhosts - 1] : NULL;
         char why[256];
+        int rc;
 
         if (!h || strcmp(h->h.name, name)) {
                 for (unsigned i = 0; i < b->nhosts; i++)
@@ -170,7 +242,11 @@ static int host_key(struct lab_backend *b, const char *name, const char *key, co
                 snprintf(h->h.where, sizeof(h->h.where), "%s", val);
                 return 0;
         }
-        return bad(b, line, "unknown key '%s' in [host %s] (role, metrics)", key, name);
+        if ((rc = ssh_key(b, &h->ssh, key, val, line)) != 0)
+                return rc < 0 ? rc : 0;
+        return bad(b, line,
+                   "unknown key '%s' in [host %s] (role, metrics, ssh, ssh_config, hcisweep)", key,
+                   name);
 }
 
 static int on_key(void *user, const char *section, const char *key, const char *val, int line)
@@ -216,15 +292,63 @@ static int check_password(struct lab_backend *b, const struct static_vm *v)
         return rc < 0 ? bad(b, v->pw_line, "%s", why) : 0;
 }
 
+static const struct static_host *hypervisor_of(const struct lab_backend *b,
+                                               const struct static_vm *v)
+{
+        for (unsigned i = 0; v->hypervisor[0] && i < b->nhosts; i++)
+                if (!strcmp(b->host[i].h.name, v->hypervisor))
+                        return &b->host[i];
+        return NULL;
+}
+
 static int check_hypervisor(struct lab_backend *b, const struct static_vm *v)
 {
-        if (!v->hypervisor[0])
+        if (!v->hypervisor[0] || hypervisor_of(b, v))
                 return 0;
-        for (unsigned i = 0; i < b->nhosts; i++)
-                if (!strcmp(b->host[i].h.name, v->hypervisor))
-                        return 0;
         return bad(b, v->hv_line, "[%s]: hypervisor %s has no [host %s] section", v->section,
                    v->hypervisor, v->hypervisor);
+}
+
+/* Where VM i's driver runs: its own ssh keys over its hypervisor's, key by key.
+ * 1 with *d filled, 0 when it has no destination. */
+static int vm_ssh(const struct lab_backend *b, unsigned i, struct lab_ssh *d)
+{
+        const struct static_vm *v = &b->vm[i];
+        const struct static_host *h = hypervisor_of(b, v);
+        const struct ssh_keys none = {0}, *hk = h ? &h->ssh : &none, *vk = &v->ssh;
+
+        memset(d, 0, sizeof(*d));
+        if (!vk->has_dest && !hk->has_dest)
+                return 0;
+        *d = vk->has_dest ? vk->d : hk->d; /* user, host, port */
+        snprintf(d->config, sizeof(d->config), "%s",
+                 vk->has_config   ? vk->d.config
+                 : hk->has_config ? hk->d.config
+                                  : "");
+        snprintf(d->hcisweep, sizeof(d->hcisweep), "%s",
+                 vk->has_bin   ? vk->d.hcisweep
+                 : hk->has_bin ? hk->d.hcisweep
+                               : "");
+        return 1;
+}
+
+/* --driver-placement vm: a VM with nowhere to run its driver is bad input, found now. */
+static int check_driver_place(struct lab_backend *b, unsigned i)
+{
+        const struct static_vm *v = &b->vm[i];
+        struct lab_ssh d;
+
+        if (!b->spec->drivers_in_vms || vm_ssh(b, i, &d))
+                return 0;
+        if (v->hypervisor[0])
+                return bad(b, v->line,
+                           "[%s]: --driver-placement vm runs its driver over ssh, and neither "
+                           "[%s] nor [host %s] has ssh = [user@]host[:port]",
+                           v->section, v->section, v->hypervisor);
+        return bad(b, v->line,
+                   "[%s]: --driver-placement vm runs its driver over ssh, and [%s] has no ssh = "
+                   "[user@]host[:port] (nor a hypervisor = NAME whose [host NAME] has one)",
+                   v->section, v->section);
 }
 
 /* Two sections naming one server (host and port as written; no name is looked up) would make
@@ -266,7 +390,8 @@ static int check_inventory(struct lab_backend *b)
                                            b->vm[i].section, b->vm[k].section, b->vm[k].line,
                                            b->vm[i].ep.host, b->vm[i].ep.port);
         for (unsigned i = 1; i <= b->n; i++)
-                if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0)
+                if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0 ||
+                    check_driver_place(b, i) < 0)
                         return -EINVAL;
         return check_hosts(b);
 }
@@ -352,10 +477,14 @@ static int static_endpoint(struct lab_backend *b, unsigned i, struct lab_endpoin
                            size_t errlen)
 {
         int rc = check_index(b, i, err, errlen);
+        struct lab_ssh d;
 
-        if (!rc)
-                *ep = b->vm[i].ep;
-        return rc;
+        if (rc < 0)
+                return rc;
+        *ep = b->vm[i].ep;
+        if (vm_ssh(b, i, &d))
+                snprintf(ep->driver_host, sizeof(ep->driver_host), "%s", d.host);
+        return 0;
 }
 
 static int static_exec(struct lab_backend *b, unsigned i, char *const argv[], int *status,
@@ -366,6 +495,61 @@ static int static_exec(struct lab_backend *b, unsigned i, char *const argv[], in
         (void)status;
         snprintf(err, errlen, "the static backend cannot run commands on server %u", i);
         return -ENOTSUP;
+}
+
+static int static_spawn(struct lab_backend *b, unsigned i, const struct proc_spawn *sp,
+                        const int *stdio, pid_t *pid, char *err, size_t errlen)
+{
+        struct lab_ssh_cmd c;
+        struct lab_ssh d;
+        int rc = check_index(b, i, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        if (!vm_ssh(b, i, &d)) {
+                snprintf(err, errlen, "[%s] has no ssh destination for its driver",
+                         b->vm[i].section);
+                return -ENOTSUP;
+        }
+        rc = lab_ssh_cmd_build(&c, &d, (const char *const *)sp->argv);
+        if (rc < 0)
+                snprintf(err, errlen, "out of memory");
+        else /* the client dies with the controller, and the driver with its input */
+                rc = proc_spawn_io(&(struct proc_spawn){c.argv, sp->log_path, NULL, NULL}, stdio, 1,
+                                   pid, err, errlen);
+        lab_ssh_cmd_free(&c);
+        return rc;
+}
+
+/* Every distinct destination of VMs 1..n asked once, in inventory order. */
+static int static_driver_check(struct lab_backend *b, unsigned n, char *err, size_t errlen)
+{
+        struct lab_ssh d, seen;
+        char why[700];
+        int rc;
+
+        if (n > b->n)
+                n = b->n;
+        for (unsigned i = 1; i <= n; i++) {
+                int asked = 0;
+
+                if (!vm_ssh(b, i, &d)) {
+                        snprintf(err, errlen, "[%s] has no ssh destination for its driver",
+                                 b->vm[i].section);
+                        return -ENOTSUP;
+                }
+                for (unsigned k = 1; k < i && !asked; k++)
+                        asked = vm_ssh(b, k, &seen) && lab_ssh_same(&seen, &d);
+                if (asked)
+                        continue;
+                rc = lab_ssh_check_version(&d, HCISWEEP_VERSION, SSH_CHECK_TIMEOUT, b->spec->cancel,
+                                           why, sizeof(why));
+                if (rc < 0) {
+                        snprintf(err, errlen, "[%s]'s driver: %s", b->vm[i].section, why);
+                        return rc;
+                }
+        }
+        return 0;
 }
 
 static int static_stats(struct lab_backend *b, unsigned i, struct lab_vm_stats *st, char *err,
@@ -407,6 +591,7 @@ const struct lab_backend_ops lab_backend_static = {
     .help = "existing servers listed in an INI --inventory (nothing started)",
     .can_start = 0,
     .has_storage = 0,
+    .driver_where = "ssh",
     .open = static_open,
     .count = static_count,
     .create = static_create,
@@ -415,6 +600,8 @@ const struct lab_backend_ops lab_backend_static = {
     .destroy = static_destroy,
     .endpoint = static_endpoint,
     .exec = static_exec,
+    .spawn = static_spawn,
+    .driver_check = static_driver_check,
     .stats = static_stats,
     .host = static_host,
     .storage = NULL,

@@ -186,8 +186,9 @@ struct bridge {
         char host_arg[300], names_arg[300], ready_arg[120], go_arg[120];
         char pw[256]; /* its stdin: the password, one line */
         size_t pwlen;
-        int64_t pid; /* the driver, in the guest */
-        int killed;  /* a signal was sent to it */
+        int64_t pid;     /* the driver, in the guest */
+        int killed;      /* a signal was sent to it */
+        int input_ended; /* our stdin ended after "go" */
         struct offset before, after;
         struct qga_status st; /* how it ended */
         char err[1024];
@@ -199,6 +200,31 @@ static long long real_ns(void)
 
         clock_gettime(CLOCK_REALTIME, &ts);
         return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* --mysql-password-stdin: the controller's first line on our stdin, read byte by byte so
+ * its "go" stays in the pipe; it goes on as the driver's stdin (input-data). */
+static int password_line(struct bridge *g)
+{
+        char c;
+
+        g->pwlen = 0;
+        for (;;) {
+                ssize_t n = read(STDIN_FILENO, &c, 1);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0 || g->pwlen == sizeof(g->pw) - 1) {
+                        memset(g->pw, 0, sizeof(g->pw));
+                        snprintf(g->err, sizeof(g->err), "vm%u: %s", g->vm,
+                                 n <= 0 ? "no password line on standard input"
+                                        : "a password line over 255 bytes");
+                        return -EINVAL;
+                }
+                g->pw[g->pwlen++] = c;
+                if (c == '\n')
+                        return 0;
+        }
 }
 
 /* The driver's command line in the guest, from the one it has here (guest_driver.h, 1). */
@@ -230,6 +256,11 @@ static int guest_args(struct bridge *g, char **in, int nin)
                                  in[k] + 13);
                         g->args[n++] = g->host_arg;
                         g->args[n++] = g->names_arg;
+                } else if (!strcmp(in[k], "--mysql-password-stdin")) {
+                        rc = password_line(g);
+                        if (rc < 0)
+                                return rc;
+                        g->args[n++] = in[k];
                 } else if (!strncmp(in[k], "--mysql-password-file=", 22)) {
                         rc = lab_read_password(in[k] + 22, g->pw, sizeof(g->pw) - 1, g->err,
                                                sizeof(g->err));
@@ -378,6 +409,16 @@ static int wait_go(struct bridge *g)
         return 0;
 }
 
+/* After "go": 1 once our input has ended (anything read is dropped). */
+static int input_ended(struct bridge *g)
+{
+        char buf[64];
+        ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+        g->input_ended = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
+        return g->input_ended;
+}
+
 /* Until the driver exits: 0 (g->st filled), or <0 (abandoned, or the agent failed). */
 static int wait_exit(struct bridge *g)
 {
@@ -393,7 +434,12 @@ static int wait_exit(struct bridge *g)
                 rc = driver_exited(g);
                 if (rc)
                         return rc < 0 ? rc : 0;
-                stdin_ready(RUN_POLL_MS); /* a sleep that Ctrl-C cuts short */
+                /* a sleep that Ctrl-C cuts short; the end of input stops the driver as
+                 * SIGINT does (the controller's way to stop its drivers, oltp/oltp.h) */
+                if (!g->input_ended && stdin_ready(RUN_POLL_MS) && input_ended(g) && !g->killed)
+                        signal_driver(g, "INT");
+                else if (g->input_ended)
+                        clk_sleep_ns(RUN_POLL_MS * 1000000LL);
         }
 }
 

@@ -40,6 +40,7 @@ struct merge_opts {
         int start_on_go;
         int result_stdout;
         char *ready_file, *go_file, *result_hosts;
+        int password_stdin;
 };
 
 static const struct opt_def merge_opt_defs[] = {
@@ -65,6 +66,9 @@ static const struct opt_def merge_opt_defs[] = {
      "name the result's hosts[] so, one HOST:PORT per --mysql-host (a driver in a guest reaches "
      "its server at the guest's own address; its controller knows it by another)",
      NULL, OPT_F_HIDDEN | OPT_F_LIST},
+    {"mysql-password-stdin", OPT_BOOL, offsetof(struct merge_opts, password_stdin), "0", 0, 0,
+     "the password is the first line of stdin, before anything else (scale's drivers)", NULL,
+     OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0}};
 
 /* The options as documentation (cfg NULL): the man page and completion read them. */
@@ -105,6 +109,7 @@ struct ctx {
         char *files[MERGE_MAX]; /* --merge's inputs */
         int nfiles;
         struct oltp_dsn *names; /* --result-hosts, one per host, or NULL */
+        int input_ended;        /* --start-on-go: stdin ended after "go" (watch_input) */
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -180,7 +185,8 @@ static int wait_go_line(void)
  * and wait for "go" on stdin (or for --go-file), then say when it came
  * (CLOCK_REALTIME ns), so the one who started many drivers
  * (scale/scale_drivers.h) can give them one window and measure how late
- * each began. End of input or a signal: no run.
+ * each began. End of input or a signal: no run. After "go" on stdin,
+ * watch_input() stops the run at the end of input.
  */
 static int on_ready(void *user)
 {
@@ -197,6 +203,66 @@ static int on_ready(void *user)
         printf("%s %lld\n", OLTP_DRIVER_STARTED, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
         fflush(stdout);
         return 0;
+}
+
+/*
+ * --start-on-go, once the run has begun: the end of stdin stops it as
+ * SIGINT does (the result, partial, still goes out). That is how the
+ * controller stops its drivers on Ctrl-C, and how a driver over ssh learns
+ * that its controller or the connection is gone (no signal crosses ssh
+ * without a terminal), so no driver outlives its run. Anything read is
+ * dropped: after "go" the controller says nothing more.
+ */
+static void watch_input(struct ctx *x)
+{
+        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+        char buf[64];
+        ssize_t n;
+
+        if (x->input_ended || poll(&p, 1, 0) <= 0)
+                return;
+        n = read(STDIN_FILENO, buf, sizeof(buf));
+        if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
+                return;
+        x->input_ended = 1;
+        log_warn("oltp run: the controller closed this driver's input: stopping, as on SIGINT");
+        oltp_engine_request_stop();
+}
+
+/*
+ * --mysql-password-stdin: the first line of stdin, read byte by byte so
+ * nothing after it (the "go" of --start-on-go) is taken from the pipe.
+ * 0, or -EINVAL with err.
+ */
+static int password_from_stdin(struct ctx *x, char *err, size_t errlen)
+{
+        char line[1024];
+        size_t len = 0;
+        int rc = 0;
+
+        for (;;) {
+                ssize_t n = read(STDIN_FILENO, line + len, 1);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0 || len == sizeof(line) - 1) {
+                        rc = errf(err, errlen, -EINVAL, "option --mysql-password-stdin: %s",
+                                  n <= 0 ? "no password line on standard input"
+                                         : "a password line over 1023 bytes");
+                        goto out;
+                }
+                if (line[len] == '\n')
+                        break;
+                len++;
+        }
+        line[len] = '\0';
+        if (len && line[len - 1] == '\r')
+                line[len - 1] = '\0';
+        if (oltp_cli_give_password(x->c, line) < 0)
+                rc = errf(err, errlen, -ENOMEM, "out of memory");
+out:
+        memset(line, 0, sizeof(line));
+        return rc;
 }
 
 /* The result object of res (save.h marks it partial). NULL on ENOMEM. */
@@ -352,8 +418,11 @@ static void on_tick(void *user, double done_s)
 {
         struct ctx *x = user;
 
-        prog_update(x->prog, done_s, "%s, %lld connections", oltp_wl_names[x->o->workload],
-                    x->o->threads);
+        if (x->m.start_on_go && !x->m.go_file) /* a guest's stdin is not live */
+                watch_input(x);
+        if (x->o->time > 0)
+                prog_update(x->prog, done_s, "%s, %lld connections", oltp_wl_names[x->o->workload],
+                            x->o->threads);
 }
 
 static void print_header(struct ctx *x)
@@ -395,7 +464,7 @@ static int run_engine(struct ctx *x)
                 mon_watch_pid(mon, getpid(), "hcisweep");
         oltp_cli_engine_cfg(x->c, &ec);
         ec.on_interval = on_interval;
-        ec.on_tick = x->o->time > 0 ? on_tick : NULL;
+        ec.on_tick = x->o->time > 0 || x->m.start_on_go ? on_tick : NULL;
         ec.on_checkpoint = on_checkpoint;
         ec.checkpoint_s = OLTP_SAVE_EVERY_S;
         ec.on_ready = on_ready;
@@ -648,7 +717,8 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 log_error("oltp: unexpected argument '%s' (see hcisweep oltp --help)", pos[1]);
                 return HCI_EXIT_USAGE;
         }
-        if (oltp_cli_setup(x->c, err, sizeof(err)) || parse_result_hosts(x, err, sizeof(err)) ||
+        if ((x->m.password_stdin && password_from_stdin(x, err, sizeof(err))) ||
+            oltp_cli_setup(x->c, err, sizeof(err)) || parse_result_hosts(x, err, sizeof(err)) ||
             (!strcmp(*sub, "run") && oltp_cli_check_outputs(x->c, err, sizeof(err)))) {
                 log_error("oltp: %s", err);
                 return HCI_EXIT_USAGE;

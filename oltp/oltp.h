@@ -10,7 +10,16 @@
 
 #include <stddef.h>
 
-/* The lines a driver prints for its controller (core/driverproto.h). */
+/*
+ * The lines a driver prints for its controller (core/driverproto.h).
+ *
+ * What it reads on stdin: with --mysql-password-stdin first the password,
+ * one line; then "go" (unless --go-file). The end of stdin before "go"
+ * ends it with no run; after "go" it stops the run as SIGINT does, the
+ * partial result still printed (exit 130): the controller stops its
+ * drivers that way, and a driver over ssh sees it when the connection or
+ * its controller is gone.
+ */
 #define OLTP_DRIVER_READY   DRIVER_LINE_READY
 #define OLTP_DRIVER_STARTED DRIVER_LINE_STARTED
 #define OLTP_DRIVER_RESULT  DRIVER_LINE_RESULT

@@ -119,6 +119,7 @@ struct oltp_cli {
         struct oltp_dsn *hosts;
         unsigned nhosts;
         char *password;
+        char *given; /* oltp_cli_give_password's, until setup takes it */
         struct oltp_dist dist;
         unsigned ignore[MAX_IGNORE], nignore;
         int ignore_all;
@@ -255,7 +256,8 @@ static int read_password(struct oltp_cli *x, char *err, size_t errlen)
 
         /* A named option file is read even when another source wins: a mistyped
          * --mysql-defaults-file is bad input, never silently passed over. */
-        if (x->o.mysql_defaults_file && (x->o.mysql_password || x->o.mysql_password_file || env)) {
+        if (x->o.mysql_defaults_file &&
+            (x->given || x->o.mysql_password || x->o.mysql_password_file || env)) {
                 int rc = read_option_file(x, err, errlen);
 
                 if (x->password) {
@@ -266,7 +268,10 @@ static int read_password(struct oltp_cli *x, char *err, size_t errlen)
                 if (rc)
                         return rc;
         }
-        if (x->o.mysql_password) {
+        if (x->given) {
+                x->password = x->given;
+                x->given = NULL;
+        } else if (x->o.mysql_password) {
                 x->password = strdup(x->o.mysql_password);
         } else if (x->o.mysql_password_file) {
                 f = fopen(x->o.mysql_password_file, "r");
@@ -388,6 +393,22 @@ static int check_rate(const struct oltp_opts *o, char *err, size_t errlen)
                             "(at most %.0f TPS each): raise --threads or lower --rate",
                             o->rate, o->threads, OLTP_CONN_MAX_TPS);
         return 0;
+}
+
+static void wipe(char **pw)
+{
+        if (*pw) {
+                memset(*pw, 0, strlen(*pw));
+                free(*pw);
+                *pw = NULL;
+        }
+}
+
+int oltp_cli_give_password(struct oltp_cli *x, const char *password)
+{
+        wipe(&x->given);
+        x->given = strdup(password);
+        return x->given ? 0 : -ENOMEM;
 }
 
 int oltp_cli_setup(struct oltp_cli *x, char *err, size_t errlen)
@@ -576,10 +597,8 @@ void oltp_cli_free(struct oltp_cli *c)
         if (!c)
                 return;
         oltp_wl_free(c->wl);
-        if (c->password) {
-                memset(c->password, 0, strlen(c->password));
-                free(c->password);
-        }
+        wipe(&c->password);
+        wipe(&c->given);
         free(c->hosts);
         free(c);
 }

@@ -7,10 +7,14 @@
  *                        oltp group {table, storage, "oltp options"}; apply
  *                        defaults and parse with it (opt_free on the groups
  *                        frees the option strings, oltp_cli_free the rest);
+ *   oltp_cli_give_password()
+ *                        before setup, a password the caller read itself
+ *                        (oltp run --mysql-password-stdin), which then wins;
  *   oltp_cli_setup()     after parsing: driver, hosts (--mysql-host),
- *                        password (MYSQL_PWD, --mysql-password-file, option
- *                        file), ignore list, distribution and seed; -EINVAL
- *                        names the option;
+ *                        password (given, --mysql-password,
+ *                        --mysql-password-file, MYSQL_PWD, option file),
+ *                        ignore list, distribution and seed; -EINVAL names
+ *                        the option;
  *   oltp_cli_check_outputs()
  *                        before a run: --json (or --output-dir) can be
  *                        written; -EINVAL names the option;
@@ -55,6 +59,9 @@ struct oltp_opts {
 extern const struct opt_def oltp_opt_defs[];
 
 struct oltp_cli *oltp_cli_new(struct opt_group *g); /* NULL on ENOMEM */
+/* The password every host gets, over every other source; c keeps a copy (wiped when
+ * freed). Call before oltp_cli_setup. 0, or -ENOMEM. */
+int oltp_cli_give_password(struct oltp_cli *c, const char *password);
 int oltp_cli_setup(struct oltp_cli *c, char *err, size_t errlen);
 int oltp_cli_check_outputs(const struct oltp_cli *c, char *err, size_t errlen);
 int oltp_cli_workload(struct oltp_cli *c, char *err, size_t errlen);

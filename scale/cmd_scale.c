@@ -586,6 +586,9 @@ static int run_all(struct scale *s)
                 return rc;
         }
         rc = scale_check_backend(s, err, sizeof(err));
+        /* a driver's host that refuses our key, or runs another version, is found now */
+        if (!rc && s->conf.cfg.driver_placement && s->lab.ops->driver_check)
+                rc = s->lab.ops->driver_check(s->lab.b, s->conf.plan.max, err, sizeof(err));
         if (!rc && !(s->watch.probe = scale_probe_new(s->conf.lab.lab_dir)))
                 rc = -ENOMEM;
         if (!rc)

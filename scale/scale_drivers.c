@@ -31,10 +31,12 @@
 
 #define READY_TIMEOUT_S 120 /* connect and prepare */
 #define HANG_GRACE_S    30  /* past warm-up + time + lost-vm-timeout */
+#define EXIT_GRACE_S    10  /* from the end of a driver's output to its exit */
 #define MAX_ARGS        96
 
 struct drv {
         unsigned vm;
+        char host[256]; /* where it runs, when not here (lab_endpoint.driver_host) */
         pid_t pid;
         int in, out; /* our ends: its stdin, its stdout */
         char line[256];
@@ -60,10 +62,21 @@ static long long real_ns(void)
 /* Options the driver gets from the controller's own, not from the echo. */
 static int skipped(const char *k)
 {
-        static const char *const skip[] = {
-            "json",       "output-dir", "metrics-listen",  "mysql-host", "mysql-port",
-            "threads",    "rand-seed",  "report-interval", "target-ci",  "mysql-password-file",
-            "mysql-user", "mysql-db",   "percentile",      NULL};
+        static const char *const skip[] = {"json",
+                                           "output-dir",
+                                           "metrics-listen",
+                                           "mysql-host",
+                                           "mysql-port",
+                                           "threads",
+                                           "rand-seed",
+                                           "report-interval",
+                                           "target-ci",
+                                           "mysql-password-file",
+                                           "mysql-user",
+                                           "mysql-db",
+                                           "percentile",
+                                           "mysql-defaults-file",
+                                           NULL};
 
         for (unsigned i = 0; skip[i]; i++)
                 if (!strcmp(k, skip[i]))
@@ -102,12 +115,53 @@ static int echo_args(struct scale *s, struct sbuf *b)
         return b->oom ? -ENOMEM : 0;
 }
 
+/* End d's input: before "go" it ends without a run; after, it stops as on
+ * SIGINT and prints what it measured (oltp/oltp.h). Over ssh the remote
+ * driver sees the same end, also when the client is killed. */
+static void close_input(struct drv *d)
+{
+        if (d->in >= 0) {
+                close(d->in);
+                d->in = -1;
+        }
+}
+
+/*
+ * The password goes to the driver as the first line of its input
+ * (--mysql-password-stdin), never on its command line (other users of its
+ * host read /proc/PID/cmdline; over ssh, the remote host's too) nor into a
+ * file where it runs.
+ */
+static int give_password(int fd, const char *pw, char *err, size_t errlen)
+{
+        size_t len = strlen(pw), off = 0;
+        char line[1024];
+
+        if (len >= sizeof(line) - 1 || strchr(pw, '\n'))
+                return errf(err, errlen, -EINVAL, "its password does not fit on one line");
+        memcpy(line, pw, len);
+        line[len++] = '\n';
+        while (off < len) { /* a fresh pipe takes it whole; a signal may cut the write */
+                ssize_t n = write(fd, line + off, len - off);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        break;
+                off += (size_t)n;
+        }
+        memset(line, 0, sizeof(line));
+        return off == len
+                   ? 0
+                   : errf(err, errlen, -EIO, "could not give it the password: %s", strerror(errno));
+}
+
 static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t wlen,
                      const struct oltp_engine_cfg *ec, char *err, size_t errlen)
 {
         const struct oltp_dsn *dsn = &s->lab.dsn[d->vm - 1];
         const struct oltp_opts *o = oltp_cli_opts(s->conf.oc);
-        char a[8][LAB_PATH_MAX + 80];
+        char a[7][LAB_PATH_MAX + 80];
         char *argv[MAX_ARGS + 12];
         struct lab_endpoint ep;
         int in[2], out[2], n = 0, rc;
@@ -133,12 +187,12 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
         snprintf(a[4], sizeof(a[4]), "--mysql-user=%s", dsn->user);
         snprintf(a[5], sizeof(a[5]), "--mysql-db=%s", dsn->db);
         snprintf(a[6], sizeof(a[6]), "--time=%g", ec->time_s);
-        a[7][0] = '\0';
-        if (s->lab.ops->endpoint(s->lab.b, d->vm, &ep, err, errlen) == 0 && ep.password_file[0])
-                snprintf(a[7], sizeof(a[7]), "--mysql-password-file=%s", ep.password_file);
-        for (unsigned i = 0; i < 8; i++)
-                if (a[i][0])
-                        argv[n++] = a[i];
+        if (s->lab.ops->endpoint(s->lab.b, d->vm, &ep, err, errlen) == 0)
+                snprintf(d->host, sizeof(d->host), "%s", ep.driver_host);
+        for (unsigned i = 0; i < 7; i++)
+                argv[n++] = a[i];
+        if (dsn->password)
+                argv[n++] = "--mysql-password-stdin";
         argv[n++] = "--start-on-go";
         argv[n] = NULL;
         if (pipe2(in, O_CLOEXEC) < 0 || (pipe2(out, O_CLOEXEC) < 0 && (close(in[0]), 1))) {
@@ -158,6 +212,9 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
         d->in = in[1];
         d->out = out[0];
         fcntl(d->out, F_SETFL, O_NONBLOCK);
+        /* after this, d is running: a failure here is judged as its end */
+        if (dsn->password && give_password(d->in, dsn->password, d->why, sizeof(d->why)) < 0)
+                close_input(d);
         return 0;
 }
 
@@ -271,17 +328,43 @@ static void kill_all(struct drv *dv, unsigned n, int sig)
                         kill(dv[i].pid, sig);
 }
 
-static void go_all(struct drv *dv, unsigned n)
+static void close_inputs(struct drv *dv, unsigned n)
 {
         for (unsigned i = 0; i < n; i++)
-                if (dv[i].ready && !dv[i].eof && write(dv[i].in, "go\n", 3) != 3)
+                close_input(&dv[i]);
+}
+
+/* "go" to every driver that is ready; the others' input ends, and so do they. The
+ * input of those told to go stays open: its end is how they are stopped. */
+static void go_all(struct drv *dv, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++) {
+                if (dv[i].ready && !dv[i].eof && dv[i].in >= 0 && write(dv[i].in, "go\n", 3) == 3)
+                        continue;
+                if (dv[i].ready && !dv[i].eof && !dv[i].why[0])
                         snprintf(dv[i].why, sizeof(dv[i].why), "could not be told to go: %s",
-                                 strerror(errno));
-        for (unsigned i = 0; i < n; i++) /* end of input: a driver not told to go ends */
-                if (dv[i].in >= 0) {
-                        close(dv[i].in);
-                        dv[i].in = -1;
+                                 dv[i].in >= 0 ? strerror(errno) : "its input is closed");
+                close_input(&dv[i]);
+        }
+}
+
+/* Every driver's output has ended: give each a moment to exit by itself.
+ * An ssh client closes its output when the remote driver's ends, then waits
+ * for the remote exit status: killing it there would lose a clean run. */
+static void settle(struct drv *dv, unsigned n)
+{
+        uint64_t end = clk_now_ns() + (uint64_t)EXIT_GRACE_S * 1000000000ull;
+        int left;
+
+        do {
+                left = 0;
+                for (unsigned i = 0; i < n; i++) {
+                        reap(&dv[i], 0);
+                        left += dv[i].pid > 0 && !dv[i].reaped;
                 }
+                if (left)
+                        clk_sleep_ns(10000000);
+        } while (left && clk_now_ns() < end);
 }
 
 /* Wait for the go lines, open the window on time, pass Ctrl-C on, kill hangs. */
@@ -301,7 +384,9 @@ static void run_window(struct scale *s, struct drv *dv, unsigned n,
                 if (cb->tick)
                         cb->tick(s, el);
                 if (*cb->stop && !stopped) {
-                        kill_all(dv, n, SIGINT); /* each saves what it measured, partial */
+                        /* each saves what it measured, partial; a signal to an ssh client
+                         * would end the client, not the driver, and lose its result */
+                        close_inputs(dv, n);
                         stopped = 1;
                 }
                 if (el > hang_s && !hung) {
@@ -310,6 +395,7 @@ static void run_window(struct scale *s, struct drv *dv, unsigned n,
                                         snprintf(dv[i].why, sizeof(dv[i].why),
                                                  "hung past its window (%.0f s): killed", hang_s);
                         kill_all(dv, n, SIGKILL);
+                        close_inputs(dv, n);
                         hung = 1;
                 }
         }
@@ -342,6 +428,8 @@ static json_t *driver_json(const struct drv *d, const char *where, double time_s
                       : -1,
             "tps", d->why[0] ? json_null() : json_real(tps), "result", d->json);
 
+        if (o && d->host[0])
+                json_object_set_new(o, "host", json_string(d->host));
         if (o && d->why[0])
                 json_object_set_new(o, "error", json_string(d->why));
         return o;
@@ -544,7 +632,9 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
         go_ns = real_ns();
         go_all(dv, n); /* one instant for all; the others see end of input and end */
         run_window(s, dv, n, ec, cb, go_ns);
-        kill_all(dv, n, SIGKILL); /* none outlives its run: all have ended by now */
+        close_inputs(dv, n);
+        settle(dv, n);
+        kill_all(dv, n, SIGKILL); /* none outlives its run */
         for (unsigned i = 0; i < n; i++) {
                 reap(&dv[i], 1);
                 if (dv[i].out >= 0)

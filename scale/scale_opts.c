@@ -48,7 +48,8 @@ static const struct opt_def scale_opts[] = {
      NULL, OPT_F_LIST},
     {"driver-placement", OPT_ENUM, O(driver_placement), "controller", 0, 0,
      "where the load runs: controller (one process here drives every VM) or vm (one "
-     "`oltp run` per VM, inside it: the local lab only, for now)",
+     "`oltp run` per VM: local lab, in the VM's cgroups; static, over ssh on the host its "
+     "inventory names)",
      placements, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
@@ -190,6 +191,7 @@ int scale_parse(struct scale *s, int argc, char **argv, char *err, size_t errlen
                 return -EINVAL;
         if (check_placement(s, err, errlen) < 0)
                 return -EINVAL;
+        s->conf.spec.drivers_in_vms = s->conf.cfg.driver_placement != 0;
         const char *user, *db, *pw;
         oltp_cli_login(s->conf.oc, &user, &db, &pw);
         s->conf.spec.have_password = pw != NULL;

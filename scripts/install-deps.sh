@@ -40,7 +40,23 @@ PKGS=(
   vagrant
   # libvirt backend (lab/backend_libvirt.c) and its test's own libvirtd
   libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
+  # scale --driver-placement vm on a static inventory: drivers over OpenSSH, and the
+  # test's own sshd (tests/integration/test_scale_ssh.sh)
+  openssh-client openssh-server
 )
+
+# sshd wants its privilege-separation directory, which lives on a tmpfs and is
+# gone after a reboot: made on every run, even when nothing is to be installed.
+# No daemon is started here (see policy-rc.d below): the tests start their own.
+mkdir_run_sshd() {
+  local sudo=""
+  [ -d /run/sshd ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps: run as root (need /run/sshd)" >&2; exit 1; }
+    sudo=sudo
+  fi
+  $sudo mkdir -p -m 0755 /run/sshd
+}
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -50,6 +66,7 @@ for p in "${PKGS[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
+  mkdir_run_sshd
   echo "install-deps: all ${#PKGS[@]} packages already installed"
   exit 0
 fi
@@ -63,13 +80,15 @@ fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# mariadb-server's postinst tries to start a system service; the project
-# starts its own servers, so a policy-rc.d that forbids starts keeps the
-# install from spawning a daemon nobody stops.
+# mariadb-server's and openssh-server's postinsts try to start a system
+# service; the project starts its own servers, so a policy-rc.d that forbids
+# starts keeps the install from spawning a daemon nobody stops (removed again
+# when this script made it).
 if [ ! -e /usr/sbin/policy-rc.d ]; then
   printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
   $SUDO chmod +x /usr/sbin/policy-rc.d
   trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
 fi
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+mkdir_run_sshd
 echo "install-deps: done"

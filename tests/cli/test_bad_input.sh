@@ -679,16 +679,43 @@ bad 2 "option --merge: give two result files or more" "${MG[@]}" m_rw.json
 bad 2 "option --merge: only with oltp run" oltp prepare --merge m_rw.json m_rw.json
 bad 2 "unexpected argument 'extra'" "${O[@]}" extra
 [ -e "$T/merged.json" ] && fail "a refused --merge wrote its result"
-# scale --driver-placement vm: the local lab (cgroups), qemu and libvirt (the guest agent) only,
-# a fixed window
-bad 2 "--driver-placement vm: not supported by the static backend yet" "${S[@]}" --backend static --driver-placement vm
+# scale --driver-placement vm: every backend (local: cgroups; qemu and libvirt: the guest
+# agent; static: ssh), a fixed window
 bad 2 "--driver-placement vm: --target-ci not supported with it yet" "${S[@]}" --driver-placement vm --target-ci 5
 bad 2 "--driver-placement vm: --metrics-listen not supported with it yet" "${S[@]}" --driver-placement vm --metrics-listen "$ADDR:1"
 bad 2 "option --driver-placement: 'guest' is not one of" "${S[@]}" --driver-placement guest
 # ... and in a job file
-printf '[a]\ncommand = scale\nbackend = static\ndriver-placement = vm\nvms = 1\ntime = 1\nlab-dir = %s\n' \
+printf '[a]\ncommand = scale\nbackend = qemu\ndriver-placement = vm\ntarget-ci = 5\nvms = 1\ntime = 1\nlab-dir = %s\n' \
         "$T/lab" >"$T/place_job.ini"
-bad 2 "--driver-placement vm: not supported by the static backend yet" run place_job.ini
+bad 2 "--driver-placement vm: --target-ci not supported with it yet" run place_job.ini
+# static: the inventory's ssh keys, checked at open (FILE:LINE) before any connection or
+# name lookup; 192.0.2.7 is TEST-NET-1, and a name would go to DNS
+SV=("${S[@]}" --backend static --driver-placement vm)
+sshinv() { # sshinv NAME HOST-SECTION-LINES: an inventory of one VM on host h1
+        printf '[host h1]\n%b\n[db1]\nhost = %s\nport = 1\npassword_file = pw\nhypervisor = h1\n' \
+                "$2" $NUL >"$T/$1.ini"
+}
+sshinv inv_sshport 'ssh = root@127.0.0.1:99999'
+bad 2 "inv_sshport.ini:2: ssh '127.0.0.1:99999': the port must be a number 1..65535" "${SV[@]}" --inventory inv_sshport.ini
+sshinv inv_sshuser 'ssh = -oProxyCommand=x@127.0.0.1'
+bad 2 "inv_sshuser.ini:2: ssh '-oProxyCommand=x@127.0.0.1': the user before '@' is not" "${SV[@]}" --inventory inv_sshuser.ini
+sshinv inv_sshopt 'ssh = -oProxyCommand=x'
+bad 2 "inv_sshopt.ini:2: ssh '-oProxyCommand=x': not a host name or IP address" "${SV[@]}" --inventory inv_sshopt.ini
+sshinv inv_sshempty 'ssh = root@'
+bad 2 "inv_sshempty.ini:2: ssh an empty host" "${SV[@]}" --inventory inv_sshempty.ini
+sshinv inv_sshfar 'ssh = root@192.0.2.7'
+bad 2 "inv_sshfar.ini:2: ssh 'root@192.0.2.7': a test reaches loopback IP literals only" "${SV[@]}" --inventory inv_sshfar.ini
+sshinv inv_sshname 'ssh = root@build-host.example:22'
+bad 2 "inv_sshname.ini:2: ssh 'root@build-host.example:22': a test reaches loopback IP literals only" "${LS[@]}" --backend static --inventory inv_sshname.ini
+sshinv inv_sshcfg 'ssh = 127.0.0.1\nssh_config = nope.conf'
+bad 2 "inv_sshcfg.ini:3: ssh_config $T/nope.conf: No such file" "${SV[@]}" --inventory "$T/inv_sshcfg.ini"
+sshinv inv_sshkey 'role = compute\nssh_user = root'
+bad 2 "inv_sshkey.ini:3: unknown key 'ssh_user' in [host h1]" "${SV[@]}" --inventory inv_sshkey.ini
+# a VM with no ssh of its own nor its hypervisor's cannot take a driver
+sshinv inv_nossh 'role = compute'
+bad 2 "inv_nossh.ini:4: [db1]: --driver-placement vm runs its driver over ssh, and neither [db1] nor [host h1] has ssh" "${SV[@]}" --inventory inv_nossh.ini
+bad 2 "inv_nopw.ini:2: [db1]: --driver-placement vm runs its driver over ssh, and [db1] has no ssh" "${SV[@]}" --mysql-password-file pw --inventory inv_nopw.ini
+bad 2 "inv_nossh.ini:4: [db1]: --driver-placement vm runs its driver over ssh" "${SV[@]}" --inventory inv_nossh.ini --dry-run
 
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"

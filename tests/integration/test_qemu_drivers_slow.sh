@@ -103,7 +103,7 @@ DJ=$(jq -r '.steps[0].drivers[0].result' "$R")
 # the driver reached its server at the guest's own address, names it as the controller does,
 # and had the password on its stdin
 jq -e --arg h "$BASE.1" --argjson p "$PORT" '.config["mysql-host"] == "127.0.0.1:3306"
-        and .config["mysql-password-file"] == "/dev/stdin"
+        and (.config["mysql-password-file"] // "") == ""
         and .hosts[0].host == $h and .hosts[0].port == $p' "$DJ" >/dev/null ||
         fail "the driver's result: $(jq -c '{h: .config["mysql-host"], hosts: [.hosts[] | {host, port}]}' "$DJ")"
 OFFSET=$(grep -o "guest clock minus this host's: .*" "${DJ%.json}.log") ||

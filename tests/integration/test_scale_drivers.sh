@@ -5,7 +5,8 @@
 # step's TPS the sum of the drivers' own, the load's CPU booked to the VMs
 # (cpu_by_owner.driver near zero where the controller run of the same step,
 # run first, had several percent; the VMs' share only sanity-checked, see
-# below), one driver SIGKILLed mid-step makes
+# below), the password on no driver's command line (it comes on stdin),
+# one driver SIGKILLed mid-step makes
 # the step degraded naming its VM with the other's figures kept, and no
 # driver is left running after any run.
 . "$TESTLIB"
@@ -22,8 +23,8 @@ on_exit "$HCISWEEP" lab down "${common[@]}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16"
 S=(scale --vms 2 --vm-memory 512M --lun-size 256M "${common[@]}" --tables 2 --table-size 500
         --threads 4 --warmup-time 0.5 --keep-lab)
-# the drivers of this lab: `oltp run --start-on-go` processes naming its password file
-drivers() { pgrep -f -- "--start-on-go.*$LAB/|$LAB/.*--start-on-go" || true; }
+# the drivers of this lab: `oltp run --start-on-go` processes naming its VMs' addresses
+drivers() { pgrep -f -- "--mysql-host=${BASE//./\\.}\.[0-9]+:.*--start-on-go" || true; }
 no_drivers() { [ -z "$(drivers)" ] || fail "drivers left running: $(drivers | tr '\n' ' ')"; }
 result_of() { sed -n 's/^result: \([^ ]*\).*/\1/p' "$1"; }
 
@@ -46,6 +47,8 @@ for pid in $(drivers); do
         db=$(cat "$LAB/vm$vm/mariadbd.pid")
         [ "$(cat "/proc/$pid/cgroup")" = "$(cat "/proc/$db/cgroup")" ] ||
                 fail "driver $pid of vm$vm: cgroups $(tr '\n' ' ' <"/proc/$pid/cgroup") are not its VM's: $(tr '\n' ' ' <"/proc/$db/cgroup")"
+        ! grep -qF -- "$(cat "$LAB/password")" "/proc/$pid/cmdline" ||
+                fail "driver $pid has the password on its command line"
         seen+=" $pid"
 done
 wait "$SP" || fail "vm placement: exit $?: $(tail -5 "$T/vm.out")"
