@@ -107,14 +107,17 @@ static int bad(struct lab_backend *b, int line, const char *fmt, ...)
         return -EINVAL;
 }
 
-static void resolve(const char *inventory, const char *file, char *out, size_t outlen)
+/* file relative to the inventory's directory into out: 0, or -ENAMETOOLONG. */
+static int resolve(const char *inventory, const char *file, char *out, size_t outlen)
 {
         const char *slash = strrchr(inventory, '/');
+        int n;
 
         if (file[0] == '/' || !slash)
-                snprintf(out, outlen, "%s", file);
+                n = snprintf(out, outlen, "%s", file);
         else
-                snprintf(out, outlen, "%.*s/%s", (int)(slash - inventory), inventory, file);
+                n = snprintf(out, outlen, "%.*s/%s", (int)(slash - inventory), inventory, file);
+        return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
 }
 
 /* A value that is a path: no control characters (it goes on a command line). */
@@ -144,7 +147,8 @@ static int ssh_key(struct lab_backend *b, struct ssh_keys *k, const char *key, c
         if (!strcmp(key, "ssh_config")) {
                 if (!path_ok(val, sizeof(k->d.config)))
                         return bad(b, line, "ssh_config: not a file name");
-                resolve(b->spec->inventory, val, k->d.config, sizeof(k->d.config));
+                if (resolve(b->spec->inventory, val, k->d.config, sizeof(k->d.config)) < 0)
+                        return bad(b, line, "ssh_config: the path is too long");
                 if (stat(k->d.config, &stbuf) < 0)
                         return bad(b, line, "ssh_config %s: %s", k->d.config, strerror(errno));
                 if (!S_ISREG(stbuf.st_mode))
@@ -191,7 +195,9 @@ static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, 
                 snprintf(v->hypervisor, sizeof(v->hypervisor), "%s", val);
                 v->hv_line = line;
         } else if (!strcmp(key, "password_file")) {
-                resolve(b->spec->inventory, val, ep->password_file, sizeof(ep->password_file));
+                if (resolve(b->spec->inventory, val, ep->password_file, sizeof(ep->password_file)) <
+                    0)
+                        return bad(b, line, "password_file: the path is too long");
                 v->pw_line = line;
         } else if (strcmp(key, "host") && strcmp(key, "user") && strcmp(key, "database") &&
                    strcmp(key, "hypervisor"))
