@@ -18,4 +18,12 @@
 /* The line that tells a driver waiting on its stdin to start. */
 #define DRIVER_LINE_GO "go"
 
+/* With --steady-remote (scale's --target-ci): the driver prints "sample S
+ * DONE" every 0.5 s (seconds since the go, transactions done so far); the
+ * controller, deciding on the drivers' merged series, ends their warm-up
+ * with a "measure" line and their run with a "stop" line. */
+#define DRIVER_LINE_SAMPLE  "hcisweep-driver sample"
+#define DRIVER_LINE_MEASURE "measure"
+#define DRIVER_LINE_STOP    "stop"
+
 #endif

@@ -41,6 +41,7 @@ struct merge_opts {
         int result_stdout;
         char *ready_file, *go_file, *result_hosts;
         int password_stdin;
+        int steady_remote;
 };
 
 static const struct opt_def merge_opt_defs[] = {
@@ -69,6 +70,11 @@ static const struct opt_def merge_opt_defs[] = {
     {"mysql-password-stdin", OPT_BOOL, offsetof(struct merge_opts, password_stdin), "0", 0, 0,
      "the password is the first line of stdin, before anything else (scale's drivers)", NULL,
      OPT_F_HIDDEN},
+    {"steady-remote", OPT_BOOL, offsetof(struct merge_opts, steady_remote), "0", 0, 0,
+     "with --start-on-go: print a throughput sample every 0.5 s, end the warm-up on a "
+     "\"" DRIVER_LINE_MEASURE "\" line and the run on a \"" DRIVER_LINE_STOP "\" line on stdin "
+     "(scale's --target-ci decides on its drivers' merged series)",
+     NULL, OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0}};
 
 /* The options as documentation (cfg NULL): the man page and completion read them. */
@@ -110,6 +116,9 @@ struct ctx {
         int nfiles;
         struct oltp_dsn *names; /* --result-hosts, one per host, or NULL */
         int input_ended;        /* --start-on-go: stdin ended after "go" (watch_input) */
+        char in_line[32];       /* --steady-remote: a line of stdin so far */
+        size_t in_len;
+        enum steady_phase told; /* --steady-remote: what the controller said last */
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -205,13 +214,22 @@ static int on_ready(void *user)
         return 0;
 }
 
+/* --steady-remote: a whole line the controller wrote after "go". */
+static void on_line(struct ctx *x, const char *line)
+{
+        if (!strcmp(line, DRIVER_LINE_MEASURE) && x->told == STEADY_WARMUP)
+                x->told = STEADY_MEASURE;
+        else if (!strcmp(line, DRIVER_LINE_STOP))
+                x->told = STEADY_DONE;
+}
+
 /*
  * --start-on-go, once the run has begun: the end of stdin stops it as
  * SIGINT does (the result, partial, still goes out). That is how the
  * controller stops its drivers on Ctrl-C, and how a driver over ssh learns
  * that its controller or the connection is gone (no signal crosses ssh
- * without a terminal), so no driver outlives its run. Anything read is
- * dropped: after "go" the controller says nothing more.
+ * without a terminal), so no driver outlives its run. Lines read are
+ * --steady-remote's orders; anything else is dropped.
  */
 static void watch_input(struct ctx *x)
 {
@@ -222,6 +240,15 @@ static void watch_input(struct ctx *x)
         if (x->input_ended || poll(&p, 1, 0) <= 0)
                 return;
         n = read(STDIN_FILENO, buf, sizeof(buf));
+        for (ssize_t k = 0; k < n; k++) {
+                if (buf[k] == '\n') {
+                        x->in_line[x->in_len] = '\0';
+                        on_line(x, x->in_line);
+                        x->in_len = 0;
+                } else if (x->in_len < sizeof(x->in_line) - 1) {
+                        x->in_line[x->in_len++] = buf[k];
+                }
+        }
         if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
                 return;
         x->input_ended = 1;
@@ -425,6 +452,23 @@ static void on_tick(void *user, double done_s)
                             x->o->threads);
 }
 
+/* --steady-remote: the sample its controller merges (oltp/oltp.h). */
+static void on_sample(void *user, double since_go_s, uint64_t done)
+{
+        (void)user;
+        printf("%s %.6f %llu\n", DRIVER_LINE_SAMPLE, since_go_s, (unsigned long long)done);
+        fflush(stdout);
+}
+
+/* --steady-remote: what the controller said (read here, every few ms). */
+static enum steady_phase remote_phase(void *user)
+{
+        struct ctx *x = user;
+
+        watch_input(x);
+        return x->told;
+}
+
 static void print_header(struct ctx *x)
 {
         unsigned nhosts;
@@ -468,6 +512,10 @@ static int run_engine(struct ctx *x)
         ec.on_checkpoint = on_checkpoint;
         ec.checkpoint_s = OLTP_SAVE_EVERY_S;
         ec.on_ready = on_ready;
+        if (x->m.steady_remote) {
+                ec.on_sample = on_sample;
+                ec.remote_phase = remote_phase;
+        }
         ec.user = x;
         if ((rc = metrics_start(&metrics, x->o->metrics_listen, err, sizeof(err))) < 0) {
                 log_error("oltp run: %s", err);
@@ -715,6 +763,11 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 return parse_merge(x, pos, npos);
         if (npos > 1) {
                 log_error("oltp: unexpected argument '%s' (see hcisweep oltp --help)", pos[1]);
+                return HCI_EXIT_USAGE;
+        }
+        if (x->m.steady_remote && (!x->m.start_on_go || x->m.go_file)) {
+                log_error(
+                    "oltp: option --steady-remote: only with --start-on-go, and no --go-file");
                 return HCI_EXIT_USAGE;
         }
         if ((x->m.password_stdin && password_from_stdin(x, err, sizeof(err))) ||

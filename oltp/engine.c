@@ -115,6 +115,7 @@ struct engine {
         _Atomic uint64_t t_stop;        /* when the stop flag was first raised; 0: not yet */
         struct steady *st;              /* --target-ci: the reporting thread's */
         uint64_t st_next, st_prev, st_done;
+        int remote_measuring; /* cfg->remote_phase said STEADY_MEASURE */
         _Atomic int go, stop;
         _Atomic unsigned nready;
         _Atomic uint64_t started;
@@ -1022,11 +1023,17 @@ static int run_done(struct engine *e, uint64_t now)
 static int steady_sample(struct engine *e, uint64_t now)
 {
         uint64_t done = 0;
-        enum steady_phase was = steady_phase(e->st), ph;
+        enum steady_phase was, ph;
         struct steady_res r;
 
         for (unsigned i = 0; i < e->nw; i++)
                 done += atomic_load_explicit(&e->w[i].done, memory_order_relaxed);
+        if (e->cfg->on_sample) { /* the controller decides (remote_step) */
+                e->cfg->on_sample(e->cfg->user, (double)(now - e->t_go) / 1e9, done);
+                e->st_next = now + (uint64_t)(STEADY_SAMPLE_S * 1e9);
+                return 0;
+        }
+        was = steady_phase(e->st);
         ph = steady_add(e->st, (double)(done - e->st_done) * 1e9 / (double)(now - e->st_prev));
         e->st_done = done;
         e->st_prev = now;
@@ -1043,6 +1050,28 @@ static int steady_sample(struct engine *e, uint64_t now)
                 e->cfg->on_steady(e->cfg->user, ph, &r, steady_left_s(e->st));
         }
         return was == STEADY_WARMUP && ph != STEADY_WARMUP;
+}
+
+/* cfg->remote_phase: 1 when the controller just ended the warm-up. */
+static int remote_step(struct engine *e, uint64_t now)
+{
+        enum steady_phase ph = e->cfg->remote_phase(e->cfg->user);
+
+        if (ph == STEADY_DONE) {
+                if (now < e->t_warm)
+                        e->t_warm = now;
+                if (!e->t_end || now < e->t_end)
+                        e->t_end = now;
+                return 0;
+        }
+        if (ph != STEADY_MEASURE || e->remote_measuring)
+                return 0;
+        e->remote_measuring = 1;
+        if (now >= e->t_warm) /* its own limit came first: measuring already */
+                return 0;
+        e->t_warm = now;
+        e->t_end = now + (uint64_t)(e->cfg->time_s * 1e9);
+        return 1;
 }
 
 static int result_alloc(const struct engine *e, struct oltp_result *res)
@@ -1110,7 +1139,9 @@ static void supervise(struct engine *e)
         for (;;) {
                 uint64_t now = clk_now_ns();
 
-                if (e->st && now >= e->st_next && steady_sample(e, now) && next) {
+                if (((e->st || cfg->on_sample) && now >= e->st_next && steady_sample(e, now) &&
+                     next) ||
+                    (cfg->remote_phase && remote_step(e, now) && next)) {
                         prev = e->t_warm;
                         next = prev + step;
                 }
@@ -1135,7 +1166,7 @@ static void supervise(struct engine *e)
                         wake = next;
                 if (e->t_end && e->t_end < wake)
                         wake = e->t_end;
-                if (e->st && e->st_next < wake)
+                if ((e->st || cfg->on_sample) && e->st_next < wake)
                         wake = e->st_next;
                 clk_sleep_ns(wake > now ? wake - now : 0);
         }

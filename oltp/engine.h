@@ -91,6 +91,20 @@ struct oltp_engine_cfg {
         void (*on_steady)(void *user, enum steady_phase ph, const struct steady_res *r,
                           double left_s);
         /*
+         * optional, instead of target_ci_pct's own rule, for a driver whose
+         * controller decides on the merged series of many drivers
+         * (scale/scale_drivers.h): on_sample gets, every STEADY_SAMPLE_S
+         * from the go, the seconds since the go and the transactions done
+         * so far, warm-up included; remote_phase, asked every few ms,
+         * returns STEADY_MEASURE to end the warm-up now (once), STEADY_DONE
+         * to end the run now, else STEADY_WARMUP. warmup_s and time_s stay
+         * the longest each may take, time_s counted from the warm-up's end;
+         * res->have_steady stays 0 (the controller keeps the rule's result).
+         * Both run on the calling thread. Leave target_ci_pct 0 with them.
+         */
+        void (*on_sample)(void *user, double since_go_s, uint64_t done);
+        enum steady_phase (*remote_phase)(void *user);
+        /*
          * optional, every checkpoint_s once measuring: the figures so far
          * (counts, histograms, seconds; no per-connection or down-time
          * figures), valid during the call only. Runs on the calling thread,

@@ -108,6 +108,13 @@ static void on_steady(void *user, enum steady_phase ph, const struct steady_res 
         prog_total(s, s->run.done_s + left_s);
 }
 
+/* The drivers' rule reports as the engine's does (scale_drivers.h). */
+static void steady_run(struct scale *s, enum steady_phase ph, const struct steady_res *r,
+                       double left_s)
+{
+        on_steady(s, ph, r, left_s);
+}
+
 /* Every interval's TPS is kept for the step's noise band; the live metrics see it too. */
 static void on_interval(void *user, const struct oltp_interval *iv)
 {
@@ -260,7 +267,8 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
                 open_window(s);
         if (s->conf.cfg.driver_placement)
                 rc = scale_drivers_run(
-                    s, st, r, &ec, &(struct scale_drivers_cb){open_window, tick_run, &interrupted},
+                    s, st, r, &ec,
+                    &(struct scale_drivers_cb){open_window, tick_run, steady_run, &interrupted},
                     &res, err, errlen);
         else
                 rc = oltp_engine_run(&ec, &res, err, errlen);

@@ -27,12 +27,16 @@
 #include "oltp/merge.h"
 #include "oltp/oltp.h"
 #include "scale/scale_drivers.h"
+#include "scale/scale_drivers_ci.h"
 #include "scale/scale_run.h"
 
 #define READY_TIMEOUT_S 120 /* connect and prepare */
 #define HANG_GRACE_S    30  /* past warm-up + time + lost-vm-timeout */
 #define EXIT_GRACE_S    10  /* from the end of a driver's output to its exit */
-#define MAX_ARGS        96
+/* --target-ci: the controller's "measure" and "stop" decide; a driver's own limits, this
+ * much later, only end it when they do not come */
+#define CI_SLACK_S 5
+#define MAX_ARGS   96
 
 struct drv {
         unsigned vm;
@@ -49,6 +53,7 @@ struct drv {
         long long start_ns;
         char json[LAB_PATH_MAX + 64], log[LAB_PATH_MAX + 64];
         char why[300];
+        struct drivers_ci *ci; /* --target-ci: where its samples go; NULL */
 };
 
 static long long real_ns(void)
@@ -161,7 +166,7 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
 {
         const struct oltp_dsn *dsn = &s->lab.dsn[d->vm - 1];
         const struct oltp_opts *o = oltp_cli_opts(s->conf.oc);
-        char a[7][LAB_PATH_MAX + 80];
+        char a[8][LAB_PATH_MAX + 80];
         char *argv[MAX_ARGS + 12];
         struct lab_endpoint ep;
         int in[2], out[2], n = 0, rc;
@@ -186,11 +191,15 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
         snprintf(a[3], sizeof(a[3]), "--result-stdout");
         snprintf(a[4], sizeof(a[4]), "--mysql-user=%s", dsn->user);
         snprintf(a[5], sizeof(a[5]), "--mysql-db=%s", dsn->db);
-        snprintf(a[6], sizeof(a[6]), "--time=%g", ec->time_s);
+        snprintf(a[6], sizeof(a[6]), "--time=%g", ec->time_s + (d->ci ? CI_SLACK_S : 0));
+        snprintf(a[7], sizeof(a[7]), "--warmup-time=%g",
+                 oltp_engine_warmup_max(ec) + (d->ci ? CI_SLACK_S : 0));
         if (s->lab.ops->endpoint(s->lab.b, d->vm, &ep, err, errlen) == 0)
                 snprintf(d->host, sizeof(d->host), "%s", ep.driver_host);
-        for (unsigned i = 0; i < 7; i++)
+        for (unsigned i = 0; i < 8; i++)
                 argv[n++] = a[i];
+        if (d->ci)
+                argv[n++] = "--steady-remote";
         if (dsn->password)
                 argv[n++] = "--mysql-password-stdin";
         argv[n++] = "--start-on-go";
@@ -223,8 +232,13 @@ static void on_line(struct drv *d, long long go_ns)
 {
         long long ns;
 
+        unsigned long long done;
+        double t;
+
         if (!strcmp(d->line, OLTP_DRIVER_READY))
                 d->ready = 1;
+        else if (d->ci && sscanf(d->line, DRIVER_LINE_SAMPLE " %lf %llu", &t, &done) == 2)
+                drivers_ci_sample(d->ci, d->vm - 1, t, done);
         else if (sscanf(d->line, OLTP_DRIVER_STARTED " %lld", &ns) == 1) {
                 d->started = 1;
                 d->start_ns = ns - go_ns;
@@ -268,8 +282,11 @@ static void drain(struct drv *d, long long go_ns)
                                 d->line[d->llen++] = buf[i];
                         }
                 }
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
                 d->eof = 1;
+                if (d->ci)
+                        drivers_ci_gone(d->ci, d->vm - 1);
+        }
 }
 
 /* Reap d if it has exited (wait4: its CPU time). */
@@ -367,19 +384,53 @@ static void settle(struct drv *dv, unsigned n)
         } while (left && clk_now_ns() < end);
 }
 
-/* Wait for the go lines, open the window on time, pass Ctrl-C on, kill hangs. */
+/* line to every driver still listening (one that is gone is judged by how it ended) */
+static void tell_all(struct drv *dv, unsigned n, const char *line)
+{
+        size_t len = strlen(line);
+
+        for (unsigned i = 0; i < n; i++)
+                if (dv[i].in >= 0 && !dv[i].eof && write(dv[i].in, line, len) != (ssize_t)len)
+                        log_warn("scale: vm%u's driver could not be told '%.*s': %s", dv[i].vm,
+                                 (int)len - 1, line, strerror(errno));
+}
+
+/* --target-ci: the rule on the merged series (scale_drivers_ci.h); "measure" and then
+ * "stop" to every driver as it says, the window opened with the first. */
+static void steer(struct scale *s, struct drv *dv, unsigned n, struct drivers_ci *ci,
+                  const struct scale_drivers_cb *cb, enum steady_phase *told)
+{
+        enum steady_phase ph = drivers_ci_merge(ci);
+        struct steady_res r;
+        double left;
+
+        if (ph > STEADY_WARMUP && *told < STEADY_MEASURE)
+                tell_all(dv, n, DRIVER_LINE_MEASURE "\n");
+        if (ph == STEADY_DONE && *told < STEADY_DONE)
+                tell_all(dv, n, DRIVER_LINE_STOP "\n");
+        *told = ph;
+        drivers_ci_result(ci, &r, &left);
+        cb->steady(s, ph, &r, left); /* opens the window once it measures */
+}
+
+/* Wait for the go lines, open the window on time (or as --target-ci's rule says), pass
+ * Ctrl-C on, kill hangs. */
 static void run_window(struct scale *s, struct drv *dv, unsigned n,
                        const struct oltp_engine_cfg *ec, const struct scale_drivers_cb *cb,
-                       long long go_ns)
+                       long long go_ns, struct drivers_ci *ci)
 {
         uint64_t t_go = clk_now_ns();
-        double hang_s = ec->warmup_s + ec->time_s + s->conf.cfg.lost_timeout + HANG_GRACE_S;
+        double hang_s = oltp_engine_max_s(ec) + (ci ? 2 * CI_SLACK_S : 0) +
+                        s->conf.cfg.lost_timeout + HANG_GRACE_S;
+        enum steady_phase told = STEADY_WARMUP;
         int stopped = 0, hung = 0;
 
         while (pump(dv, n, 100, go_ns)) {
                 double el = (double)(clk_now_ns() - t_go) / 1e9;
 
-                if (!s->run.window_open && el >= ec->warmup_s)
+                if (ci && !stopped)
+                        steer(s, dv, n, ci, cb, &told);
+                else if (!ci && !s->run.window_open && el >= ec->warmup_s)
                         cb->open_window(s);
                 if (cb->tick)
                         cb->tick(s, el);
@@ -581,6 +632,7 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                       struct oltp_result *res, char *err, size_t errlen)
 {
         struct drv dv[LAB_MAX_VMS];
+        struct drivers_ci *ci = NULL;
         struct sbuf words = {0};
         char dir[LAB_PATH_MAX];
         unsigned n = st->vms, started = 0;
@@ -592,7 +644,10 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
         memset(dv, 0, sizeof(dv));
         if ((rc = driver_dir(s, dir, sizeof(dir), err, errlen)) < 0)
                 return rc;
-        if (echo_args(s, &words) < 0) {
+        if (echo_args(s, &words) < 0 ||
+            (ec->target_ci_pct > 0 &&
+             !(ci =
+                   drivers_ci_new(n, ec->target_ci_pct, oltp_engine_warmup_max(ec), ec->time_s)))) {
                 snprintf(err, errlen, "out of memory");
                 sb_free(&words);
                 return -ENOMEM;
@@ -603,6 +658,7 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
 
                 d->vm = i + 1;
                 d->in = d->out = -1;
+                d->ci = ci;
                 snprintf(d->json, sizeof(d->json), "%s/driver-%uvm-r%u-vm%u.json", dir, n,
                          st->nrep + 1, d->vm);
                 snprintf(d->log, sizeof(d->log), "%s/driver-%uvm-r%u-vm%u.log", dir, n,
@@ -611,6 +667,8 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                 if (spawn_one(s, d, words.s, words.len, ec, why, sizeof(why)) < 0) {
                         snprintf(d->why, sizeof(d->why), "could not start: %.280s", why);
                         d->eof = d->reaped = 1;
+                        if (ci)
+                                drivers_ci_gone(ci, i);
                         continue;
                 }
                 started++;
@@ -618,6 +676,7 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
         sb_free(&words);
         if (!started) {
                 snprintf(err, errlen, "no driver could start: vm1: %s", dv[0].why);
+                drivers_ci_free(ci);
                 return -EIO;
         }
         t0 = clk_now_ns();
@@ -631,7 +690,10 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                                            : "not ready in time (connect and prepare)");
         go_ns = real_ns();
         go_all(dv, n); /* one instant for all; the others see end of input and end */
-        run_window(s, dv, n, ec, cb, go_ns);
+        for (unsigned i = 0; ci && i < n; i++)
+                if (!dv[i].ready || dv[i].eof) /* not told to go: no samples to wait for */
+                        drivers_ci_gone(ci, i);
+        run_window(s, dv, n, ec, cb, go_ns, ci);
         close_inputs(dv, n);
         settle(dv, n);
         kill_all(dv, n, SIGKILL); /* none outlives its run */
@@ -643,5 +705,10 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
         rc = merge_all(s, st, r, dv, n, ec, *cb->stop != 0, res);
         if (rc < 0)
                 snprintf(err, errlen, "out of memory");
+        if (ci) { /* the rule was the controller's: its finding is the run's */
+                res->have_steady = 1;
+                drivers_ci_result(ci, &res->steady, NULL);
+                drivers_ci_free(ci);
+        }
         return rc;
 }

@@ -19,14 +19,20 @@
  * (CLOCK_REALTIME, the same clock here): start_skew_ms is how much later
  * than the controller's go it began; a driver late by more than 1% of
  * --time is flagged ("late": true) and warned about. The window opens
- * (probe, cluster, block load) --warmup-time after the go.
+ * (probe, cluster, block load) --warmup-time after the go. With
+ * --target-ci (a backend whose drivers' pipes stream) each driver runs
+ * with --steady-remote and the controller applies the steady-state rule
+ * to their merged throughput (scale_drivers_ci.h): it tells every driver
+ * "measure" when the rule ends the warm-up, opening the window then, and
+ * "stop" when the CI is met or the time is up; the step's steady{} is
+ * that rule's.
  *
  * Faults: a driver that exits before it is ready, dies, is killed, hangs
  * past its window (--warmup-time + --time + --lost-vm-timeout + 30 s: it
  * is SIGKILLed) or leaves a result --merge refuses is left out of the
  * merge; the run is degraded with "vmI: driver ..." and goes on. Ctrl-C
- * (*stop set) sends SIGINT to every driver, which ends its run and saves
- * what it measured (partial); those results are merged and the step is
+ * (*stop set) ends every driver's input, which stops its run as SIGINT
+ * does and saves what it measured (partial); those results are merged and the step is
  * partial. Every driver is reaped before the run returns, and each dies
  * with the controller (PR_SET_PDEATHSIG).
  *
@@ -48,10 +54,14 @@ struct scale;
 struct scale_step;
 struct scale_rep;
 
-/* What the run gives the drivers: when to open the window, the Ctrl-C flag. */
+/* What the run gives the drivers: when to open the window, the Ctrl-C flag, and with
+ * --target-ci what the rule found after each merged sample (it opens the window once the
+ * phase is past the warm-up, as oltp_engine_cfg.on_steady does). */
 struct scale_drivers_cb {
         void (*open_window)(struct scale *s);
         void (*tick)(struct scale *s, double done_s);
+        void (*steady)(struct scale *s, enum steady_phase ph, const struct steady_res *r,
+                       double left_s);
         volatile sig_atomic_t *stop;
 };
 

@@ -7,8 +7,9 @@
 # run first, had several percent; the VMs' share only sanity-checked, see
 # below), the password on no driver's command line (it comes on stdin),
 # one driver SIGKILLed mid-step makes
-# the step degraded naming its VM with the other's figures kept, and no
-# driver is left running after any run.
+# the step degraded naming its VM with the other's figures kept, --target-ci
+# decided by the controller on the drivers' merged series (one window for
+# all), and no driver is left running after any run.
 . "$TESTLIB"
 
 ADDR=$(test_addr 0)
@@ -129,3 +130,23 @@ jq -e '.partial == true and .steps[0].state == "partial"
         and .steps[0].totals.transactions > 0' "$IR" >/dev/null ||
         fail "interrupted: $(jq -c '{partial, s: .steps[0] | {state, drivers, totals}}' "$IR")"
 pass "SIGINT: exit 130, every driver stopped, what each measured kept, partial"
+
+# 5. --target-ci: the controller's rule on the merged series ends every driver's warm-up and
+#    run ("measure", "stop"): each driver measured about the rule's measured time (give or
+#    take a 0.5 s sample and the time a line takes), well before its own limit (--time + 5 s)
+expect_rc 0 "$HCISWEEP" "${S[@]}" --time 20 --warmup-time 10 --target-ci 50 --driver-placement vm \
+        --output-dir "$T/ci"
+CR=$(sed -n 's/^result: \([^ ]*\).*/\1/p' <<<"$OUT")
+[ -f "$CR" ] || fail "no --target-ci result: $OUT"
+no_drivers
+jq -e '.steps[0] | .state == "ok" and .steady.target_ci_pct == 50 and .steady.measured_s > 0
+        and (.drivers | length) == 2
+        and all(.drivers[]; .exit == 0 and .tps > 0)' "$CR" >/dev/null ||
+        fail "--target-ci step: $(jq -c '.steps[0] | {state, steady, drivers}' "$CR")"
+M=$(jq '.steps[0].steady.measured_s' "$CR")
+for dj in $(jq -r '.steps[0].drivers[].result' "$CR"); do
+        jq -e --argjson m "$M" '(.seconds - $m | fabs) <= 2 and .seconds < 24 and .steady == null' \
+                "$dj" >/dev/null || fail "driver $dj measured $(jq .seconds "$dj") s, the rule $M s"
+done
+grep -q "steady:.*measured" <<<"$OUT" || fail "no steady line printed: $OUT"
+pass "--target-ci: the controller's rule on the merged series ended both drivers' windows"
