@@ -518,13 +518,11 @@ int qga_run(struct qga *q, const char *path, char *const argv[], int timeout_ms,
         return rc;
 }
 
-/* guest-file-open path in mode: its handle in *h. */
-static int file_open(struct qga *q, const char *path, const char *mode, int64_t *h, char *err,
-                     size_t errlen)
+/* Run cmd (name, for errors), whose return is an integer (what it is: for errors), into *out. */
+static int call_int(struct qga *q, json_t *cmd, const char *name, const char *what, int64_t *out,
+                    char *err, size_t errlen)
 {
-        json_t *cmd =
-                   command("guest-file-open", json_pack("{s:s, s:s}", "path", path, "mode", mode)),
-               *ret;
+        json_t *ret;
         int rc;
 
         if (!cmd)
@@ -533,13 +531,22 @@ static int file_open(struct qga *q, const char *path, const char *mode, int64_t 
         if (rc < 0)
                 return rc;
         if (!json_is_integer(ret)) {
-                snprintf(err, errlen, "%s: guest agent guest-file-open: no handle", q->where);
+                snprintf(err, errlen, "%s: guest agent %s: %s", q->where, name, what);
                 rc = -EPROTO;
         } else {
-                *h = (int64_t)json_integer_value(ret);
+                *out = (int64_t)json_integer_value(ret);
         }
         json_decref(ret);
         return rc;
+}
+
+/* guest-file-open path in mode: its handle in *h. */
+static int file_open(struct qga *q, const char *path, const char *mode, int64_t *h, char *err,
+                     size_t errlen)
+{
+        return call_int(
+            q, command("guest-file-open", json_pack("{s:s, s:s}", "path", path, "mode", mode)),
+            "guest-file-open", "no handle", h, err, errlen);
 }
 
 static int file_close(struct qga *q, int64_t h, char *err, size_t errlen)
@@ -578,20 +585,6 @@ int qga_file_create(struct qga *q, const char *path, char *err, size_t errlen)
 
 int qga_get_time(struct qga *q, int64_t *ns, char *err, size_t errlen)
 {
-        json_t *cmd = command("guest-get-time", NULL), *ret;
-        int rc;
-
-        if (!cmd)
-                return oom(q, err, errlen);
-        rc = call(q, cmd, QGA_TIMEOUT_MS, &ret, err, errlen);
-        if (rc < 0)
-                return rc;
-        if (!json_is_integer(ret)) {
-                snprintf(err, errlen, "%s: guest agent guest-get-time: not a time", q->where);
-                rc = -EPROTO;
-        } else {
-                *ns = (int64_t)json_integer_value(ret);
-        }
-        json_decref(ret);
-        return rc;
+        return call_int(q, command("guest-get-time", NULL), "guest-get-time", "not a time", ns, err,
+                        errlen);
 }

@@ -149,4 +149,6 @@ for dj in $(jq -r '.steps[0].drivers[].result' "$CR"); do
                 "$dj" >/dev/null || fail "driver $dj measured $(jq .seconds "$dj") s, the rule $M s"
 done
 grep -q "steady:.*measured" <<<"$OUT" || fail "no steady line printed: $OUT"
+echo "rule: $(jq -c '.steps[0].steady | {warmup_s, measured_s, ci_pct, met}' "$CR");" \
+        "drivers measured: $(jq -r '.steps[0].drivers[].result' "$CR" | xargs jq -r .seconds | tr '\n' ' ')"
 pass "--target-ci: the controller's rule on the merged series ended both drivers' windows"
