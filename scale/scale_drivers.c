@@ -230,9 +230,8 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
 /* A line from driver d. */
 static void on_line(struct drv *d, long long go_ns)
 {
-        long long ns;
-
         unsigned long long done;
+        long long ns;
         double t;
 
         if (!strcmp(d->line, OLTP_DRIVER_READY))
