@@ -48,8 +48,8 @@ static const struct opt_def scale_opts[] = {
      NULL, OPT_F_LIST},
     {"driver-placement", OPT_ENUM, O(driver_placement), "controller", 0, 0,
      "where the load runs: controller (one process here drives every VM) or vm (one "
-     "`oltp run` per VM: local lab, in the VM's cgroups; static, over ssh on the host its "
-     "inventory names)",
+     "`oltp run` per VM: local lab, in the VM's cgroups; qemu and libvirt, in the guest through "
+     "its agent; static, over ssh on the host its inventory names)",
      placements, 0},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
