@@ -21,7 +21,9 @@
 /* With --steady-remote (scale's --target-ci): the driver prints "sample S
  * DONE" every 0.5 s (seconds since the go, transactions done so far); the
  * controller, deciding on the drivers' merged series, ends their warm-up
- * with a "measure" line and their run with a "stop" line. */
+ * with a "measure" line and their run with a "stop" line. With --go-file
+ * (a guest) the samples are appended to GO-FILE.samples and the orders
+ * are the files GO-FILE.measure and GO-FILE.stop. */
 #define DRIVER_LINE_SAMPLE  "hcisweep-driver sample"
 #define DRIVER_LINE_MEASURE "measure"
 #define DRIVER_LINE_STOP    "stop"

@@ -189,9 +189,6 @@ struct lab_backend_ops {
         unsigned can_start : 1;   /* makes, starts and removes its servers (in --lab-dir);
                                      0: servers that exist already, count() of them */
         unsigned has_storage : 1; /* a storage service with one iSCSI LUN per VM */
-        /* spawn()'s pipes are live while the driver runs (0: its output is read
-         * when it ends, its input only before: a driver in a guest) */
-        unsigned driver_streams : 1;
         /* Where spawn() runs a VM's driver, as a result's drivers[].where
          * says: "cgroup" (this host, in the VM's cgroups), "guest" (inside
          * the guest), "ssh" (on the VM's host over OpenSSH); NULL: no spawn. */

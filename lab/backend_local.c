@@ -602,7 +602,6 @@ const struct lab_backend_ops lab_backend_local = {
     .can_start = 1,
     .has_storage = 1,
     .driver_where = "cgroup",
-    .driver_streams = 1,
     .open = local_open,
     .count = lab_host_count,
     .check = local_check,

@@ -30,6 +30,7 @@
 #define KILL_TIMEOUT_MS    15000
 #define READY_POLL_MS      200
 #define RUN_POLL_MS        500
+#define SAMPLE_POLL_MS     250 /* --steady-remote: samples come every 500 ms */
 #define OFFSET_SAMPLES     5
 #define GUEST_DB           "127.0.0.1:3306" /* MariaDB in the guest (build-guest-image.sh) */
 #define MAX_ARGS           160
@@ -189,6 +190,12 @@ struct bridge {
         int64_t pid;     /* the driver, in the guest */
         int killed;      /* a signal was sent to it */
         int input_ended; /* our stdin ended after "go" */
+        /* --steady-remote: GO.samples relayed up to soff, GO.measure and GO.stop made on the
+         * controller's word (a line of our stdin so far in order) */
+        int steady;
+        char samples[104], measure[104], stop[104], order[16];
+        uint64_t soff;
+        size_t olen;
         struct offset before, after;
         struct qga_status st; /* how it ended */
         char err[1024];
@@ -239,6 +246,9 @@ static int guest_args(struct bridge *g, char **in, int nin)
         snprintf(token, sizeof(token), "%016llx", (unsigned long long)r);
         snprintf(g->ready, sizeof(g->ready), "/run/hcisweep-driver-vm%u-%s.ready", g->vm, token);
         snprintf(g->go, sizeof(g->go), "/run/hcisweep-driver-vm%u-%s.go", g->vm, token);
+        snprintf(g->samples, sizeof(g->samples), "%s.samples", g->go);
+        snprintf(g->measure, sizeof(g->measure), "%s.measure", g->go);
+        snprintf(g->stop, sizeof(g->stop), "%s.stop", g->go);
         for (int k = 1; k < nin; k++) {
                 if (n >= MAX_ARGS) {
                         snprintf(g->err, sizeof(g->err), "vm%u: too many driver arguments", g->vm);
@@ -256,6 +266,9 @@ static int guest_args(struct bridge *g, char **in, int nin)
                                  in[k] + 13);
                         g->args[n++] = g->host_arg;
                         g->args[n++] = g->names_arg;
+                } else if (!strcmp(in[k], "--steady-remote")) {
+                        g->steady = 1;
+                        g->args[n++] = in[k];
                 } else if (!strcmp(in[k], "--mysql-password-stdin")) {
                         rc = password_line(g);
                         if (rc < 0)
@@ -409,14 +422,70 @@ static int wait_go(struct bridge *g)
         return 0;
 }
 
-/* After "go": 1 once our input has ended (anything read is dropped). */
+static void write_all(int fd, const char *s, size_t n)
+{
+        while (n) {
+                ssize_t w = write(fd, s, n);
+
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        return; /* the controller is gone: nothing left to tell */
+                s += w;
+                n -= (size_t)w;
+        }
+}
+
+/* --steady-remote: the controller's "measure" or "stop" as a file the driver polls. */
+static void on_order(struct bridge *g, const char *line)
+{
+        const char *path = !strcmp(line, DRIVER_LINE_MEASURE) ? g->measure
+                           : !strcmp(line, DRIVER_LINE_STOP)  ? g->stop
+                                                              : NULL;
+
+        if (path && g->steady && qga_file_create(g->q, path, g->err, sizeof(g->err)) < 0)
+                log_warn("%s", g->err);
+}
+
+/* After "go": 1 once our input has ended; the lines read are orders (on_order). */
 static int input_ended(struct bridge *g)
 {
         char buf[64];
         ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
 
+        for (ssize_t k = 0; k < n; k++) {
+                if (buf[k] == '\n') {
+                        g->order[g->olen] = '\0';
+                        on_order(g, g->order);
+                        g->olen = 0;
+                } else if (g->olen < sizeof(g->order) - 1) {
+                        g->order[g->olen++] = buf[k];
+                }
+        }
         g->input_ended = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
         return g->input_ended;
+}
+
+/* --steady-remote: the whole lines the driver added to GO.samples, to our stdout. */
+static void relay_samples(struct bridge *g)
+{
+        char buf[4096];
+        size_t n;
+
+        do {
+                const char *nl;
+
+                if (qga_file_read(g->q, g->samples, g->soff, buf, sizeof(buf), &n, g->err,
+                                  sizeof(g->err)) < 0) {
+                        log_warn("%s", g->err);
+                        return;
+                }
+                nl = n ? memrchr(buf, '\n', n) : NULL;
+                if (!nl)
+                        return;
+                write_all(STDOUT_FILENO, buf, (size_t)(nl - buf) + 1);
+                g->soff += (uint64_t)(nl - buf) + 1;
+        } while (n == sizeof(buf));
 }
 
 /* Until the driver exits: 0 (g->st filled), or <0 (abandoned, or the agent failed). */
@@ -434,26 +503,15 @@ static int wait_exit(struct bridge *g)
                 rc = driver_exited(g);
                 if (rc)
                         return rc < 0 ? rc : 0;
+                if (g->steady)
+                        relay_samples(g);
                 /* a sleep that Ctrl-C cuts short; the end of input stops the driver as
                  * SIGINT does (the controller's way to stop its drivers, oltp/oltp.h) */
-                if (!g->input_ended && stdin_ready(RUN_POLL_MS) && input_ended(g) && !g->killed)
+                if (!g->input_ended && stdin_ready(g->steady ? SAMPLE_POLL_MS : RUN_POLL_MS) &&
+                    input_ended(g) && !g->killed)
                         signal_driver(g, "INT");
                 else if (g->input_ended)
                         clk_sleep_ns(RUN_POLL_MS * 1000000LL);
-        }
-}
-
-static void write_all(int fd, const char *s, size_t n)
-{
-        while (n) {
-                ssize_t w = write(fd, s, n);
-
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w <= 0)
-                        return; /* the controller is gone: nothing left to tell */
-                s += w;
-                n -= (size_t)w;
         }
 }
 
@@ -500,10 +558,10 @@ static void log_offsets(const struct bridge *g)
                 g->vm, a, b);
 }
 
-/* Its ready and go files, when the driver left them (it died before go). */
+/* Its ready, go and order files, when the driver left them (it died first). */
 static void remove_files(struct bridge *g)
 {
-        char *argv[] = {"-f", g->ready, g->go, NULL}, why[512];
+        char *argv[] = {"-f", g->ready, g->go, g->samples, g->measure, g->stop, NULL}, why[512];
         struct qga_status st = {0};
 
         if (qga_run(g->q, "/bin/rm", argv, KILL_TIMEOUT_MS, &st, why, sizeof(why)) < 0)

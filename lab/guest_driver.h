@@ -24,7 +24,11 @@
  *      round trip) and says "ready";
  *   3. on "go" creates the go file (guest-file-open "w"), which the driver
  *      polls every millisecond;
- *   4. polls guest-exec-status until the driver exits, and then writes its
+ *   4. with --steady-remote (scale's --target-ci), while the driver runs,
+ *      relays the samples it appends to GO.samples (guest-file-read every
+ *      250 ms) and turns the controller's "measure" and "stop" lines into
+ *      GO.measure and GO.stop, which the driver polls;
+ *   5. polls guest-exec-status until the driver exits, and then writes its
  *      captured stdout to its own, "started NS" moved into this host's
  *      clock (NS - offset), so start skew is measured in one clock; the
  *      driver's stderr goes to its own stderr (the driver's log), after

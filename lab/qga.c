@@ -583,6 +583,63 @@ int qga_file_create(struct qga *q, const char *path, char *err, size_t errlen)
         return rc < 0 ? rc : file_close(q, h, err, errlen);
 }
 
+/* guest-file-seek h to offset, then one guest-file-read of up to cap bytes into buf. */
+static int seek_read(struct qga *q, int64_t h, uint64_t offset, char *buf, size_t cap, size_t *n,
+                     char *err, size_t errlen)
+{
+        json_t *ret = NULL;
+        const char *b64;
+        int rc = call(
+            q,
+            command("guest-file-seek", json_pack("{s:I, s:I, s:s}", "handle", (json_int_t)h,
+                                                 "offset", (json_int_t)offset, "whence", "set")),
+            QGA_TIMEOUT_MS, &ret, err, errlen);
+
+        json_decref(ret);
+        ret = NULL;
+        if (rc == 0)
+                rc =
+                    call(q,
+                         command("guest-file-read", json_pack("{s:I, s:I}", "handle", (json_int_t)h,
+                                                              "count", (json_int_t)cap)),
+                         QGA_TIMEOUT_MS, &ret, err, errlen);
+        if (rc < 0)
+                return rc;
+        b64 = json_string_value(json_object_get(ret, "buf-b64"));
+        if (!b64 || strlen(b64) / 4 * 3 > cap + 2 || b64_decode(b64, strlen(b64), buf, n) < 0 ||
+            *n > cap) {
+                snprintf(err, errlen, "%s: guest agent guest-file-read: not base64 of %zu bytes",
+                         q->where, cap);
+                rc = -EPROTO;
+        }
+        json_decref(ret);
+        return rc;
+}
+
+int qga_file_read(struct qga *q, const char *path, uint64_t offset, char *buf, size_t cap,
+                  size_t *n, char *err, size_t errlen)
+{
+        char tmp[QGA_READ_MAX + 4], why[256];
+        int64_t h;
+        int rc;
+
+        *n = 0;
+        if (cap > QGA_READ_MAX)
+                cap = QGA_READ_MAX;
+        rc = file_open(q, path, "r", &h, err, errlen);
+        if (rc == -EREMOTEIO)
+                return 0;
+        if (rc < 0)
+                return rc;
+        rc = seek_read(q, h, offset, tmp, cap, n, err, errlen);
+        if (rc == 0)
+                memcpy(buf, tmp, *n);
+        else
+                *n = 0;
+        file_close(q, h, why, sizeof(why)); /* what was read stands; a handle left is the agent's */
+        return rc;
+}
+
 int qga_get_time(struct qga *q, int64_t *ns, char *err, size_t errlen)
 {
         return call_int(q, command("guest-get-time", NULL), "guest-get-time", "not a time", ns, err,

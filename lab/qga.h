@@ -128,6 +128,15 @@ int qga_file_exists(struct qga *q, const char *path, char *err, size_t errlen);
 /* Create path in the guest (empty; truncated if it exists). */
 int qga_file_create(struct qga *q, const char *path, char *err, size_t errlen);
 
+/* The most one qga_file_read() reads. */
+#define QGA_READ_MAX 16384
+
+/* Up to cap (at most QGA_READ_MAX) bytes of path in the guest from offset
+ * into buf, *n how many: 0 at its end, and 0 with 0 returned when the
+ * agent cannot open it (it does not exist yet). */
+int qga_file_read(struct qga *q, const char *path, uint64_t offset, char *buf, size_t cap,
+                  size_t *n, char *err, size_t errlen);
+
 /* The guest's CLOCK_REALTIME in ns. */
 int qga_get_time(struct qga *q, int64_t *ns, char *err, size_t errlen);
 

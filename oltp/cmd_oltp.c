@@ -99,8 +99,9 @@ static const char usage_line[] =
 #define OLTP_SAVE_EVERY_S 5 /* a running result is saved this often, marked partial */
 /* How long a driver waits for its --go-file: its controller gives every driver 120 s to be
  * ready and then says go or ends them; past this no one is left to say it. */
-#define GO_FILE_WAIT_S  600
-#define GO_FILE_POLL_NS (1000 * 1000LL) /* its poll: part of the start skew */
+#define GO_FILE_WAIT_S      600
+#define GO_FILE_POLL_NS     (1000 * 1000LL) /* its poll: part of the start skew */
+#define OLTP_GUEST_PATH_MAX 4200            /* --go-file and a suffix */
 
 struct ctx {
         struct oltp_cli *c;
@@ -119,6 +120,7 @@ struct ctx {
         char in_line[32];       /* --steady-remote: a line of stdin so far */
         size_t in_len;
         enum steady_phase told; /* --steady-remote: what the controller said last */
+        int sample_fd;          /* --steady-remote with --go-file: GO-FILE.samples, or -1 */
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -452,21 +454,67 @@ static void on_tick(void *user, double done_s)
                             x->o->threads);
 }
 
-/* --steady-remote: the sample its controller merges (oltp/oltp.h). */
-static void on_sample(void *user, double since_go_s, uint64_t done)
+/* --steady-remote with --go-file: GO-FILE.samples, .measure or .stop (core/driverproto.h). */
+static void guest_path(const struct ctx *x, const char *suffix, char *out, size_t len)
 {
-        (void)user;
-        printf("%s %.6f %llu\n", DRIVER_LINE_SAMPLE, since_go_s, (unsigned long long)done);
-        fflush(stdout);
+        snprintf(out, len, "%s.%s", x->m.go_file, suffix);
 }
 
-/* --steady-remote: what the controller said (read here, every few ms). */
+/* --steady-remote: the sample its controller merges (core/driverproto.h), on stdout, or
+ * appended to GO-FILE.samples where stdout is not live (a guest). */
+static void on_sample(void *user, double since_go_s, uint64_t done)
+{
+        struct ctx *x = user;
+        char line[96], path[OLTP_GUEST_PATH_MAX];
+        int n = snprintf(line, sizeof(line), "%s %.6f %llu\n", DRIVER_LINE_SAMPLE, since_go_s,
+                         (unsigned long long)done);
+
+        if (!x->m.go_file) {
+                fputs(line, stdout);
+                fflush(stdout);
+                return;
+        }
+        if (x->sample_fd < 0) {
+                guest_path(x, "samples", path, sizeof(path));
+                x->sample_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        }
+        if (x->sample_fd >= 0 && write(x->sample_fd, line, (size_t)n) != n)
+                log_warn("oltp run: a sample could not be written: %s", strerror(errno));
+}
+
+/* --steady-remote: what the controller said (read here, every few ms): a line on stdin,
+ * or GO-FILE.measure and GO-FILE.stop made by the guest bridge. */
 static enum steady_phase remote_phase(void *user)
 {
         struct ctx *x = user;
+        char path[OLTP_GUEST_PATH_MAX];
 
-        watch_input(x);
+        if (!x->m.go_file) {
+                watch_input(x);
+                return x->told;
+        }
+        guest_path(x, "stop", path, sizeof(path));
+        if (access(path, F_OK) == 0)
+                return x->told = STEADY_DONE;
+        guest_path(x, "measure", path, sizeof(path));
+        if (x->told == STEADY_WARMUP && access(path, F_OK) == 0)
+                x->told = STEADY_MEASURE;
         return x->told;
+}
+
+/* The files remote_phase and on_sample used in a guest, once the run is over. */
+static void remove_guest_files(struct ctx *x)
+{
+        static const char *const suffix[] = {"samples", "measure", "stop"};
+        char path[OLTP_GUEST_PATH_MAX];
+
+        if (x->sample_fd >= 0)
+                close(x->sample_fd);
+        x->sample_fd = -1;
+        for (size_t i = 0; x->m.go_file && x->m.steady_remote && i < 3; i++) {
+                guest_path(x, suffix[i], path, sizeof(path));
+                unlink(path);
+        }
 }
 
 static void print_header(struct ctx *x)
@@ -542,6 +590,7 @@ static int run_engine(struct ctx *x)
         x->rep = rep;
         x->prog = prog_start(oltp_engine_max_s(&ec));
         rc = oltp_engine_run(&ec, &res, err, sizeof(err));
+        remove_guest_files(x);
         prog_end(x->prog);
         x->prog = NULL;
         if (mon)
@@ -765,9 +814,8 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 log_error("oltp: unexpected argument '%s' (see hcisweep oltp --help)", pos[1]);
                 return HCI_EXIT_USAGE;
         }
-        if (x->m.steady_remote && (!x->m.start_on_go || x->m.go_file)) {
-                log_error(
-                    "oltp: option --steady-remote: only with --start-on-go, and no --go-file");
+        if (x->m.steady_remote && !x->m.start_on_go) {
+                log_error("oltp: option --steady-remote: only with --start-on-go");
                 return HCI_EXIT_USAGE;
         }
         if ((x->m.password_stdin && password_from_stdin(x, err, sizeof(err))) ||
@@ -807,6 +855,7 @@ int cmd_oltp(int argc, char **argv)
         int rc;
 
         memset(&x, 0, sizeof(x));
+        x.sample_fd = -1;
         sigemptyset(&ign.sa_mask);
         sigaction(SIGPIPE, &ign, NULL);
         rc = parse(&x, argc, argv, &sub);

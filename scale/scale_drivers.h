@@ -20,7 +20,7 @@
  * than the controller's go it began; a driver late by more than 1% of
  * --time is flagged ("late": true) and warned about. The window opens
  * (probe, cluster, block load) --warmup-time after the go. With
- * --target-ci (a backend whose drivers' pipes stream) each driver runs
+ * --target-ci each driver runs
  * with --steady-remote and the controller applies the steady-state rule
  * to their merged throughput (scale_drivers_ci.h): it tells every driver
  * "measure" when the rule ends the warm-up, opening the window then, and

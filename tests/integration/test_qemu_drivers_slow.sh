@@ -3,10 +3,11 @@
 # agent through a bridge process on this host (lab/guest_driver.h). One TCG
 # guest; a run whose drivers[0] says where "guest", whose TPS is the
 # driver's own, whose hosts[] names the VM as the controller knows it and
-# whose driver log gives the guest clock's offset; then a run interrupted
+# whose driver log gives the guest clock's offset; a --target-ci run whose
+# window the controller's rule decided on the samples the bridge relays; then a run interrupted
 # with SIGINT mid-measurement, whose driver stops in the guest and still
 # hands back what it measured (exit 130, partial). After each run no bridge
-# is left on this host and no driver, ready or go file in the guest (asked
+# is left on this host and no driver or file of its in the guest (asked
 # through the agent's socket with socat). The image build is cached by its
 # recipe's hash (a changed recipe rebuilds it: minutes; the ctest timeout
 # allows it); the boot under TCG takes a minute or two.
@@ -112,7 +113,25 @@ echo "# tps $(jq '.steps[0].totals.tps' "$R"), start skew $(jq '.steps[0].driver
 nothing_left "after a run"
 pass "driver in the guest: where guest, step TPS its TPS, hosts[] as the controller names them"
 
-# --- 2. Ctrl-C: the driver stops in the guest and its partial result comes back --------------
+# --- 2. --target-ci: the controller's rule on the driver's samples (relayed by the bridge from
+#     a file in the guest) ends its warm-up and its run ("measure" and "stop", files the driver
+#     polls): it measured the rule's time, give or take a sample and the agent's round trips,
+#     well before its own limit (--time + 5 s)
+expect_rc 0 "$HCISWEEP" "${S[@]}" --time 20 --warmup-time 10 --target-ci 50 --output-dir "$T/ci"
+CR=$(result_of <(echo "$OUT"))
+[ -f "$CR" ] || fail "no --target-ci result: $OUT"
+jq -e '.steps[0] | .state == "ok" and .steady.target_ci_pct == 50 and .steady.measured_s > 0
+        and .drivers[0].where == "guest" and .drivers[0].exit == 0 and .drivers[0].tps > 0' \
+        "$CR" >/dev/null || fail "--target-ci step: $(jq -c '.steps[0] | {state, steady, drivers}' "$CR")"
+M=$(jq '.steps[0].steady.measured_s' "$CR")
+CJ=$(jq -r '.steps[0].drivers[0].result' "$CR")
+jq -e --argjson m "$M" '(.seconds - $m | fabs) <= 3 and .seconds < 24' "$CJ" >/dev/null ||
+        fail "the guest's driver measured $(jq .seconds "$CJ") s, the rule $M s"
+echo "# --target-ci: rule $(jq -c '.steps[0].steady | {warmup_s, measured_s, ci_pct, met}' "$CR"), driver measured $(jq .seconds "$CJ") s"
+nothing_left "after a --target-ci run"
+pass "--target-ci: the controller's rule ended the guest driver's warm-up and run"
+
+# --- 3. Ctrl-C: the driver stops in the guest and its partial result comes back --------------
 "$HCISWEEP" "${S[@]}" --time 60 --output-dir "$T/int" >"$T/int.out" 2>&1 &
 SP=$!
 on_exit "kill $SP"

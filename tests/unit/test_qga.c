@@ -30,6 +30,7 @@ struct fake {
         char path[108];
         char input[256]; /* guest-exec's input-data as it came */
         int status_calls;
+        long seek; /* guest-file-seek's offset as it came */
 };
 
 static void reply(int fd, const char *s)
@@ -79,9 +80,20 @@ static void answer(struct fake *f, int fd, const char *cmd)
                                               "\"out-data\": \"aGVsbG8K\", \"err-data\": "
                                               "\"b29wcw==\"}}\n"
                                             : "{\"return\": {\"exited\": false}}\n");
+        } else if (strstr(cmd, "guest-file-open") && strstr(cmd, "/run/samples")) {
+                reply(fd, "{\"return\": 7}\n");
         } else if (strstr(cmd, "guest-file-open")) {
                 reply(fd, "{\"error\": {\"class\": \"GenericError\", \"desc\": \"failed to open "
                           "file: No such file or directory\"}}\n");
+        } else if ((p = strstr(cmd, "guest-file-seek"))) {
+                p = strstr(p, "\"offset\":");
+                f->seek = p ? strtol(p + 9, NULL, 10) : -1;
+                reply(fd, "{\"return\": {\"position\": 12, \"eof\": false}}\n");
+        } else if (strstr(cmd, "guest-file-read")) {
+                reply(fd,
+                      "{\"return\": {\"count\": 6, \"buf-b64\": \"aGVsbG8K\", \"eof\": true}}\n");
+        } else if (strstr(cmd, "guest-file-close")) {
+                reply(fd, "{\"return\": {}}\n");
         } else if (strstr(cmd, "guest-get-time")) {
                 reply(fd, "{\"return\": 1700000000123456000}\n");
         }
@@ -139,6 +151,8 @@ static void test_agent(void **state)
         struct qga *q = NULL;
         pthread_t t;
         int64_t pid = 0, ns = 0;
+        char buf[64];
+        size_t n = 0;
 
         assert_int_equal(pthread_create(&t, NULL, agent, f), 0);
         assert_int_equal(qga_open_unix(f->path, "vm1", 5000, &cancel, &q, err, sizeof(err)), 0);
@@ -164,6 +178,18 @@ static void test_agent(void **state)
 
         assert_int_equal(qga_get_time(q, &ns, err, sizeof(err)), 0);
         assert_int_equal(ns, 1700000000123456000LL);
+
+        /* a file read from an offset: open, seek there, read, close */
+        assert_int_equal(
+            qga_file_read(q, "/run/samples", 12, buf, sizeof(buf), &n, err, sizeof(err)), 0);
+        assert_int_equal(f->seek, 12);
+        assert_int_equal(n, 6);
+        assert_memory_equal(buf, "hello\n", 6);
+        /* ... and one that is not there yet: nothing read, no error */
+        n = 99;
+        assert_int_equal(qga_file_read(q, "/run/none", 0, buf, sizeof(buf), &n, err, sizeof(err)),
+                         0);
+        assert_int_equal(n, 0);
 
         cancel = 1;
         assert_int_equal(qga_get_time(q, &ns, err, sizeof(err)), -EINTR);
