@@ -6,11 +6,15 @@
 # HCISWEEP, BENCH_DIR, DIRECT_* and writes rows to $DROWS:
 #   target shape rw bs qd jobs rep tool ios iops bw_bytes mean_ns p99_ns cpu_s load
 # shape names the access pattern (4k-randrw70, 1m-write, ...); target is
-# "file", "device" or "multi" (several files in one run: hcisweep's aggregate
-# row against one fio run with a job per file).
-# DIRECT_A names the side measured against fio: hcisweep, or with --direct-aa
-# fio itself ("fio-again"), which gives the bench's noise floor: what the
-# minimum and the median look like when both sides are the same program.
+# "file", "device", "filesN" (N files in one run: hcisweep's aggregate row,
+# a thread per file, against one fio run with a job per file, fio's default
+# processes) or "lunsN" (N tgtd LUNs in one run against N iscsi-perf
+# processes at once, their IOPS and CPU summed: this fio has no libiscsi
+# engine, and iscsi-perf reads only, so the LUN points are random reads).
+# The side measured against the peer is hcisweep, or with --direct-aa
+# (DIRECT_AA=1) the peer itself ("fio-again", "iscsi-perf-again"), which gives
+# the bench's noise floor: what the minimum and the median look like when both
+# sides are the same program.
 
 # The shapes: NAME RW BS. 70:30 is randrw at --rwmixread 70 for both tools.
 direct_shapes() {
@@ -25,7 +29,7 @@ direct_shapes() {
         fi
 }
 
-# --direct-shapes: names of direct_shapes, and "multi" for the several-file
+# --direct-shapes: names of direct_shapes, and "multi" for the several-target
 # points; empty runs them all. A long run of one weak family needs no more.
 direct_check_shapes() {
         local known s picked
@@ -66,7 +70,9 @@ direct_prepare() {
         case $fs in tmpfs | ramfs) bench_die "$DIRECT_DIR is on $fs: direct I/O needs a real disk" ;; esac
         DIRECT_FILE=$DIRECT_DIR/direct.img
         DIRECT_MULTI=()
-        for ((i = 0; i < DIRECT_NFILES; i++)); do DIRECT_MULTI+=("$DIRECT_DIR/multi$i.img"); done
+        if direct_picked multi; then
+                for ((i = 0; i < DIRECT_NFILES; i++)); do DIRECT_MULTI+=("$DIRECT_DIR/multi$i.img"); done
+        fi
         # Written once in full, so reads hit allocated blocks and writes overwrite them.
         for f in "$DIRECT_FILE" "${DIRECT_MULTI[@]}"; do
                 size=$DIRECT_SIZE
@@ -124,9 +130,12 @@ direct_run_fio() { # TARGET RW BS QD JOBS
         device) files=(--name=peer --filename="$DIRECT_DEVICE")
                 size=$(blockdev --getsize64 "$DIRECT_DEVICE")
                 mapfile -t opts < <(direct_fio_opts "$2" "$3" "$4" "$5" "$size") ;;
-        multi) for f in "${DIRECT_MULTI[@]}"; do files+=(--name="$(basename "$f" .img)" --filename="$f"); done
+        files*) for f in "${DIRECT_MULTI[@]:0:${1#files}}"; do
+                        files+=(--name="$(basename "$f" .img)" --filename="$f")
+                done
                 size=$(direct_size_bytes "$DIRECT_MULTI_SIZE")
                 mapfile -t opts < <(direct_fio_opts "$2" "$3" "$4" "$5" "$size") ;;
+        *) bench_die "fio has no run for target $1" ;;
         esac
         bench_cpu_run "$out" "$cpu" fio "${opts[@]}" --output="$j" "${files[@]}" ||
                 { tail -5 "$out" >&2; bench_die "fio direct $*: failed"; }
@@ -144,9 +153,11 @@ direct_run_hcisweep() { # TARGET RW BS QD JOBS
         case $1 in
         file) tgt=(--filename "$DIRECT_FILE" --size "$DIRECT_SIZE") ;;
         device) tgt=(--filename "$DIRECT_DEVICE") ;;
-        multi) tgt=(--filename "$(IFS=,; echo "${DIRECT_MULTI[*]}")" --size "$DIRECT_MULTI_SIZE") ;;
+        files*) tgt=(--filename "$(IFS=,; echo "${DIRECT_MULTI[*]:0:${1#files}}")" --size "$DIRECT_MULTI_SIZE") ;;
+        luns*) tgt=(--target "$(IFS=,; echo "${DIRECT_LUNS[*]:0:${1#luns}}")") ;;
         esac
-        bench_cpu_run "$out" "$cpu" "$HCISWEEP" block "${tgt[@]}" --engine io_uring --direct 1 \
+        [[ $1 == luns* ]] || tgt+=(--engine io_uring --direct)
+        bench_cpu_run "$out" "$cpu" "$HCISWEEP" block "${tgt[@]}" \
                 --rw "$2" --rwmixread 70 --bs "$3" --iodepth "$4" --numjobs "$5" \
                 --runtime "$DIRECT_RUNTIME" --percentile 50,99 --monitor-interval 60 \
                 --json "$j" --quiet ||
@@ -162,11 +173,50 @@ direct_run_hcisweep() { # TARGET RW BS QD JOBS
 
 direct_run_fio-again() { direct_run_fio "$@"; }
 
-# Pairs alternate: odd repeats run the measured side first, even ones fio first.
+# N iscsi-perf processes at once, one per LUN, each at the point's depth; one
+# `times` covers them all. Their IOPS add up; iscsi-perf gives no latency
+# ("nan"). Random reads only (iscsi-perf has no write mode).
+direct_run_iscsi-perf() { # TARGET RW BS QD JOBS
+        local out=$BENCH_DIR/dp.out cpu=$BENCH_DIR/dp.cpu n=${1#luns} iops
+        if [ "$2" != randread ] || [ "$3" != 4k ] || [ "$5" != 1 ]; then
+                bench_die "iscsi-perf runs 4k random reads with one job per LUN, not $2 $3 x $5"
+        fi
+        # shellcheck disable=SC2016 # the inner script expands its own arguments
+        bench_cpu_run "$out" "$cpu" bash -c 'out=$1 qd=$2 t=$3; shift 3; pids=() rc=0
+                for u; do iscsi-perf -m "$qd" -r -t "$t" "$u" >"$out.${#pids[@]}" 2>&1 & pids+=($!); done
+                for p in "${pids[@]}"; do wait "$p" || rc=$?; done; exit $rc' \
+                perf "$out" "$4" "$DIRECT_RUNTIME" "${DIRECT_LUNS[@]:0:$n}" ||
+                { tail -c 400 "$out".* >&2; bench_die "iscsi-perf direct $*: failed"; }
+        # Progress lines end in \r; each process's last "iops average N" is its whole run's.
+        iops=$(for ((i = 0; i < n; i++)); do
+                tr '\r' '\n' <"$out.$i" | sed -n 's/.*iops average \([0-9]*\).*/\1/p' | tail -n 1
+        done | awk '{ s += $1; k++ } END { printf "%d", (k ? s : -1) }')
+        [ "$iops" -ge 0 ] || bench_die "iscsi-perf direct $*: no 'iops average' line"
+        awk -v i="$iops" -v t="$DIRECT_RUNTIME" -v bs=4096 \
+                'BEGIN { printf "%d %d %d nan nan ", i * t, i, i * bs }'
+        bench_cpu_seconds "$cpu"
+}
+
+direct_run_iscsi-perf-again() { direct_run_iscsi-perf "$@"; }
+
+# The peer of a target, and the side measured against it.
+direct_peer() { # TARGET
+        case $1 in luns*) echo iscsi-perf ;; *) echo fio ;; esac
+}
+direct_side_a() { # TARGET
+        if [ "$DIRECT_AA" -eq 1 ]; then echo "$(direct_peer "$1")-again"; else echo hcisweep; fi
+}
+
+direct_a_name() {
+        if [ "$DIRECT_AA" -eq 1 ]; then echo "the peer again"; else echo hcisweep; fi
+}
+
+# Pairs alternate: odd repeats run the measured side first, even ones the peer first.
 direct_point() { # TARGET SHAPE RW BS QD JOBS
-        local rep t tools r
+        local rep t tools r a peer
+        a=$(direct_side_a "$1") peer=$(direct_peer "$1")
         for ((rep = 1; rep <= DIRECT_PAIRS; rep++)); do
-                if ((rep % 2)); then tools=("$DIRECT_A" fio); else tools=(fio "$DIRECT_A"); fi
+                if ((rep % 2)); then tools=("$a" "$peer"); else tools=("$peer" "$a"); fi
                 for t in "${tools[@]}"; do
                         bench_log "direct $1 $2 qd=$5 jobs=$6 rep=$rep $t"
                         r=$("direct_run_$t" "$1" "$3" "$4" "$5" "$6") ||
@@ -177,7 +227,7 @@ direct_point() { # TARGET SHAPE RW BS QD JOBS
 }
 
 direct_suite() {
-        local tgt name rw bs qd jobs
+        local tgt name rw bs qd jobs n
         local targets=(file)
         [ -z "${DIRECT_DEVICE:-}" ] || targets+=(device)
         for tgt in "${targets[@]}"; do
@@ -191,12 +241,18 @@ direct_suite() {
                         done
                 done < <(direct_shapes)
         done
-        # Several targets at once, as the seeds ran them: one job per file.
+        # Several targets at once, as the seeds ran them: one job per file or LUN.
         direct_picked multi || return 0
         direct_warm "${DIRECT_MULTI[@]}"
-        for qd in $DIRECT_MULTI_QDS; do
-                direct_point multi "4k-randread" randread 4k "$qd" 1
-                direct_point multi "4k-randrw70" randrw 4k "$qd" 1
+        for n in "${DIRECT_MULTI_COUNTS[@]}"; do
+                for qd in "${DIRECT_MULTI_QD_LIST[@]}"; do
+                        direct_point "files$n" "4k-randread" randread 4k "$qd" 1
+                        direct_point "files$n" "4k-randrw70" randrw 4k "$qd" 1
+                done
+        done
+        [ "${#DIRECT_LUNS[@]}" -eq 0 ] && return 0
+        for qd in "${DIRECT_MULTI_QD_LIST[@]}"; do
+                direct_point "luns${#DIRECT_LUNS[@]}" "4k-randread" randread 4k "$qd" 1
         done
 }
 
@@ -210,14 +266,14 @@ direct_medians() {
                 echo "${key[*]}" \
                         "$(awk '{ print $10 }' "$BENCH_DIR/dsel" | bench_median)" \
                         "$(awk '{ print $11 / 1e6 }' "$BENCH_DIR/dsel" | bench_median)" \
-                        "$(awk '{ print $12 / 1e3 }' "$BENCH_DIR/dsel" | bench_median)" \
-                        "$(awk '{ print $13 / 1e3 }' "$BENCH_DIR/dsel" | bench_median)" \
+                        "$(awk '$12 ~ /^[0-9]/ { print $12 / 1e3 }' "$BENCH_DIR/dsel" | bench_median)" \
+                        "$(awk '$13 ~ /^[0-9]/ { print $13 / 1e3 }' "$BENCH_DIR/dsel" | bench_median)" \
                         "$(awk '$9 > 0 { print $14 / $9 * 1e6 }' "$BENCH_DIR/dsel" | bench_median)"
         done | sort -k1,1 -k2,2 -k4,4n -k3,3n -k5,5
 }
 
 # Per point: target shape qd jobs iops_ratio cpu_per_io_ratio lo hi pairs
-# ci_lo ci_hi ci_cover ($DIRECT_A / fio): the median over the pairs of each
+# ci_lo ci_hi ci_cover (measured side / peer): the median over the pairs of each
 # pair's ratio, so a change of load between pairs falls on both tools of a
 # pair alike; lo and hi are the lowest and highest pair's IOPS ratio, the
 # spread of the noise; ci_lo..ci_hi is the median's distribution-free
@@ -225,9 +281,9 @@ direct_medians() {
 # binomial cover is still >= 95%; with fewer than 6 pairs only lo..hi, whose
 # cover ci_cover is then below 95%).
 direct_ratios() {
-        awk -v a="$DIRECT_A" '{ k = $1 " " $2 " " $5 " " $6; p = k " " $7
-               if ($8 == a) { hi[p] = $10; hc[p] = ($9 > 0 ? $14 / $9 : 0) }
-               else if ($8 == "fio") { fi_[p] = $10; fc[p] = ($9 > 0 ? $14 / $9 : 0) }
+        awk '{ k = $1 " " $2 " " $5 " " $6; p = k " " $7
+               if ($8 == "hcisweep" || $8 ~ /-again$/) { hi[p] = $10; hc[p] = ($9 > 0 ? $14 / $9 : 0) }
+               else { fi_[p] = $10; fc[p] = ($9 > 0 ? $14 / $9 : 0) }
                pts[p] = k }
              END { for (p in pts) if ((p in hi) && (p in fi_) && fi_[p] > 0 && fc[p] > 0)
                      print pts[p], hi[p] / fi_[p], hc[p] / fc[p] }' "$DROWS" |
@@ -290,12 +346,13 @@ direct_print() {
         echo
         echo "| target | shape | qd | jobs | client | IOPS | MB/s | mean µs | p99 µs | CPU µs per I/O |"
         echo "|---|---|---:|---:|---|---:|---:|---:|---:|---:|"
-        awk '{ printf "| %s | %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.2f |\n",
-                $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$BENCH_DIR/dmedians"
+        awk 'function us(v) { return v == "nan" ? "–" : sprintf("%.1f", v) }
+             { printf "| %s | %s | %s | %s | %s | %.0f | %.1f | %s | %s | %.2f |\n",
+                $1, $2, $3, $4, $5, $6, $7, us($8), us($9), $10 }' "$BENCH_DIR/dmedians"
         echo
-        echo "$DIRECT_A ÷ fio per point: the median over the pairs of each pair's ratio; its"
-        echo "confidence interval (cover in brackets: 95% or more from 6 pairs on) and the"
-        echo "lowest and highest pair, the spread of the noise"
+        echo "$(direct_a_name) ÷ the peer (fio; iscsi-perf on LUNs) per point: the median over the"
+        echo "pairs of each pair's ratio; its confidence interval (cover in brackets: 95% or more"
+        echo "from 6 pairs on) and the lowest and highest pair, the spread of the noise"
         echo
         echo "| target | shape | qd | jobs | IOPS ratio | median's interval | pairs low..high | CPU/IO ratio |"
         echo "|---|---|---:|---:|---:|---:|---:|---:|"
@@ -320,14 +377,15 @@ direct_print() {
 # --direct-aa names its line summary_direct_aa.
 direct_summary() {
         local name=summary_direct null_med null_p5
-        [ "$DIRECT_A" = hcisweep ] || name=summary_direct_aa
+        [ "$DIRECT_AA" -eq 0 ] || name=summary_direct_aa
         awk '{ print $5, $6 }' "$BENCH_DIR/dratios" >"$BENCH_DIR/dr"
         [ -z "$DIRECT_SHAPES" ] || echo "# direct shapes: only $DIRECT_SHAPES (--direct-shapes), not the whole suite"
-        [ "$DIRECT_A" = hcisweep ] || echo "# --direct-aa: fio against fio, the noise floor of these points; no hcisweep run"
+        [ "$DIRECT_AA" -eq 0 ] ||
+                echo "# --direct-aa: each peer against itself, the noise floor of these points; no hcisweep run"
         echo "$name: iops_ratio_min=$(awk '{ print $1 }' "$BENCH_DIR/dr" | sort -g | head -n 1 | awk '{ printf "%.3f", $1 } END { if (NR == 0) printf "nan" }')" \
                 "iops_ratio_median=$(awk '{ print $1 }' "$BENCH_DIR/dr" | bench_median)" \
                 "cpu_per_io_ratio_median=$(awk '{ print $2 }' "$BENCH_DIR/dr" | bench_median)"
-        awk -v a="$DIRECT_A" '{ n++ } $5 < 0.97 { k++; if ($8 >= 1.0) m++; if ($11 < 0.97) w++ }
+        awk -v a="$(direct_a_name)" '{ n++ } $5 < 0.97 { k++; if ($8 >= 1.0) m++; if ($11 < 0.97) w++ }
              END { printf "# direct points below 0.97: %d of %d; of those, %d had a pair with %s ahead," \
                           " %d lie below 0.97 with their whole interval\n", k, n, m, a, w }' \
                 "$BENCH_DIR/dratios"
