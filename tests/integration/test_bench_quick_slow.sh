@@ -31,13 +31,15 @@ grep -Eq "^\| file \| 4k-randread \| 8 \| 1 \| $NUM \| $NUM\.\.$NUM \[0%\] \| $N
         fail "no direct ratio row with the median's interval and the pairs' spread"
 grep -q '^## page-cache suite' <<<"$OUT" || fail "the page-cache suite is not labelled"
 for row in '| file | 4k-randread | 8 | 1 | fio |' '| file | 1m-write | 1 | 1 | hcisweep |' \
-        '| multi | 4k-randrw70 | 8 | 1 | hcisweep |'; do
+        '| files3 | 4k-randrw70 | 8 | 1 | hcisweep |' '| luns2 | 4k-randread | 8 | 1 | iscsi-perf |'; do
         grep -qF "$row" <<<"$OUT" || fail "no direct row '$row'"
 done
 no_leftovers "portal=$(test_addr 0):" block_vs_peers
 
 expect_rc 1 "$SRC/bench/block_vs_peers" --suite direct --hcisweep "$HCISWEEP" --direct-pairs 0
 grep -q "direct-pairs" <<<"$OUT" || fail "--direct-pairs 0 was not refused by name: $OUT"
+expect_rc 1 "$SRC/bench/block_vs_peers" --suite direct --hcisweep "$HCISWEEP" --multi-files 3,0
+grep -q "multi-files" <<<"$OUT" || fail "--multi-files 3,0 was not refused by name: $OUT"
 expect_rc 1 "$SRC/bench/block_vs_peers" --suite direct --hcisweep "$HCISWEEP" --direct-shapes 4k-randread,2m-read
 grep -q "no shape '2m-read'" <<<"$OUT" || fail "--direct-shapes 2m-read was not refused by name: $OUT"
 # One shape alone: its rows only, and the summary says it covers a subset.
