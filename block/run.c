@@ -28,7 +28,7 @@ enum { C_RIOS, C_RBYTES, C_WIOS, C_WBYTES, C_RECONN, C_DONE /* every I/O of a po
 #define STAMP_EVERY        512           /* bytes between two stamps of a plain write */
 #define DRAIN_GRACE_NS     5000000000ull /* past --io-timeout before in-flight I/Os count as lost */
 #define INTERRUPT_GRACE_NS 500000000ull  /* how long an interrupt still waits for in-flight I/Os */
-#define HUGE_PAGE          (2u << 20)    /* a transparent huge page on x86-64 and arm64 */
+#define HUGE_PAGE          (2u << 20)    /* a transparent huge page with 4 KiB base pages */
 
 /* What a worker is doing: a measured point, or unmeasured housekeeping. */
 enum wmode { WM_POINT, WM_FILL, WM_RANDFILL, WM_READBACK };
