@@ -313,5 +313,8 @@ static void prom_close(struct hostsrc *s)
         free(p);
 }
 
-const struct hostsrc_ops hostsrc_prom_ops = {
-    .name = "prometheus", .open = prom_open, .read = prom_read, .close = prom_close};
+const struct hostsrc_ops hostsrc_prom_ops = {.name = "prometheus",
+                                             .caps = HOSTSRC_ALL,
+                                             .open = prom_open,
+                                             .read = prom_read,
+                                             .close = prom_close};

@@ -34,6 +34,7 @@ struct host_step {
         int controller;
         int missing; /* did not answer when the run started (--metrics-optional) */
         double seconds;
+        double fam_s[6]; /* seconds measured per family (bit i of HOSTSRC_*) */
         struct hostsrc_rates r;
         unsigned missed; /* windows it could not read */
         char error[256]; /* the last reason, "" */
@@ -183,38 +184,62 @@ static struct hostsrc_disk_rate *disk_in(struct hostsrc_rates *r, const char *na
         return &r->disk[r->ndisks++];
 }
 
+/* A disk over the windows that read it: a disk that appeared late is not
+ * diluted with zeros, and its latency is per request (I/O-weighted). */
+static void fold_disk(struct hostsrc_disk_rate *d, const struct hostsrc_disk_rate *x)
+{
+        double w = d->seconds, dt = x->seconds;
+
+        fold(&d->util_pct, x->util_pct, w, dt);
+        fold(&d->iops, x->iops, w, dt);
+        fold(&d->read_bytes_s, x->read_bytes_s, w, dt);
+        fold(&d->write_bytes_s, x->write_bytes_s, w, dt);
+        if (d->ios + x->ios > 0)
+                d->lat_ms = (d->lat_ms * d->ios + x->lat_ms * x->ios) / (d->ios + x->ios);
+        d->ios += x->ios;
+        d->seconds = w + dt;
+}
+
 static void fold_rates(struct host_step *hs, const struct hostsrc_rates *x)
 {
         struct hostsrc_rates *m = &hs->r;
-        double w = hs->seconds, dt = x->seconds;
+        double dt = x->seconds, *fs = hs->fam_s;
 
-        fold(&m->busy, x->busy, w, dt);
-        fold(&m->user, x->user, w, dt);
-        fold(&m->system, x->system, w, dt);
-        fold(&m->iowait, x->iowait, w, dt);
-        fold(&m->steal, x->steal, w, dt);
-        fold(&m->busiest_cpu, x->busiest_cpu, w, dt);
-        fold(&m->mem_used_pct, x->mem_used_pct, w, dt);
-        fold(&m->swap_in_s, x->swap_in_s, w, dt);
-        fold(&m->swap_out_s, x->swap_out_s, w, dt);
-        fold(&m->rx_bytes_s, x->rx_bytes_s, w, dt);
-        fold(&m->tx_bytes_s, x->tx_bytes_s, w, dt);
-        m->have_pressure = x->have_pressure;
-        fold(&m->psi_cpu_pct, x->psi_cpu_pct, w, dt);
-        fold(&m->psi_io_pct, x->psi_io_pct, w, dt);
-        fold(&m->psi_mem_pct, x->psi_mem_pct, w, dt);
+        if (x->have & HOSTSRC_CPU) {
+                fold(&m->busy, x->busy, fs[0], dt);
+                fold(&m->user, x->user, fs[0], dt);
+                fold(&m->system, x->system, fs[0], dt);
+                fold(&m->iowait, x->iowait, fs[0], dt);
+                fold(&m->steal, x->steal, fs[0], dt);
+                fold(&m->busiest_cpu, x->busiest_cpu, fs[0], dt);
+        }
+        if (x->have & HOSTSRC_MEM)
+                fold(&m->mem_used_pct, x->mem_used_pct, fs[1], dt);
+        if (x->have & HOSTSRC_SWAP) {
+                fold(&m->swap_in_s, x->swap_in_s, fs[2], dt);
+                fold(&m->swap_out_s, x->swap_out_s, fs[2], dt);
+        }
+        if (x->have & HOSTSRC_NET) {
+                fold(&m->rx_bytes_s, x->rx_bytes_s, fs[4], dt);
+                fold(&m->tx_bytes_s, x->tx_bytes_s, fs[4], dt);
+        }
+        if (x->have & HOSTSRC_PSI) {
+                m->have_pressure = 1;
+                fold(&m->psi_cpu_pct, x->psi_cpu_pct, fs[5], dt);
+                fold(&m->psi_io_pct, x->psi_io_pct, fs[5], dt);
+                fold(&m->psi_mem_pct, x->psi_mem_pct, fs[5], dt);
+        }
         for (unsigned i = 0; i < x->ndisks; i++) {
                 struct hostsrc_disk_rate *d = disk_in(m, x->disk[i].name);
 
-                if (!d)
-                        continue;
-                fold(&d->util_pct, x->disk[i].util_pct, w, dt);
-                fold(&d->iops, x->disk[i].iops, w, dt);
-                fold(&d->lat_ms, x->disk[i].lat_ms, w, dt);
-                fold(&d->read_bytes_s, x->disk[i].read_bytes_s, w, dt);
-                fold(&d->write_bytes_s, x->disk[i].write_bytes_s, w, dt);
+                if (d)
+                        fold_disk(d, &x->disk[i]);
         }
-        hs->seconds = w + dt;
+        for (unsigned f = 0; f < 6; f++)
+                if (x->have & (1u << f))
+                        fs[f] += dt;
+        m->have |= x->have;
+        hs->seconds += dt;
         m->seconds = hs->seconds;
 }
 
@@ -245,11 +270,14 @@ static int window_of(struct host *h, struct hostsrc_rates *r, char *why, size_t 
         if (rc == 0 && !h->begun)
                 rc = -EAGAIN, snprintf(why, len, "%s (%s): no reading when the window opened",
                                        h->info.name, h->src.ops->name);
-        if (rc == 0 && (rc = hostsrc_rates(h->at0, h->at1, r)) < 0)
-                snprintf(why, len,
-                         "%s (%s): a counter went backwards (the source restarted?): "
-                         "window left out",
-                         h->info.name, h->src.ops->name);
+        if (rc == 0) {
+                char what[160];
+
+                rc = hostsrc_rates(h->at0, h->at1, r);
+                hostsrc_rates_why(rc, r, what, sizeof(what));
+                if (what[0])
+                        snprintf(why, len, "%s (%s): %s", h->info.name, h->src.ops->name, what);
+        }
         h->begun = 0;
         return rc;
 }
@@ -274,8 +302,11 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *w
 
                 if (!c->h[i].info.source[0] || hs->missing)
                         continue;
+                one[0] = '\0';
                 if (window_of(&c->h[i], r, one, sizeof(one)) == 0) {
-                        fold_rates(hs, r);
+                        fold_rates(hs, r); /* a family voided (one[] says which) is left out */
+                        if (one[0])
+                                snprintf(hs->error, sizeof(hs->error), "%s", one);
                         continue;
                 }
                 snprintf(hs->error, sizeof(hs->error), "%s", one);
@@ -291,6 +322,12 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *w
 static json_t *num(double v)
 {
         return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* v when the window measured family f, else null */
+static json_t *fam_num(const struct hostsrc_rates *r, unsigned f, double v)
+{
+        return r->have & f ? num(v) : json_null();
 }
 
 static json_t *disks_json(const struct hostsrc_rates *r)
@@ -322,19 +359,25 @@ static json_t *figures_json(json_t *o, const struct host_step *s)
                 json_object_set_new(o, "net", json_null());
                 return o;
         }
+        /* a family no window measured (the source does not give it) is null, never 0 */
         json_object_set_new(o, "cpu",
-                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "busy", num(r->busy), "user",
-                                      num(r->user), "system", num(r->system), "iowait",
-                                      num(r->iowait), "steal", num(r->steal), "busiest_cpu",
-                                      num(r->busiest_cpu)));
+                            !(r->have & HOSTSRC_CPU)
+                                ? json_null()
+                                : json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "busy", num(r->busy),
+                                            "user", num(r->user), "system", num(r->system),
+                                            "iowait", num(r->iowait), "steal", num(r->steal),
+                                            "busiest_cpu", num(r->busiest_cpu)));
         json_object_set_new(o, "memory",
-                            json_pack("{s:o,s:o,s:o}", "used_pct", num(r->mem_used_pct),
-                                      "swap_in_s", num(r->swap_in_s), "swap_out_s",
-                                      num(r->swap_out_s)));
-        json_object_set_new(o, "disks", disks_json(r));
+                            json_pack("{s:o,s:o,s:o}", "used_pct",
+                                      fam_num(r, HOSTSRC_MEM, r->mem_used_pct), "swap_in_s",
+                                      fam_num(r, HOSTSRC_SWAP, r->swap_in_s), "swap_out_s",
+                                      fam_num(r, HOSTSRC_SWAP, r->swap_out_s)));
+        json_object_set_new(o, "disks", r->have & HOSTSRC_DISKS ? disks_json(r) : json_null());
         json_object_set_new(o, "net",
-                            json_pack("{s:o,s:o}", "rx_bytes_s", num(r->rx_bytes_s), "tx_bytes_s",
-                                      num(r->tx_bytes_s)));
+                            !(r->have & HOSTSRC_NET)
+                                ? json_null()
+                                : json_pack("{s:o,s:o}", "rx_bytes_s", num(r->rx_bytes_s),
+                                            "tx_bytes_s", num(r->tx_bytes_s)));
         if (r->have_pressure)
                 json_object_set_new(o, "pressure",
                                     json_pack("{s:o,s:o,s:o}", "cpu_pct", num(r->psi_cpu_pct),
