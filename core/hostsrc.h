@@ -185,36 +185,6 @@ void hostsrc_close(struct hostsrc *s);
  */
 int hostsrc_url_check(const char *url, int loopback_only, char *err, size_t errlen);
 
-/*
- * A node_exporter body's counters into out: the part of the node_exporter
- * source's read that needs no network. -EINVAL with err for a body that is
- * not exposition text, holds no node_cpu_seconds_total or a counter that is
- * negative, NaN or infinite; -E2BIG over EXPO_MAX_BODY.
- */
-int hostsrc_node_parse(const char *body, size_t len, struct hostsrc_counters *out, char *err,
-                       size_t errlen);
-
-/*
- * A prometheus source's where split into the server's base URL (trailing
- * '/' dropped; checked as hostsrc_url_check does) and the instance.
- * -EINVAL with err when it is not BASE#INSTANCE.
- */
-int hostsrc_prom_where(const char *where, char *base, size_t baselen, char *instance,
-                       size_t instlen, char *err, size_t errlen);
-
-/*
- * An instant query's reply (/api/v1/query, hostsrc_prom.c's query) into
- * out: the part of the prometheus source's read that needs no network.
- * out->t_ns is the reply's scrape time (seconds of the wall clock) plus
- * mono_minus_wall (clk_now_ns() minus the wall clock in ns, at the read).
- * -EIO with the server's errorType and error for a reply of status error;
- * -ENOENT naming the instance when no node_cpu_seconds_total came back
- * (an empty result); -EINVAL for a body that is not such a reply, a value
- * that is negative, NaN or infinite, or two jobs' series of one instance.
- */
-int hostsrc_prom_parse(const char *body, size_t len, const char *instance, int64_t mono_minus_wall,
-                       struct hostsrc_counters *out, char *err, size_t errlen);
-
 /* Whether a diskstats device counts as a disk (not ram*, loop*, fd*, a partition). */
 int hostsrc_disk_wanted(const char *name);
 

@@ -2,9 +2,17 @@
  * scale_cluster.c - the lab's hosts over each measured window
  * (scale_cluster.h). Counters are big (a host's every CPU and disk), so
  * the two reads of a window live on the heap, one pair per host.
+ *
+ * Each open host has a reader thread of its own: the window's reads are
+ * posted to every host at once, so all windows open and close together, and
+ * opening a window never waits (it runs on the thread that drives the load).
+ * Closing waits for the hosts' reads, each bounded by its source's timeout;
+ * a host still busy with an earlier read loses the window, nobody else.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +29,16 @@ struct host {
         struct hostsrc src;
         struct hostsrc_counters *at0, *at1;
         char error[256]; /* why it could not be opened, "" */
+        /* the reader thread; mu guards what follows it */
+        pthread_t th;
+        int th_up;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        int want;          /* read into slot want-1 next; 0 nothing; -1 quit */
+        int busy;          /* a read is in flight */
+        int done[2];       /* slot 0 (at0) / 1 (at1) holds the posted read's outcome */
+        int rc[2];         /* its 0 / -errno */
+        char rerr[2][256]; /* its error */
 };
 
 struct scale_cluster {
@@ -45,7 +63,86 @@ struct scale_hosts {
         struct host_step *h;
 };
 
-/* Open host i's source and read it once: it answers. */
+/* The reader thread: one read at a time, into the slot posted. */
+static void *reader(void *arg)
+{
+        struct host *h = arg;
+        char err[256];
+
+        pthread_mutex_lock(&h->mu);
+        for (;;) {
+                int slot, rc;
+
+                while (!h->want)
+                        pthread_cond_wait(&h->cv, &h->mu);
+                if (h->want < 0)
+                        break;
+                slot = h->want - 1;
+                h->want = 0;
+                h->busy = 1;
+                pthread_mutex_unlock(&h->mu);
+                err[0] = '\0';
+                rc = hostsrc_read(&h->src, slot ? h->at1 : h->at0, err, sizeof(err));
+                pthread_mutex_lock(&h->mu);
+                h->rc[slot] = rc;
+                snprintf(h->rerr[slot], sizeof(h->rerr[slot]), "%s", err);
+                h->done[slot] = 1;
+                h->busy = 0;
+                pthread_cond_broadcast(&h->cv);
+        }
+        pthread_mutex_unlock(&h->mu);
+        return NULL;
+}
+
+/* Ask h's reader for a read into slot; -EBUSY when it is still at an earlier one. */
+static int post(struct host *h, int slot)
+{
+        int rc = 0;
+
+        pthread_mutex_lock(&h->mu);
+        if (h->busy || h->want) {
+                rc = -EBUSY;
+        } else {
+                h->done[slot] = 0;
+                h->want = slot + 1;
+                pthread_cond_signal(&h->cv);
+        }
+        pthread_mutex_unlock(&h->mu);
+        return rc;
+}
+
+/* The outcome of h's read into slot, waiting until deadline (CLOCK_REALTIME):
+ * 0, -errno with why, -ETIMEDOUT when it did not come back in time. */
+static int await(struct host *h, int slot, const struct timespec *deadline, char *why, size_t len)
+{
+        int rc = 0;
+
+        pthread_mutex_lock(&h->mu);
+        while (!h->done[slot] && rc == 0)
+                rc = pthread_cond_timedwait(&h->cv, &h->mu, deadline);
+        if (h->done[slot]) {
+                rc = h->rc[slot];
+                snprintf(why, len, "%s", h->rerr[slot]);
+        } else {
+                rc = -ETIMEDOUT;
+                snprintf(why, len, "%s (%s): no answer within %d s", h->info.name, h->src.ops->name,
+                         HOSTSRC_HTTP_TIMEOUT_MS / 1000 + 1);
+        }
+        pthread_mutex_unlock(&h->mu);
+        return rc;
+}
+
+/* Now plus a source's timeout and a second: no read waited on outlives it. */
+static struct timespec read_deadline(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += HOSTSRC_HTTP_TIMEOUT_MS / 1000 + 1;
+        return ts;
+}
+
+/* Open host i's source and start its reader. */
 static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, unsigned i,
                      struct host *h, char *err, size_t errlen)
 {
@@ -59,7 +156,34 @@ static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, 
         if (rc < 0)
                 return rc;
         h->open = 1;
-        return hostsrc_read(&h->src, h->at0, err, errlen);
+        pthread_mutex_init(&h->mu, NULL);
+        pthread_cond_init(&h->cv, NULL);
+        if ((rc = pthread_create(&h->th, NULL, reader, h)) != 0) {
+                snprintf(err, errlen, "%s: cannot start its reader: %s", h->info.name,
+                         strerror(rc));
+                return -rc;
+        }
+        h->th_up = 1;
+        return 0;
+}
+
+/* Stop h's reader (after the read in flight, bounded by its timeout) and close it. */
+static void close_host(struct host *h)
+{
+        if (h->th_up) {
+                pthread_mutex_lock(&h->mu);
+                h->want = -1;
+                pthread_cond_signal(&h->cv);
+                pthread_mutex_unlock(&h->mu);
+                pthread_join(h->th, NULL);
+                h->th_up = 0;
+        }
+        if (h->open) {
+                pthread_mutex_destroy(&h->mu);
+                pthread_cond_destroy(&h->cv);
+                hostsrc_close(&h->src);
+                h->open = 0;
+        }
 }
 
 /* The lab's hosts with the sources --metrics-source picks (lab/hosts.h). */
@@ -85,6 +209,29 @@ static int list_hosts(struct scale_cluster *c, const struct lab_backend_ops *ops
         return rc == -ENOENT ? 0 : rc;
 }
 
+/* The first read of every host: it answers, or it is missing (optional) or stops the run. */
+static int first_reads(struct scale_cluster *c, int optional, char *err, size_t errlen)
+{
+        struct timespec deadline = read_deadline();
+
+        for (unsigned i = 0; i < c->n; i++) {
+                struct host *h = &c->h[i];
+
+                if (h->open && await(h, 0, &deadline, h->error, sizeof(h->error)) < 0)
+                        close_host(h); /* opened, but the first read failed */
+                else if (h->open)
+                        h->error[0] = '\0';
+                if (h->info.source[0] && !h->open && !optional) {
+                        snprintf(err, errlen,
+                                 "host %s does not answer: %s (--metrics-optional "
+                                 "records it as missing)",
+                                 h->info.name, h->error);
+                        return -EHOSTDOWN;
+                }
+        }
+        return 0;
+}
+
 int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops *ops,
                        struct lab_backend *b, const struct lab_spec *spec, int optional, char *err,
                        size_t errlen)
@@ -105,26 +252,29 @@ int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops 
                 rc = open_host(ops, b, i, h, h->error, sizeof(h->error));
                 if (rc == -ENOMEM)
                         return rc;
-                if (rc < 0 && h->open) { /* opened, but the first read failed */
-                        hostsrc_close(&h->src);
-                        h->open = 0;
-                }
-                if (rc < 0 && !optional) {
-                        snprintf(err, errlen,
-                                 "host %s does not answer: %s (--metrics-optional "
-                                 "records it as missing)",
-                                 h->info.name, h->error);
-                        return -EHOSTDOWN;
-                }
+                if (rc == 0)
+                        post(h, 0); /* every host's first read at once */
+                else
+                        close_host(h);
         }
-        return 0;
+        return first_reads(c, optional, err, errlen);
+}
+
+int scale_cluster_check(const struct lab_backend_ops *ops, struct lab_backend *b,
+                        const struct lab_spec *spec, char *err, size_t errlen)
+{
+        struct lab_hostinfo h;
+        int rc;
+
+        for (unsigned i = 0; (rc = lab_host_get(ops, b, spec, i, &h, err, errlen)) == 0; i++)
+                ;
+        return rc == -ENOENT ? 0 : rc;
 }
 
 void scale_cluster_close(struct scale_cluster *c)
 {
         for (unsigned i = 0; c && i < c->n; i++) {
-                if (c->h[i].open)
-                        hostsrc_close(&c->h[i].src);
+                close_host(&c->h[i]);
                 free(c->h[i].at0);
                 free(c->h[i].at1);
         }
@@ -157,13 +307,9 @@ void scale_cluster_print(const struct scale_cluster *c)
 
 void scale_cluster_begin(struct scale_cluster *c)
 {
-        char ignored[256]; /* a failed first read shows when the window ends */
-
-        for (unsigned i = 0; c && i < c->n; i++) {
-                struct host *h = &c->h[i];
-
-                h->begun = h->open && hostsrc_read(&h->src, h->at0, ignored, sizeof(ignored)) == 0;
-        }
+        /* posted, never waited for: a failed or late read shows when the window ends */
+        for (unsigned i = 0; c && i < c->n; i++)
+                c->h[i].begun = c->h[i].open && post(&c->h[i], 0) == 0;
 }
 
 /* Fold x into the mean m of w seconds so far, for dt seconds more. */
@@ -261,15 +407,30 @@ static struct scale_hosts *hosts_new(const struct scale_cluster *c)
         return hs;
 }
 
-/* Host h over the window, or why not (0 / -errno, why set). */
-static int window_of(struct host *h, struct hostsrc_rates *r, char *why, size_t len)
+/* Close h's window: post its second read, or say why it has none (-errno, why set). */
+static int window_close(struct host *h, char *why, size_t len)
 {
+        const struct timespec now = {0, 0}; /* already past: only look */
         int rc;
 
-        rc = hostsrc_read(&h->src, h->at1, why, len);
-        if (rc == 0 && !h->begun)
-                rc = -EAGAIN, snprintf(why, len, "%s (%s): no reading when the window opened",
-                                       h->info.name, h->src.ops->name);
+        if (!h->begun) {
+                snprintf(why, len, "%s (%s): still reading an earlier window when this one opened",
+                         h->info.name, h->src.ops->name);
+                return -EBUSY;
+        }
+        rc = await(h, 0, &now, why, len);
+        if (rc == -ETIMEDOUT)
+                snprintf(why, len, "%s (%s): no reading when the window opened (no answer yet)",
+                         h->info.name, h->src.ops->name);
+        return rc < 0 ? rc : post(h, 1);
+}
+
+/* Host h over the window, or why not (0 / -errno, why set). */
+static int window_of(struct host *h, const struct timespec *deadline, struct hostsrc_rates *r,
+                     char *why, size_t len)
+{
+        int rc = await(h, 1, deadline, why, len);
+
         if (rc == 0) {
                 char what[160];
 
@@ -278,15 +439,26 @@ static int window_of(struct host *h, struct hostsrc_rates *r, char *why, size_t 
                 if (what[0])
                         snprintf(why, len, "%s (%s): %s", h->info.name, h->src.ops->name, what);
         }
-        h->begun = 0;
         return rc;
+}
+
+/* One host's window lost: named in hs and appended to why. */
+static void missed(struct host_step *hs, const char *one, char *why, size_t len)
+{
+        size_t at = strlen(why);
+
+        snprintf(hs->error, sizeof(hs->error), "%s", one);
+        hs->missed++;
+        if (at < len)
+                snprintf(why + at, len - at, "%s%s", at ? "; " : "", one);
 }
 
 int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *why, size_t len)
 {
         struct hostsrc_rates *r;
+        struct timespec deadline;
         char one[256];
-        int missed = 0;
+        int nmissed = 0, *posted;
 
         if (len)
                 why[0] = '\0';
@@ -294,29 +466,42 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *w
                 return 0;
         if (!*hsp && !(*hsp = hosts_new(c)))
                 return -ENOMEM;
-        if (!(r = malloc(sizeof(*r))))
+        if (!(r = malloc(sizeof(*r))) || !(posted = calloc(c->n, sizeof(*posted)))) {
+                free(r);
                 return -ENOMEM;
+        }
+        /* every host's window closes at once, then the answers are collected */
         for (unsigned i = 0; i < c->n; i++) {
                 struct host_step *hs = &(*hsp)->h[i];
-                size_t at = strlen(why);
 
                 if (!c->h[i].info.source[0] || hs->missing)
                         continue;
                 one[0] = '\0';
-                if (window_of(&c->h[i], r, one, sizeof(one)) == 0) {
+                if (window_close(&c->h[i], one, sizeof(one)) == 0)
+                        posted[i] = 1;
+                else
+                        missed(hs, one, why, len), nmissed++;
+                c->h[i].begun = 0;
+        }
+        deadline = read_deadline();
+        for (unsigned i = 0; i < c->n; i++) {
+                struct host_step *hs = &(*hsp)->h[i];
+
+                if (!posted[i])
+                        continue;
+                one[0] = '\0';
+                if (window_of(&c->h[i], &deadline, r, one, sizeof(one)) == 0) {
                         fold_rates(hs, r); /* a family voided (one[] says which) is left out */
                         if (one[0])
                                 snprintf(hs->error, sizeof(hs->error), "%s", one);
                         continue;
                 }
-                snprintf(hs->error, sizeof(hs->error), "%s", one);
-                hs->missed++;
-                missed++;
-                if (at < len)
-                        snprintf(why + at, len - at, "%s%s", at ? "; " : "", one);
+                missed(hs, one, why, len);
+                nmissed++;
         }
+        free(posted);
         free(r);
-        return missed;
+        return nmissed;
 }
 
 static json_t *num(double v)

@@ -41,6 +41,13 @@ int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops 
                        struct lab_backend *b, const struct lab_spec *spec, int optional, char *err,
                        size_t errlen);
 void scale_cluster_close(struct scale_cluster *c);
+/*
+ * Whether --metrics-source can read every host of the lab, nothing opened
+ * or read (--dry-run checks it too): 0, or -EINVAL with the host and why,
+ * as lab status says it. b may be NULL for a backend without hosts.
+ */
+int scale_cluster_check(const struct lab_backend_ops *ops, struct lab_backend *b,
+                        const struct lab_spec *spec, char *err, size_t errlen);
 /* Hosts known (read or not); 0 for a NULL cluster. */
 unsigned scale_cluster_count(const struct scale_cluster *c);
 /* One line on stdout, the hosts the run reads: "hosts: h1 (compute, node_exporter), s1

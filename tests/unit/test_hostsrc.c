@@ -21,6 +21,7 @@
 
 #include "core/expo.h"
 #include "core/hostsrc.h"
+#include "core/hostsrc_http.h" /* the bodies' parsers, no network */
 
 /* Lines as node_exporter 1.5.0 serves them. */
 static const char node_text[] =

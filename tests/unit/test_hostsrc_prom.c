@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/hostsrc.h"
+#include "core/hostsrc_http.h" /* the bodies' parsers, no network */
 
 #define INST "127.0.0.2:9100"
 #define M(name, labels)                                                                            \
