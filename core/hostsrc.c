@@ -172,7 +172,7 @@ struct hostsrc_net *hostsrc_net_of(struct hostsrc_counters *c, const char *name)
 {
         struct hostsrc_net *n;
 
-        if (!name || !hostsrc_net_wanted(name) || strlen(name) >= sizeof(n->name))
+        if (!name || strlen(name) >= sizeof(n->name))
                 return NULL;
         for (unsigned i = 0; i < c->nnets; i++)
                 if (!strcmp(c->net[i].name, name))
@@ -182,7 +182,31 @@ struct hostsrc_net *hostsrc_net_of(struct hostsrc_counters *c, const char *name)
         n = &c->net[c->nnets++];
         memset(n, 0, sizeof(*n));
         snprintf(n->name, sizeof(n->name), "%s", name);
+        n->link = hostsrc_net_wanted(name);
         return n;
+}
+
+const struct hostsrc_net *hostsrc_net_find(const struct hostsrc_counters *c, const char *name)
+{
+        for (unsigned i = 0; i < c->nnets; i++)
+                if (!strcmp(c->net[i].name, name))
+                        return &c->net[i];
+        return NULL;
+}
+
+int hostsrc_net_rate(const struct hostsrc_net *a, const struct hostsrc_net *b, double dt,
+                     struct hostsrc_net *per_s)
+{
+        if (b->rx_bytes < a->rx_bytes || b->tx_bytes < a->tx_bytes ||
+            b->rx_packets < a->rx_packets || b->tx_packets < a->tx_packets || !(dt > 0))
+                return -ERANGE;
+        *per_s = (struct hostsrc_net){.rx_bytes = (b->rx_bytes - a->rx_bytes) / dt,
+                                      .tx_bytes = (b->tx_bytes - a->tx_bytes) / dt,
+                                      .rx_packets = (b->rx_packets - a->rx_packets) / dt,
+                                      .tx_packets = (b->tx_packets - a->tx_packets) / dt,
+                                      .link = b->link};
+        snprintf(per_s->name, sizeof(per_s->name), "%s", b->name);
+        return 0;
 }
 
 static double cpu_sum(const struct hostsrc_cpu *c)
@@ -195,6 +219,26 @@ static int cpu_back(const struct hostsrc_cpu *a, const struct hostsrc_cpu *b)
         return b->user < a->user || b->nice < a->nice || b->system < a->system ||
                b->idle < a->idle || b->iowait < a->iowait || b->irq < a->irq ||
                b->softirq < a->softirq || b->steal < a->steal;
+}
+
+int hostsrc_cpu_split(const struct hostsrc_cpu *a, const struct hostsrc_cpu *b,
+                      struct hostsrc_cpu *pct)
+{
+        double all = cpu_sum(b) - cpu_sum(a);
+
+        memset(pct, 0, sizeof(*pct));
+        if (!(cpu_sum(a) > 0) || !(cpu_sum(b) > 0))
+                return -ENOENT; /* offline at one end */
+        if (cpu_back(a, b))
+                return -ERANGE;
+        if (!(all > 0))
+                return -EAGAIN;
+        *pct = (struct hostsrc_cpu){
+            100 * (b->user - a->user) / all,       100 * (b->nice - a->nice) / all,
+            100 * (b->system - a->system) / all,   100 * (b->idle - a->idle) / all,
+            100 * (b->iowait - a->iowait) / all,   100 * (b->irq - a->irq) / all,
+            100 * (b->softirq - a->softirq) / all, 100 * (b->steal - a->steal) / all};
+        return 0;
 }
 
 /* Busy % of a CPU over the window; -1 when it had no time (or went backwards). */
@@ -292,32 +336,25 @@ int hostsrc_disk_rate(const struct hostsrc_disk *a, const struct hostsrc_disk *b
         return 0;
 }
 
-static const struct hostsrc_net *find_net(const struct hostsrc_counters *c, const char *name)
-{
-        for (unsigned i = 0; i < c->nnets; i++)
-                if (!strcmp(c->net[i].name, name))
-                        return &c->net[i];
-        return NULL;
-}
-
-/* The network family: the interfaces present at both ends. */
+/* The network family: the host's links present at both ends. */
 static int net_rates(const struct hostsrc_counters *a, const struct hostsrc_counters *b, double dt,
                      struct hostsrc_rates *r)
 {
         double rx = 0, tx = 0;
 
         for (unsigned i = 0; i < b->nnets; i++) {
-                const struct hostsrc_net *x = find_net(a, b->net[i].name), *y = &b->net[i];
+                const struct hostsrc_net *x = hostsrc_net_find(a, b->net[i].name);
+                struct hostsrc_net per_s;
 
-                if (!x)
-                        continue; /* came up in the window */
-                if (y->rx_bytes < x->rx_bytes || y->tx_bytes < x->tx_bytes)
+                if (!b->net[i].link || !x)
+                        continue; /* not a link of the host's own, or came up in the window */
+                if (hostsrc_net_rate(x, &b->net[i], dt, &per_s) < 0)
                         return -ERANGE;
-                rx += y->rx_bytes - x->rx_bytes;
-                tx += y->tx_bytes - x->tx_bytes;
+                rx += per_s.rx_bytes;
+                tx += per_s.tx_bytes;
         }
-        r->rx_bytes_s = rx / dt;
-        r->tx_bytes_s = tx / dt;
+        r->rx_bytes_s = rx;
+        r->tx_bytes_s = tx;
         return 0;
 }
 

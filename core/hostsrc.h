@@ -52,7 +52,8 @@
  * (hostsrc_disk_wanted), so two sources of one host list the same disks.
  * Network bytes are those of the host's own links: lo and the virtual
  * devices whose traffic a link also carries (bridges, taps, veths: a VM's
- * bytes would count two or three times) are left out (hostsrc_net_wanted).
+ * bytes would count two or three times) are read but not summed
+ * (hostsrc_net_wanted, hostsrc_net.link).
  */
 #ifndef HCI_HOSTSRC_H
 #define HCI_HOSTSRC_H
@@ -91,6 +92,7 @@ struct hostsrc_disk {
 struct hostsrc_net {
         char name[32];
         double rx_bytes, tx_bytes, rx_packets, tx_packets;
+        int link; /* one of the host's own links (hostsrc_net_wanted): its bytes count */
 };
 
 /* A host's cumulative counters at one moment. */
@@ -105,7 +107,7 @@ struct hostsrc_counters {
         unsigned ndisks;
         struct hostsrc_disk disk[HOSTSRC_MAX_DISKS];
         unsigned nnets;
-        struct hostsrc_net net[HOSTSRC_MAX_NETS]; /* the wanted ones (hostsrc_net_wanted) */
+        struct hostsrc_net net[HOSTSRC_MAX_NETS]; /* every interface; .link says which count */
         int have_pressure;                        /* /proc/pressure (PSI) was there */
         double psi_cpu_s, psi_io_s, psi_mem_s;    /* "some" stall time, seconds */
 };
@@ -192,9 +194,18 @@ int hostsrc_disk_wanted(const char *name);
  * taps (tap*, vnet*), veths, docker*. */
 int hostsrc_net_wanted(const char *name);
 
-/* The net entry named name in c (made, zeroed, when new and wanted), or NULL
- * when not wanted or out of room: how a source's read fills c->net. */
+/* The net entry named name in c (made, zeroed, .link set, when new), or NULL
+ * for a name that does not fit or no room: how a source's read fills c->net. */
 struct hostsrc_net *hostsrc_net_of(struct hostsrc_counters *c, const char *name);
+
+/* The net entry named name in c, or NULL. */
+const struct hostsrc_net *hostsrc_net_find(const struct hostsrc_counters *c, const char *name);
+
+/* One interface over dt seconds between a (earlier) and b, as per-second
+ * figures in *per_s (name and link of b): the one interface rate routine.
+ * -ERANGE when a counter went backwards (re-created under its name). */
+int hostsrc_net_rate(const struct hostsrc_net *a, const struct hostsrc_net *b, double dt,
+                     struct hostsrc_net *per_s);
 
 struct procfs_disk;
 /* A /proc/diskstats line (core/procfs.h) as a source's disk: ms to seconds,
@@ -208,6 +219,15 @@ int hostsrc_disk_of_procfs(const struct procfs_disk *d, struct hostsrc_disk *o);
  */
 int hostsrc_disk_rate(const struct hostsrc_disk *a, const struct hostsrc_disk *b, double dt,
                       struct hostsrc_disk_rate *r);
+
+/*
+ * One CPU's (or the total's) time between a (earlier) and b as % of that
+ * time, mode by mode (the fields of *pct sum to 100): the one CPU split (the
+ * host monitor's samples, scale's window). -ERANGE when a mode went
+ * backwards, -EAGAIN when no time was accounted; *pct all 0 then.
+ */
+int hostsrc_cpu_split(const struct hostsrc_cpu *a, const struct hostsrc_cpu *b,
+                      struct hostsrc_cpu *pct);
 
 /*
  * The figures between reads a (earlier) and b, family by family (see

@@ -136,7 +136,7 @@ static void on_disk(struct hostsrc_fill *f, const struct expo_sample *s, const c
         }
 }
 
-/* Per interface, the host's links only (hostsrc_net_wanted). */
+/* Per interface; only the host's links are summed (hostsrc_net_wanted). */
 static void on_net(struct hostsrc_fill *f, const struct expo_sample *s, int tx)
 {
         struct hostsrc_net *n = hostsrc_net_of(f->out, expo_label(s, "device"));

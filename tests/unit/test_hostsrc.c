@@ -195,9 +195,11 @@ static void test_node_parse(void **state)
         assert_int_equal(c->ndisks, 1); /* vda1 is a partition */
         assert_string_equal(c->disk[0].name, "vda");
         assert_true(fabs(c->disk[0].write_s - 0.75) < 1e-9);
-        assert_int_equal(c->nnets, 1); /* lo left out */
-        assert_string_equal(c->net[0].name, "eth0");
-        assert_true(fabs(c->net[0].rx_bytes - 1234) < 1e-9);
+        assert_non_null(hostsrc_net_find(c, "eth0"));
+        assert_true(hostsrc_net_find(c, "eth0")->link);
+        assert_true(fabs(hostsrc_net_find(c, "eth0")->rx_bytes - 1234) < 1e-9);
+        assert_true(!hostsrc_net_find(c, "lo") ||
+                    !hostsrc_net_find(c, "lo")->link); /* not summed */
         assert_true(c->have_pressure);
         memset(c, 0, sizeof(*c));
         assert_int_equal(hostsrc_node_parse("go_goroutines 8\n", 16, c, err, sizeof(err)), -EINVAL);
@@ -467,6 +469,28 @@ static void test_rates_why(void **state)
         assert_non_null(strstr(why, "went backwards"));
 }
 
+/* The one CPU split (monitor and scale's window) and the one interface rate. */
+static void test_cpu_split_net_rate(void **state)
+{
+        struct hostsrc_cpu a = {.user = 10, .idle = 10}, b = {.user = 15, .system = 5, .idle = 20},
+                           off = {0}, pct;
+        struct hostsrc_net x = {"tap0", 100, 50, 1, 1, 0}, y = {"tap0", 300, 150, 3, 2, 0}, per_s;
+
+        (void)state;
+        assert_int_equal(hostsrc_cpu_split(&a, &b, &pct), 0);
+        assert_true(fabs(pct.user - 25) < 1e-9 && fabs(pct.system - 25) < 1e-9 &&
+                    fabs(pct.idle - 50) < 1e-9);
+        assert_int_equal(hostsrc_cpu_split(&b, &a, &pct), -ERANGE);
+        assert_true(pct.user == 0);
+        assert_int_equal(hostsrc_cpu_split(&off, &b, &pct), -ENOENT); /* offline at one end */
+        assert_int_equal(hostsrc_cpu_split(&a, &a, &pct), -EAGAIN);
+        assert_int_equal(hostsrc_net_rate(&x, &y, 2, &per_s), 0);
+        assert_true(fabs(per_s.rx_bytes - 100) < 1e-9 && fabs(per_s.tx_bytes - 50) < 1e-9);
+        assert_string_equal(per_s.name, "tap0");
+        assert_false(per_s.link);
+        assert_int_equal(hostsrc_net_rate(&y, &x, 2, &per_s), -ERANGE);
+}
+
 static void test_url_check(void **state)
 {
         struct hostsrc s;
@@ -499,7 +523,8 @@ int main(void)
             cmocka_unit_test(test_expo_bad),          cmocka_unit_test(test_node_parse),
             cmocka_unit_test(test_procfs_rates),      cmocka_unit_test(test_one_counter_back),
             cmocka_unit_test(test_offline_cpu_by_id), cmocka_unit_test(test_vanished_interface),
-            cmocka_unit_test(test_rates_why),         cmocka_unit_test(test_url_check),
+            cmocka_unit_test(test_rates_why),         cmocka_unit_test(test_cpu_split_net_rate),
+            cmocka_unit_test(test_url_check),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
