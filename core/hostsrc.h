@@ -140,9 +140,17 @@ struct hostsrc_rates {
 
 struct hostsrc;
 
+/* What a source's where is (hostsrc_ops.where): how a lab picks and checks one. */
+#define HOSTSRC_AT_DIR    0x1u   /* a directory of this machine laid out as /proc */
+#define HOSTSRC_AT_URL    0x2u   /* the host's own metrics URL */
+#define HOSTSRC_AT_SERVER 0x4u   /* a server's URL and the host's instance there */
+#define HOSTSRC_AT_CONN   0x8u   /* a connection the backend holds (libvirt) */
+#define HOSTSRC_TOKEN     0x100u /* it sends the bearer token (HTTP) */
+
 struct hostsrc_ops {
         const char *name; /* "procfs", "node_exporter", "prometheus", "libvirt" */
         unsigned caps;    /* HOSTSRC_* families it can give */
+        unsigned where;   /* HOSTSRC_AT_* and HOSTSRC_TOKEN: what where is, what it takes */
         /* Ready s->priv for where (a directory, a URL). 0, or -errno with err. */
         int (*open)(struct hostsrc *s, const char *where, char *err, size_t errlen);
         /* The counters now. 0, or -errno with err (no reply, garbage, too big).

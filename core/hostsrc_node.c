@@ -288,6 +288,7 @@ static void node_close(struct hostsrc *s)
 
 const struct hostsrc_ops hostsrc_node_ops = {.name = "node_exporter",
                                              .caps = HOSTSRC_ALL,
+                                             .where = HOSTSRC_AT_URL | HOSTSRC_TOKEN,
                                              .open = node_open,
                                              .read = node_read,
                                              .close = node_close};

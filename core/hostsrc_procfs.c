@@ -186,6 +186,7 @@ static void procfs_close(struct hostsrc *s)
 
 const struct hostsrc_ops hostsrc_procfs_ops = {.name = "procfs",
                                                .caps = HOSTSRC_ALL,
+                                               .where = HOSTSRC_AT_DIR,
                                                .open = procfs_open,
                                                .read = procfs_read,
                                                .close = procfs_close};

@@ -25,7 +25,8 @@ struct host {
         struct lab_hostinfo info;
         int controller; /* this host's own /proc */
         int open;       /* src is open */
-        int begun;      /* at0 holds this window's first read */
+        int begun;      /* this window's first read was posted */
+        int measured;   /* at0 and at1 hold the last closed window's reads */
         struct hostsrc src;
         struct hostsrc_counters *at0, *at1;
         char error[256]; /* why it could not be opened, "" */
@@ -431,6 +432,7 @@ static int window_of(struct host *h, const struct timespec *deadline, struct hos
 {
         int rc = await(h, 1, deadline, why, len);
 
+        h->measured = rc == 0;
         if (rc == 0) {
                 char what[160];
 
@@ -477,6 +479,7 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *w
                 if (!c->h[i].info.source[0] || hs->missing)
                         continue;
                 one[0] = '\0';
+                c->h[i].measured = 0;
                 if (window_close(&c->h[i], one, sizeof(one)) == 0)
                         posted[i] = 1;
                 else
@@ -502,6 +505,38 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *w
         free(posted);
         free(r);
         return nmissed;
+}
+
+int scale_cluster_local_cpu(const struct scale_cluster *c, const cpu_set_t *set,
+                            struct hostsrc_cpu *pct)
+{
+        struct hostsrc_cpu one;
+        int n = 0;
+
+        memset(pct, 0, sizeof(*pct));
+        for (unsigned i = 0; c && i < c->n; i++) {
+                const struct host *h = &c->h[i];
+
+                if (!h->controller || !h->measured)
+                        continue;
+                if (!set)
+                        return hostsrc_cpu_split(&h->at0->total, &h->at1->total, pct) == 0;
+                for (unsigned id = 0; id < h->at1->ncpus && id < CPU_SETSIZE; id++) {
+                        if (!CPU_ISSET(id, set) ||
+                            hostsrc_cpu_split(&h->at0->cpu[id], &h->at1->cpu[id], &one) < 0)
+                                continue;
+                        pct->user += one.user, pct->nice += one.nice, pct->system += one.system;
+                        pct->idle += one.idle, pct->iowait += one.iowait, pct->irq += one.irq;
+                        pct->softirq += one.softirq, pct->steal += one.steal;
+                        n++;
+                }
+                break;
+        }
+        if (n)
+                *pct = (struct hostsrc_cpu){pct->user / n,    pct->nice / n,   pct->system / n,
+                                            pct->idle / n,    pct->iowait / n, pct->irq / n,
+                                            pct->softirq / n, pct->steal / n};
+        return n;
 }
 
 static json_t *num(double v)

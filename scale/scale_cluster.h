@@ -23,8 +23,11 @@
 #ifndef HCI_SCALE_SCALE_CLUSTER_H
 #define HCI_SCALE_SCALE_CLUSTER_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <jansson.h>
+
+#include "core/hostsrc.h"
 
 #include "lab/backend.h"
 
@@ -62,6 +65,18 @@ void scale_cluster_begin(struct scale_cluster *c);
  * (each named in why, "h2 (node_exporter): ..."), -ENOMEM.
  */
 int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hs, char *why, size_t len);
+
+/*
+ * This host's CPU over the window scale_cluster_end just closed, from the
+ * same two reads as its cluster figures, so a step measures it once: the
+ * split of every CPU together (set NULL), or the mean split of the CPUs in
+ * set, each weighing the same. Returns how many CPUs it covers: 0 when this
+ * host is not one of the cluster's (a static inventory), or the window did
+ * not read it (*pct all 0; the caller falls back to the host monitor).
+ * Valid until the next scale_cluster_begin.
+ */
+int scale_cluster_local_cpu(const struct scale_cluster *c, const cpu_set_t *set,
+                            struct hostsrc_cpu *pct);
 
 /* The step's hosts as the result's cluster object: {"hosts": [...]}; NULL on ENOMEM. */
 json_t *scale_hosts_json(const struct scale_hosts *hs);
