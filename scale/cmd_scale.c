@@ -328,6 +328,8 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         r->have_steady = res.have_steady;
         r->steady = res.steady;
         scale_probe_rates(s->watch.probe, &s->run.snap0, &snap1, &r->rates);
+        scale_cluster_local_swap(s->watch.cluster,
+                                 &r->rates.swap_pages); /* the host's, read once */
         keep_result(st, r, &res);
         r->interrupted = interrupted;
         if (res.exit_code) {

@@ -539,6 +539,22 @@ int scale_cluster_local_cpu(const struct scale_cluster *c, const cpu_set_t *set,
         return n;
 }
 
+int scale_cluster_local_swap(const struct scale_cluster *c, uint64_t *pages)
+{
+        *pages = 0;
+        for (unsigned i = 0; c && i < c->n; i++) {
+                const struct hostsrc_counters *a = c->h[i].at0, *b = c->h[i].at1;
+
+                if (!c->h[i].controller || !c->h[i].measured || !(a->have & b->have & HOSTSRC_SWAP))
+                        continue;
+                if (b->pswpin < a->pswpin || b->pswpout < a->pswpout)
+                        return -ENOENT; /* went back: not known */
+                *pages = (uint64_t)((b->pswpin - a->pswpin) + (b->pswpout - a->pswpout));
+                return 0;
+        }
+        return -ENOENT;
+}
+
 static json_t *num(double v)
 {
         return isfinite(v) ? json_real(v) : json_null();

@@ -25,6 +25,7 @@
 
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #include "core/hostsrc.h"
@@ -77,6 +78,10 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hs, char *wh
  */
 int scale_cluster_local_cpu(const struct scale_cluster *c, const cpu_set_t *set,
                             struct hostsrc_cpu *pct);
+
+/* This host's pages swapped in and out over that same window into *pages:
+ * 0, or -ENOENT when the cluster did not read this host's swap then. */
+int scale_cluster_local_swap(const struct scale_cluster *c, uint64_t *pages);
 
 /* The step's hosts as the result's cluster object: {"hosts": [...]}; NULL on ENOMEM. */
 json_t *scale_hosts_json(const struct scale_hosts *hs);
