@@ -10,15 +10,23 @@
  * host, this one ("local", role both, /proc), marked as the controller.
  * A host with no source is listed, never read.
  *
+ * Hosts are read concurrently, each by a reader thread of its own: every
+ * window opens and closes on all hosts at once, and scale_cluster_begin
+ * only posts the reads (it runs on the thread that drives the load, which
+ * a stalled host must never hold up).
+ *
  * Faults: a host that does not answer when the run starts stops it (exit
  * 3, the host named) unless the run was told the figures are optional
  * (--metrics-optional: the host is recorded as missing). A host that does
- * not answer at either end of a window, or whose counter went backwards (a
- * restarted exporter), loses that window only: its figures over the step
- * come from the windows that read it, and the step names it (error). Never
- * a negative rate.
+ * not answer at either end of a window (or still reads an earlier one)
+ * loses that window only: its figures over the step come from the windows
+ * that read it, and the step names it (error). A counter that went
+ * backwards voids its own family for the window (core/hostsrc.h), never
+ * the others. A family a source does not give is null. Never a negative
+ * rate.
  *
- * One controlling thread, as the rest of scale/.
+ * The functions below are called from one controlling thread, as the rest
+ * of scale/.
  */
 #ifndef HCI_SCALE_SCALE_CLUSTER_H
 #define HCI_SCALE_SCALE_CLUSTER_H
@@ -58,12 +66,14 @@ unsigned scale_cluster_count(const struct scale_cluster *c);
  * (storage, node_exporter, missing: WHY)"; "hosts: local (both, procfs /proc)" on one host. */
 void scale_cluster_print(const struct scale_cluster *c);
 
-/* Read every host now: the window opens. */
+/* Post a read to every host now: the window opens. Never waits. */
 void scale_cluster_begin(struct scale_cluster *c);
 /*
- * Read every host again and fold its figures over the window into *hs (made
- * on first use). Returns the number of hosts the window could not read
- * (each named in why, "h2 (node_exporter): ..."), -ENOMEM.
+ * Read every host again, all at once, waiting for the answers (each within
+ * its source's timeout, HOSTSRC_HTTP_TIMEOUT_MS), and fold each host's
+ * figures over the window into *hs (made on first use). Returns the number
+ * of hosts the window could not read (each named in why, "h2
+ * (node_exporter): ..."), -ENOMEM.
  */
 int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hs, char *why, size_t len);
 
