@@ -224,20 +224,25 @@ static int cpu_back(const struct hostsrc_cpu *a, const struct hostsrc_cpu *b)
 int hostsrc_cpu_split(const struct hostsrc_cpu *a, const struct hostsrc_cpu *b,
                       struct hostsrc_cpu *pct)
 {
-        double all = cpu_sum(b) - cpu_sum(a);
+        /* the modes' growths, then their sum: a difference of the two sums of
+         * large cumulative seconds would round, and a mode would read 100.00000001% */
+        double d[8] = {b->user - a->user,       b->nice - a->nice,     b->system - a->system,
+                       b->idle - a->idle,       b->iowait - a->iowait, b->irq - a->irq,
+                       b->softirq - a->softirq, b->steal - a->steal},
+               all = 0;
 
         memset(pct, 0, sizeof(*pct));
         if (!(cpu_sum(a) > 0) || !(cpu_sum(b) > 0))
                 return -ENOENT; /* offline at one end */
         if (cpu_back(a, b))
                 return -ERANGE;
+        for (int k = 0; k < 8; k++)
+                all += d[k];
         if (!(all > 0))
                 return -EAGAIN;
-        *pct = (struct hostsrc_cpu){
-            100 * (b->user - a->user) / all,       100 * (b->nice - a->nice) / all,
-            100 * (b->system - a->system) / all,   100 * (b->idle - a->idle) / all,
-            100 * (b->iowait - a->iowait) / all,   100 * (b->irq - a->irq) / all,
-            100 * (b->softirq - a->softirq) / all, 100 * (b->steal - a->steal) / all};
+        *pct = (struct hostsrc_cpu){100 * d[0] / all, 100 * d[1] / all, 100 * d[2] / all,
+                                    100 * d[3] / all, 100 * d[4] / all, 100 * d[5] / all,
+                                    100 * d[6] / all, 100 * d[7] / all};
         return 0;
 }
 
