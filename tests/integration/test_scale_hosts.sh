@@ -171,8 +171,8 @@ pass "a host down at the start: exit 3 naming it; --metrics-optional records it 
 
 # A host that answers once (the run's first read), then accepts and never
 # answers: it loses its own windows only. Reading hosts never blocks the
-# threads that drive load, so the step keeps its planned length: every
-# interval holds transactions (a stalled open froze the engine: [18648,0,0..]).
+# threads that drive load, so the step keeps its planned length and every
+# interval holds transactions, and the other hosts' windows are the step's.
 cat >"$T/stall.py" <<'EOS'
 import socket, sys, urllib.request
 addr, port, up = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -212,6 +212,12 @@ jq -e '.steps[0].state == "degraded" and (.steps[0].error | contains("h2 (node_e
         fail "stalled host: $(jq -c '[.steps[] | {state, error, cluster}]' "$RES")"
 jq -e '(.steps[0].intervals | length) >= 6 and all(.steps[0].intervals[]; .tps > 0)' "$RES" >/dev/null ||
         fail "a stalled host held up the load: $(jq -c '.steps[0].intervals' "$RES")"
+# the windows open and close together: the hosts that answered were read over the
+# step's own window (read one after another, h1's opened 5 s early, before h2's timeout)
+jq -e '.steps[0] | .repeats[0].seconds as $s | all(.cluster.hosts[] | select(.name != "h2");
+        (.seconds - $s | fabs) < 2)' "$RES" >/dev/null ||
+        fail "a stalled host moved the others' windows: $(jq -c '.steps[0] | [.repeats[0].seconds,
+                [.cluster.hosts[] | {name, seconds}]]' "$RES")"
 pass "a host that accepts and never answers loses its window only: $(jq -c '[.steps[0].intervals[].tps | floor]' "$RES")"
 
 # An exporter lost after the first step: the second step is degraded, the host named.
