@@ -7,9 +7,21 @@
  * at that moment — and closed. Figures over a window are the rates between
  * two reads (hostsrc_rates), whatever the source: CPU split and the busiest
  * CPU, memory in use and swap-ins, per-disk %util, IOPS and latency, network
- * bytes. A counter that went backwards between the two reads (a restarted
- * exporter, a reset device) discards the window for that host: -ERANGE,
- * never a negative rate.
+ * bytes. This is the one place counters become rates: the host monitor,
+ * scale's hosts and its probe all call hostsrc_rates / hostsrc_disk_rate.
+ *
+ * Capabilities: each source says which figure families it gives
+ * (hostsrc_ops.caps, HOSTSRC_CPU ...); a read may give fewer (a procfs
+ * directory without net/dev), and a window's figures are those both reads
+ * gave (hostsrc_rates.have). A figure a source does not give is unknown —
+ * written as null — never a measured 0.
+ *
+ * A counter that went backwards (a restarted exporter, a reset device, an
+ * interface re-created under the same name) voids its family for that
+ * window only: the CPU, memory and swap, network or pressure figure, or the
+ * one disk. The other families stand. CPUs are matched by CPU id, disks and
+ * interfaces by name; one present at only one end has no rate and is left
+ * out (a VM's tap device that went away costs nothing).
  *
  * Sources:
  *   procfs         a directory laid out as /proc ("/proc" for this host);
@@ -38,7 +50,10 @@
  * Disks are whole devices as node_exporter's diskstats collector keeps them
  * by default: ram*, loop*, fd* and partitions are left out
  * (hostsrc_disk_wanted), so two sources of one host list the same disks.
- * Network bytes are summed over every interface but lo.
+ * Network bytes are those of the host's own links: lo and the virtual
+ * devices whose traffic a link also carries (bridges, taps, veths: a VM's
+ * bytes would count two or three times) are read but not summed
+ * (hostsrc_net_wanted, hostsrc_net.link).
  */
 #ifndef HCI_HOSTSRC_H
 #define HCI_HOSTSRC_H
@@ -48,10 +63,20 @@
 
 #define HOSTSRC_MAX_CPUS        1024
 #define HOSTSRC_MAX_DISKS       128
+#define HOSTSRC_MAX_NETS        64
 #define HOSTSRC_HTTP_MAX_BODY   (16u << 20) /* bodies over it are refused, the host named */
 #define HOSTSRC_HTTP_TIMEOUT_MS 5000
 
-/* CPU time in seconds, by mode (the columns of /proc/stat). */
+/* Figure families (hostsrc_ops.caps, hostsrc_counters.have, hostsrc_rates.have). */
+#define HOSTSRC_CPU   0x01u /* busy, user, system, iowait, steal, busiest CPU */
+#define HOSTSRC_MEM   0x02u /* memory in use */
+#define HOSTSRC_SWAP  0x04u /* swap-ins and -outs */
+#define HOSTSRC_DISKS 0x08u /* per-disk util, IOPS, latency, bytes */
+#define HOSTSRC_NET   0x10u /* network bytes */
+#define HOSTSRC_PSI   0x20u /* pressure stall time */
+#define HOSTSRC_ALL   0x3fu
+
+/* CPU time in seconds, by mode (the columns of /proc/stat); all 0: no such CPU. */
 struct hostsrc_cpu {
         double user, nice, system, idle, iowait, irq, softirq, steal;
 };
@@ -61,32 +86,48 @@ struct hostsrc_disk {
         double reads, writes;         /* completed */
         double read_s, write_s, io_s; /* time reading, writing, with I/O in flight */
         double read_bytes, written_bytes;
+        double queue_s; /* weighted time in flight (iostat's aqu-sz); 0 when not given */
+};
+
+struct hostsrc_net {
+        char name[32];
+        double rx_bytes, tx_bytes, rx_packets, tx_packets;
+        int link; /* one of the host's own links (hostsrc_net_wanted): its bytes count */
 };
 
 /* A host's cumulative counters at one moment. */
 struct hostsrc_counters {
         uint64_t t_ns; /* clk_now_ns() of the read, or of the sample read (prometheus) */
+        unsigned have; /* HOSTSRC_* families this read gave */
         struct hostsrc_cpu total;
-        unsigned ncpus;
-        struct hostsrc_cpu cpu[HOSTSRC_MAX_CPUS];
+        unsigned ncpus;                              /* highest CPU id + 1 */
+        struct hostsrc_cpu cpu[HOSTSRC_MAX_CPUS];    /* by CPU id; an offline CPU's all 0 */
         double mem_total_bytes, mem_available_bytes; /* gauges; 0 when unknown */
         double pswpin, pswpout;                      /* pages swapped in / out */
         unsigned ndisks;
         struct hostsrc_disk disk[HOSTSRC_MAX_DISKS];
-        double rx_bytes, tx_bytes;             /* every interface but lo */
-        int have_pressure;                     /* /proc/pressure (PSI) was there */
-        double psi_cpu_s, psi_io_s, psi_mem_s; /* "some" stall time, seconds */
+        unsigned nnets;
+        struct hostsrc_net net[HOSTSRC_MAX_NETS]; /* every interface; .link says which count */
+        int have_pressure;                        /* /proc/pressure (PSI) was there */
+        double psi_cpu_s, psi_io_s, psi_mem_s;    /* "some" stall time, seconds */
 };
 
 struct hostsrc_disk_rate {
         char name[32];
         double util_pct, iops, lat_ms; /* lat: mean time per completed request */
+        double read_iops, write_iops;
         double read_bytes_s, write_bytes_s;
+        double aqu_sz;  /* mean requests in flight; 0 when the source gives no queue time */
+        double ios;     /* requests completed in the window: weighs lat_ms in a mean */
+        double busy_s;  /* time with I/O in flight */
+        double seconds; /* the window */
 };
 
 /* A host's figures over the window between two reads. */
 struct hostsrc_rates {
         double seconds;
+        unsigned have; /* HOSTSRC_* families measured: both reads gave them, none went back */
+        unsigned back; /* families voided because a counter went backwards (or did not add up) */
         double busy, user, system, iowait, steal;   /* % of all CPU time */
         double busiest_cpu;                         /* % busy of the busiest CPU */
         double mem_used_pct, swap_in_s, swap_out_s; /* swap: pages/s */
@@ -99,13 +140,23 @@ struct hostsrc_rates {
 
 struct hostsrc;
 
+/* What a source's where is (hostsrc_ops.where): how a lab picks and checks one. */
+#define HOSTSRC_AT_DIR    0x1u   /* a directory of this machine laid out as /proc */
+#define HOSTSRC_AT_URL    0x2u   /* the host's own metrics URL */
+#define HOSTSRC_AT_SERVER 0x4u   /* a server's URL and the host's instance there */
+#define HOSTSRC_AT_CONN   0x8u   /* a connection the backend holds (libvirt) */
+#define HOSTSRC_TOKEN     0x100u /* it sends the bearer token (HTTP) */
+
 struct hostsrc_ops {
-        const char *name; /* "procfs", "node_exporter", "prometheus" */
+        const char *name; /* "procfs", "node_exporter", "prometheus", "libvirt" */
+        unsigned caps;    /* HOSTSRC_* families it can give */
+        unsigned where;   /* HOSTSRC_AT_* and HOSTSRC_TOKEN: what where is, what it takes */
         /* Ready s->priv for where (a directory, a URL). 0, or -errno with err. */
         int (*open)(struct hostsrc *s, const char *where, char *err, size_t errlen);
         /* The counters now. 0, or -errno with err (no reply, garbage, too big).
          * out->t_ns left 0 is the time of the read; a source that knows its
-         * sample's time sets it. */
+         * sample's time sets it. out->have comes in as caps: a read clears
+         * the families it could not give this time. */
         int (*read)(struct hostsrc *s, struct hostsrc_counters *out, char *err, size_t errlen);
         void (*close)(struct hostsrc *s);
 };
@@ -144,44 +195,65 @@ void hostsrc_close(struct hostsrc *s);
  */
 int hostsrc_url_check(const char *url, int loopback_only, char *err, size_t errlen);
 
-/*
- * A node_exporter body's counters into out: the part of the node_exporter
- * source's read that needs no network. -EINVAL with err for a body that is
- * not exposition text, holds no node_cpu_seconds_total or a counter that is
- * negative, NaN or infinite; -E2BIG over EXPO_MAX_BODY.
- */
-int hostsrc_node_parse(const char *body, size_t len, struct hostsrc_counters *out, char *err,
-                       size_t errlen);
-
-/*
- * A prometheus source's where split into the server's base URL (trailing
- * '/' dropped; checked as hostsrc_url_check does) and the instance.
- * -EINVAL with err when it is not BASE#INSTANCE.
- */
-int hostsrc_prom_where(const char *where, char *base, size_t baselen, char *instance,
-                       size_t instlen, char *err, size_t errlen);
-
-/*
- * An instant query's reply (/api/v1/query, hostsrc_prom.c's query) into
- * out: the part of the prometheus source's read that needs no network.
- * out->t_ns is the reply's scrape time (seconds of the wall clock) plus
- * mono_minus_wall (clk_now_ns() minus the wall clock in ns, at the read).
- * -EIO with the server's errorType and error for a reply of status error;
- * -ENOENT naming the instance when no node_cpu_seconds_total came back
- * (an empty result); -EINVAL for a body that is not such a reply, a value
- * that is negative, NaN or infinite, or two jobs' series of one instance.
- */
-int hostsrc_prom_parse(const char *body, size_t len, const char *instance, int64_t mono_minus_wall,
-                       struct hostsrc_counters *out, char *err, size_t errlen);
-
 /* Whether a diskstats device counts as a disk (not ram*, loop*, fd*, a partition). */
 int hostsrc_disk_wanted(const char *name);
 
+/* Whether an interface's bytes count as the host's: not lo, bridges (br*, virbr*),
+ * taps (tap*, vnet*), veths, docker*. */
+int hostsrc_net_wanted(const char *name);
+
+/* The net entry named name in c (made, zeroed, .link set, when new), or NULL
+ * for a name that does not fit or no room: how a source's read fills c->net. */
+struct hostsrc_net *hostsrc_net_of(struct hostsrc_counters *c, const char *name);
+
+/* The net entry named name in c, or NULL. */
+const struct hostsrc_net *hostsrc_net_find(const struct hostsrc_counters *c, const char *name);
+
+/* One interface over dt seconds between a (earlier) and b, as per-second
+ * figures in *per_s (name and link of b): the one interface rate routine.
+ * -ERANGE when a counter went backwards (re-created under its name). */
+int hostsrc_net_rate(const struct hostsrc_net *a, const struct hostsrc_net *b, double dt,
+                     struct hostsrc_net *per_s);
+
+struct procfs_disk;
+/* A /proc/diskstats line (core/procfs.h) as a source's disk: ms to seconds,
+ * sectors to bytes. -ENAMETOOLONG for a name that does not fit, else 0. */
+int hostsrc_disk_of_procfs(const struct procfs_disk *d, struct hostsrc_disk *o);
+
 /*
- * The figures between reads a (earlier) and b. -ERANGE when any counter of
- * b is below a's (the window is discarded), -EINVAL when b is not later.
+ * One disk over dt seconds between its counters a (earlier) and b: the one
+ * disk rate routine (the host sources, the monitor, scale's probe). -ERANGE
+ * when a counter went backwards (*r untouched), else 0.
+ */
+int hostsrc_disk_rate(const struct hostsrc_disk *a, const struct hostsrc_disk *b, double dt,
+                      struct hostsrc_disk_rate *r);
+
+/*
+ * One CPU's (or the total's) time between a (earlier) and b as % of that
+ * time, mode by mode (the fields of *pct sum to 100): the one CPU split (the
+ * host monitor's samples, scale's window). -ERANGE when a mode went
+ * backwards, -EAGAIN when no time was accounted; *pct all 0 then.
+ */
+int hostsrc_cpu_split(const struct hostsrc_cpu *a, const struct hostsrc_cpu *b,
+                      struct hostsrc_cpu *pct);
+
+/*
+ * The figures between reads a (earlier) and b, family by family (see
+ * above): out->have says which were measured, out->back which a counter
+ * that went backwards voided. 0 when any family was measured; -ERANGE when
+ * every family both reads gave went backwards; -EINVAL when b is not later
+ * than a (one sample read twice).
  */
 int hostsrc_rates(const struct hostsrc_counters *a, const struct hostsrc_counters *b,
                   struct hostsrc_rates *out);
+
+/*
+ * What a window lost, for a message after "HOST (SOURCE): ": rc of
+ * hostsrc_rates and its out. "" when nothing was lost. Examples: "a counter
+ * went backwards (the source restarted?): window left out", "network
+ * counters went backwards: that figure left out", "the second reading is
+ * not later than the first (one sample read twice?)".
+ */
+void hostsrc_rates_why(int rc, const struct hostsrc_rates *r, char *buf, size_t len);
 
 #endif

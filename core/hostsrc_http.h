@@ -7,7 +7,8 @@
  * HOSTSRC_HTTP_TIMEOUT_MS and refuses a body over HOSTSRC_HTTP_MAX_BODY
  * while it arrives. A bearer token, when given, goes in an Authorization
  * header and nowhere else (never in a URL or a message). Internal to
- * core/hostsrc_*.c; one thread per handle.
+ * core/hostsrc_*.c (and their tests, which parse bodies with no network);
+ * one thread per handle.
  */
 #ifndef HCI_HOSTSRC_HTTP_H
 #define HCI_HOSTSRC_HTTP_H
@@ -56,5 +57,37 @@ int hostsrc_fill_sample(void *user, const struct expo_sample *s);
 /* After the last sample: -EINVAL with err for a bad value; 0 otherwise
  * (f->have_cpu tells whether node_cpu_seconds_total was there). */
 int hostsrc_fill_done(struct hostsrc_fill *f, char *err, size_t errlen);
+
+/* The parts of the HTTP sources' reads that need no network (tests and fuzzing). */
+
+/*
+ * A node_exporter body's counters into out: the part of the node_exporter
+ * source's read that needs no network. -EINVAL with err for a body that is
+ * not exposition text, holds no node_cpu_seconds_total or a counter that is
+ * negative, NaN or infinite; -E2BIG over EXPO_MAX_BODY.
+ */
+int hostsrc_node_parse(const char *body, size_t len, struct hostsrc_counters *out, char *err,
+                       size_t errlen);
+
+/*
+ * A prometheus source's where split into the server's base URL (trailing
+ * '/' dropped; checked as hostsrc_url_check does) and the instance.
+ * -EINVAL with err when it is not BASE#INSTANCE.
+ */
+int hostsrc_prom_where(const char *where, char *base, size_t baselen, char *instance,
+                       size_t instlen, char *err, size_t errlen);
+
+/*
+ * An instant query's reply (/api/v1/query, hostsrc_prom.c's query) into
+ * out: the part of the prometheus source's read that needs no network.
+ * out->t_ns is the reply's scrape time (seconds of the wall clock) plus
+ * mono_minus_wall (clk_now_ns() minus the wall clock in ns, at the read).
+ * -EIO with the server's errorType and error for a reply of status error;
+ * -ENOENT naming the instance when no node_cpu_seconds_total came back
+ * (an empty result); -EINVAL for a body that is not such a reply, a value
+ * that is negative, NaN or infinite, or two jobs' series of one instance.
+ */
+int hostsrc_prom_parse(const char *body, size_t len, const char *instance, int64_t mono_minus_wall,
+                       struct hostsrc_counters *out, char *err, size_t errlen);
 
 #endif

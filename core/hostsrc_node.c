@@ -136,13 +136,13 @@ static void on_disk(struct hostsrc_fill *f, const struct expo_sample *s, const c
         }
 }
 
-static void on_net(struct hostsrc_fill *f, const struct expo_sample *s, double *sum)
+/* Per interface; only the host's links are summed (hostsrc_net_wanted). */
+static void on_net(struct hostsrc_fill *f, const struct expo_sample *s, int tx)
 {
-        const char *dev = expo_label(s, "device");
+        struct hostsrc_net *n = hostsrc_net_of(f->out, expo_label(s, "device"));
 
-        if (dev && strcmp(dev, "lo"))
-                *sum += s->value;
-        (void)f;
+        if (n)
+                *(tx ? &n->tx_bytes : &n->rx_bytes) = s->value;
 }
 
 static void on_psi(struct hostsrc_fill *f, const char *what, double v)
@@ -194,9 +194,9 @@ int hostsrc_fill_sample(void *user, const struct expo_sample *s)
         else if (!strncmp(n, "disk_", 5))
                 on_disk(f, s, n + 5);
         else if (!strcmp(n, "network_receive_bytes_total"))
-                on_net(f, s, &out->rx_bytes);
+                on_net(f, s, 0);
         else if (!strcmp(n, "network_transmit_bytes_total"))
-                on_net(f, s, &out->tx_bytes);
+                on_net(f, s, 1);
         else if (!strncmp(n, "pressure_", 9))
                 on_psi(f, n + 9, s->value);
         return 0;
@@ -209,6 +209,7 @@ int hostsrc_fill_done(struct hostsrc_fill *f, char *err, size_t errlen)
                 return -EINVAL;
         }
         f->out->have_pressure = f->psi == 7;
+        f->out->have = HOSTSRC_ALL; /* an exporter gives every family */
         return 0;
 }
 
@@ -285,5 +286,9 @@ static void node_close(struct hostsrc *s)
         free(nd);
 }
 
-const struct hostsrc_ops hostsrc_node_ops = {
-    .name = "node_exporter", .open = node_open, .read = node_read, .close = node_close};
+const struct hostsrc_ops hostsrc_node_ops = {.name = "node_exporter",
+                                             .caps = HOSTSRC_ALL,
+                                             .where = HOSTSRC_AT_URL | HOSTSRC_TOKEN,
+                                             .open = node_open,
+                                             .read = node_read,
+                                             .close = node_close};

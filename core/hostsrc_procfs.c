@@ -9,7 +9,6 @@
  * USER_HZ, 512-byte sectors, ms), so the two sources of one host agree.
  * stat is required; the rest may be absent (a container, an old kernel).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,129 +17,113 @@
 #include "core/hostsrc.h"
 #include "core/procfs.h"
 
+static void path_in(const struct hostsrc *s, const char *file, char *path, size_t len)
+{
+        snprintf(path, len, "%s/%s", (const char *)s->priv, file);
+}
+
 static FILE *open_in(const struct hostsrc *s, const char *file)
 {
         char path[4096];
 
-        snprintf(path, sizeof(path), "%s/%s", (const char *)s->priv, file);
+        path_in(s, file, path, sizeof(path));
         return fopen(path, "re");
 }
 
-static int cpu_line(const char *line, struct hostsrc_cpu *c, double tick_s)
-{
-        unsigned long long v[8] = {0};
+struct stat_pass {
+        struct hostsrc_counters *out;
+        double tick_s;
+};
 
-        if (sscanf(line, "%*s %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5], &v[6], &v[7]) < 4)
-                return -EINVAL;
-        c->user = (double)v[0] * tick_s;
-        c->nice = (double)v[1] * tick_s;
-        c->system = (double)v[2] * tick_s;
-        c->idle = (double)v[3] * tick_s;
-        c->iowait = (double)v[4] * tick_s;
-        c->irq = (double)v[5] * tick_s;
-        c->softirq = (double)v[6] * tick_s;
-        c->steal = (double)v[7] * tick_s;
+static void cpu_of(const struct procfs_cpu *p, double tick_s, struct hostsrc_cpu *c)
+{
+        *c = (struct hostsrc_cpu){(double)p->user * tick_s,    (double)p->nice * tick_s,
+                                  (double)p->system * tick_s,  (double)p->idle * tick_s,
+                                  (double)p->iowait * tick_s,  (double)p->irq * tick_s,
+                                  (double)p->softirq * tick_s, (double)p->steal * tick_s};
+}
+
+/* CPUs by id, as node_exporter and libvirt give them: an offline CPU leaves a hole. */
+static int on_cpu(void *user, const struct procfs_cpu *c)
+{
+        struct stat_pass *sp = user;
+        struct hostsrc_counters *out = sp->out;
+
+        if (c->id < 0) {
+                cpu_of(c, sp->tick_s, &out->total);
+        } else if (c->id < HOSTSRC_MAX_CPUS) {
+                cpu_of(c, sp->tick_s, &out->cpu[c->id]);
+                if ((unsigned)c->id + 1 > out->ncpus)
+                        out->ncpus = (unsigned)c->id + 1;
+        }
         return 0;
 }
 
 static int read_stat(struct hostsrc *s, struct hostsrc_counters *out, char *err, size_t errlen)
 {
-        double tick_s = (double)procfs_tick_ns() / 1e9;
-        FILE *f = open_in(s, "stat");
-        char line[1024];
-        int total = 0;
+        struct stat_pass sp = {out, (double)procfs_tick_ns() / 1e9};
+        char path[4096];
+        int ret;
 
-        if (!f) {
-                snprintf(err, errlen, "%s/stat: %s", (const char *)s->priv, strerror(errno));
-                return -errno;
-        }
-        while (fgets(line, sizeof(line), f) && !strncmp(line, "cpu", 3)) {
-                if (isspace((unsigned char)line[3])) {
-                        total = cpu_line(line, &out->total, tick_s) == 0;
-                } else if (out->ncpus < HOSTSRC_MAX_CPUS &&
-                           cpu_line(line, &out->cpu[out->ncpus], tick_s) == 0) {
-                        out->ncpus++;
-                }
-        }
-        fclose(f);
-        if (!total) {
-                snprintf(err, errlen, "%s/stat: no cpu line", (const char *)s->priv);
-                return -EINVAL;
-        }
+        path_in(s, "stat", path, sizeof(path));
+        ret = procfs_stat_at(path, on_cpu, &sp);
+        if (ret == -EINVAL)
+                snprintf(err, errlen, "%s: no cpu line", path);
+        else if (ret < 0)
+                snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+        return ret;
+}
+
+static int on_meminfo(void *user, const char *key, uint64_t v)
+{
+        struct hostsrc_counters *out = user;
+
+        if (!strcmp(key, "MemTotal"))
+                out->mem_total_bytes = (double)v * 1024;
+        else if (!strcmp(key, "MemAvailable"))
+                out->mem_available_bytes = (double)v * 1024;
         return 0;
 }
 
-/* "Key: value" / "key value" files: call fn for each line's key and number. */
-static void read_keyed(struct hostsrc *s, const char *file,
-                       void (*fn)(struct hostsrc_counters *out, const char *key, double v),
-                       struct hostsrc_counters *out)
+static int on_vmstat(void *user, const char *key, uint64_t v)
 {
-        FILE *f = open_in(s, file);
-        char line[256], key[64];
-        double v;
+        struct hostsrc_counters *out = user;
 
-        if (!f)
-                return;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "%63[^: ]%*[: ]%lf", key, &v) == 2)
-                        fn(out, key, v);
-        fclose(f);
-}
-
-static void on_meminfo(struct hostsrc_counters *out, const char *key, double v)
-{
-        if (!strcmp(key, "MemTotal"))
-                out->mem_total_bytes = v * 1024;
-        else if (!strcmp(key, "MemAvailable"))
-                out->mem_available_bytes = v * 1024;
-}
-
-static void on_vmstat(struct hostsrc_counters *out, const char *key, double v)
-{
         if (!strcmp(key, "pswpin"))
-                out->pswpin = v;
+                out->pswpin = (double)v;
         else if (!strcmp(key, "pswpout"))
-                out->pswpout = v;
+                out->pswpout = (double)v;
+        return 0;
 }
 
 static int on_disk(void *user, const struct procfs_disk *d)
 {
         struct hostsrc_counters *out = user;
-        struct hostsrc_disk *o;
-        size_t len = strlen(d->name);
 
-        if (!hostsrc_disk_wanted(d->name) || out->ndisks == HOSTSRC_MAX_DISKS ||
-            len >= sizeof(o->name))
-                return 0;
-        o = &out->disk[out->ndisks++];
-        memcpy(o->name, d->name, len + 1); /* fits: checked above */
-        o->reads = (double)d->rd_ios;
-        o->writes = (double)d->wr_ios;
-        o->read_s = (double)d->rd_ms / 1000;
-        o->write_s = (double)d->wr_ms / 1000;
-        o->io_s = (double)d->io_ms / 1000;
-        o->read_bytes = (double)d->rd_sectors * 512;
-        o->written_bytes = (double)d->wr_sectors * 512;
+        if (hostsrc_disk_wanted(d->name) && out->ndisks < HOSTSRC_MAX_DISKS &&
+            hostsrc_disk_of_procfs(d, &out->disk[out->ndisks]) == 0)
+                out->ndisks++;
         return 0;
 }
 
-static void read_netdev(struct hostsrc *s, struct hostsrc_counters *out)
+static int on_net(void *user, const struct procfs_net *pn)
 {
-        FILE *f = open_in(s, "net/dev");
-        char line[512], name[64];
-        unsigned long long rx, tx;
+        struct hostsrc_net *n = hostsrc_net_of(user, pn->name);
 
-        if (!f)
-                return;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, " %63[^:]: %llu %*u %*u %*u %*u %*u %*u %*u %llu", name, &rx,
-                           &tx) == 3 &&
-                    strcmp(name, "lo")) {
-                        out->rx_bytes += (double)rx;
-                        out->tx_bytes += (double)tx;
-                }
-        fclose(f);
+        if (!n)
+                return 0;
+        n->rx_bytes = (double)pn->rx_bytes;
+        n->tx_bytes = (double)pn->tx_bytes;
+        n->rx_packets = (double)pn->rx_packets;
+        n->tx_packets = (double)pn->tx_packets;
+        return 0;
+}
+
+/* An optional file: its family is gone from this read when the file is. */
+static void read_opt(struct hostsrc_counters *out, unsigned family, int rc)
+{
+        if (rc < 0)
+                out->have &= ~family;
 }
 
 /* pressure/FILE's "some ... total=US" line, in seconds; -1 when absent. */
@@ -177,17 +160,22 @@ static int procfs_read(struct hostsrc *s, struct hostsrc_counters *out, char *er
 
         if (ret < 0)
                 return ret;
-        read_keyed(s, "meminfo", on_meminfo, out);
-        read_keyed(s, "vmstat", on_vmstat, out);
-        snprintf(path, sizeof(path), "%s/diskstats", (const char *)s->priv);
-        procfs_diskstats_at(path, on_disk, out);
-        read_netdev(s, out);
+        path_in(s, "meminfo", path, sizeof(path));
+        read_opt(out, HOSTSRC_MEM, procfs_keyed_at(path, on_meminfo, out));
+        path_in(s, "vmstat", path, sizeof(path));
+        read_opt(out, HOSTSRC_SWAP, procfs_keyed_at(path, on_vmstat, out));
+        path_in(s, "diskstats", path, sizeof(path));
+        read_opt(out, HOSTSRC_DISKS, procfs_diskstats_at(path, on_disk, out));
+        path_in(s, "net/dev", path, sizeof(path));
+        read_opt(out, HOSTSRC_NET, procfs_netdev_at(path, on_net, out));
         out->psi_cpu_s = psi_some(s, "pressure/cpu");
         out->psi_io_s = psi_some(s, "pressure/io");
         out->psi_mem_s = psi_some(s, "pressure/memory");
         out->have_pressure = out->psi_cpu_s >= 0 && out->psi_io_s >= 0 && out->psi_mem_s >= 0;
-        if (!out->have_pressure)
+        if (!out->have_pressure) {
                 out->psi_cpu_s = out->psi_io_s = out->psi_mem_s = 0;
+                out->have &= ~HOSTSRC_PSI;
+        }
         return 0;
 }
 
@@ -196,5 +184,9 @@ static void procfs_close(struct hostsrc *s)
         free(s->priv);
 }
 
-const struct hostsrc_ops hostsrc_procfs_ops = {
-    .name = "procfs", .open = procfs_open, .read = procfs_read, .close = procfs_close};
+const struct hostsrc_ops hostsrc_procfs_ops = {.name = "procfs",
+                                               .caps = HOSTSRC_ALL,
+                                               .where = HOSTSRC_AT_DIR,
+                                               .open = procfs_open,
+                                               .read = procfs_read,
+                                               .close = procfs_close};

@@ -313,5 +313,9 @@ static void prom_close(struct hostsrc *s)
         free(p);
 }
 
-const struct hostsrc_ops hostsrc_prom_ops = {
-    .name = "prometheus", .open = prom_open, .read = prom_read, .close = prom_close};
+const struct hostsrc_ops hostsrc_prom_ops = {.name = "prometheus",
+                                             .caps = HOSTSRC_ALL,
+                                             .where = HOSTSRC_AT_SERVER | HOSTSRC_TOKEN,
+                                             .open = prom_open,
+                                             .read = prom_read,
+                                             .close = prom_close};

@@ -19,6 +19,7 @@
 
 #include "core/log.h"
 #include "core/metrics.h"
+#include "core/procfs.h"
 #include "core/sbuf.h"
 
 #define PREFIX "hcisweep_"
@@ -314,22 +315,28 @@ static void render_family(struct sbuf *b, const struct family *f)
         }
 }
 
+/* The total cpu line of /proc/stat (procfs.c's parser): stop there. */
+static int on_total(void *user, const struct procfs_cpu *c)
+{
+        if (c->id >= 0)
+                return 0;
+        *(struct procfs_cpu *)user = *c;
+        return 1;
+}
+
 /* Host CPU from /proc/stat's first line, in seconds per mode since boot. */
 static void render_host_cpu(struct sbuf *b)
 {
         static const char *const modes[] = {"user",   "nice", "system",  "idle",
                                             "iowait", "irq",  "softirq", "steal"};
-        unsigned long long t[8] = {0};
+        struct procfs_cpu c = {.id = 0};
         double hz = (double)sysconf(_SC_CLK_TCK);
-        FILE *f = fopen("/proc/stat", "r");
-        int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &t[0], &t[1], &t[2],
-                           &t[3], &t[4], &t[5], &t[6], &t[7])
-                  : 0;
+        unsigned long long t[8];
 
-        if (f)
-                fclose(f);
-        if (n != 8 || hz <= 0)
+        if (procfs_stat_at("/proc/stat", on_total, &c) != 1 || hz <= 0)
                 return;
+        t[0] = c.user, t[1] = c.nice, t[2] = c.system, t[3] = c.idle;
+        t[4] = c.iowait, t[5] = c.irq, t[6] = c.softirq, t[7] = c.steal;
         sb_printf(b, "# TYPE " PREFIX "host_cpu_seconds counter\n");
         sb_printf(b, "# HELP " PREFIX "host_cpu_seconds host CPU time by mode, all CPUs "
                      "(/proc/stat)\n");

@@ -1,10 +1,14 @@
 /*
  * monitor.c - the host monitor thread: /proc counters turned into rates.
  *
- * Each tick reads cumulative kernel counters (/proc/stat, /proc/diskstats,
- * /proc/net/dev, /proc/PID/stat) into a snapshot and stores the difference
- * to the previous snapshot as one sample of rates and percentages, so a
- * sample is exactly what iostat/mpstat/sar print for one interval. The
+ * Each tick reads this host as every host is read: through the procfs
+ * host source (core/hostsrc.h on /proc: stat, diskstats, net/dev, meminfo,
+ * vmstat) plus /proc/PID/stat of the watched PIDs, and stores the
+ * difference to the previous reading as one sample of rates and
+ * percentages, so a sample is exactly what iostat/mpstat/sar print for one
+ * interval. The rates are hostsrc's (one CPU split, one disk rate and disk
+ * filter, one rule for a counter that went backwards: a CPU that did voids
+ * the sample, a disk or an interface that did is left out of it). The
  * thread waits on a condition variable with a deadline on CLOCK_MONOTONIC
  * (the clock of clk_now_ns) so mon_stop() wakes it at once and ticks do not
  * drift. One mutex guards everything the thread touches; mon_cpu_between()
@@ -13,6 +17,7 @@
  */
 #include "core/monitor.h"
 #include "core/clock.h"
+#include "core/hostsrc.h"
 #include "core/procfs.h"
 
 #include <ctype.h>
@@ -30,35 +35,6 @@
 #define MIN_INTERVAL_MS 100u
 
 typedef unsigned long long ull;
-
-/* Field order of a /proc/stat "cpu" line. */
-enum { F_USER, F_NICE, F_SYSTEM, F_IDLE, F_IOWAIT, F_IRQ, F_SOFTIRQ, F_STEAL, F_COUNT };
-
-struct raw_cpu {
-        int id; /* -1: the total line */
-        ull v[F_COUNT];
-};
-
-struct raw_disk {
-        char name[32];
-        ull rd, rd_sect, wr, wr_sect, io_ticks, in_queue_ms;
-};
-
-struct raw_net {
-        char name[32];
-        ull rx_bytes, rx_pkts, tx_bytes, tx_pkts;
-};
-
-struct snap {
-        uint64_t t_ns;
-        struct raw_cpu total;
-        struct raw_cpu *cpus;
-        size_t ncpus, cap_cpus;
-        struct raw_disk *disks;
-        size_t ndisks, cap_disks;
-        struct raw_net *nets;
-        size_t nnets, cap_nets;
-};
 
 struct watch {
         int pid;
@@ -112,7 +88,10 @@ struct mon {
         int stop_req;
         pthread_mutex_t lock;
         pthread_cond_t cond;
-        struct snap prev;
+        struct hostsrc src; /* this host's /proc */
+        int src_open;
+        struct hostsrc_counters *prev, *cur; /* the last reading, the one being taken */
+        struct hostsrc_rates *rates;         /* take_sample's scratch */
         struct sample *samples;
         size_t nsamples, cap_samples;
         struct watch *watches;
@@ -143,14 +122,6 @@ static ull delta(ull now, ull before)
         return now >= before ? now - before : 0;
 }
 
-static void snap_free(struct snap *s)
-{
-        free(s->cpus);
-        free(s->disks);
-        free(s->nets);
-        memset(s, 0, sizeof(*s));
-}
-
 static void sample_free(struct sample *s)
 {
         free(s->cpus);
@@ -160,299 +131,85 @@ static void sample_free(struct sample *s)
         memset(s, 0, sizeof(*s));
 }
 
-static int parse_cpu_line(const char *line, struct raw_cpu *c)
+static void pct_of(const struct hostsrc_cpu *p, struct mon_cpu *o)
 {
-        const char *p = line + 3;
-        char *end;
-        int n;
-
-        memset(c, 0, sizeof(*c));
-        c->id = -1;
-        if (!isspace((unsigned char)*p)) {
-                c->id = (int)strtol(p, &end, 10);
-                if (end == p)
-                        return -EINVAL;
-                p = end;
-        }
-        n = sscanf(p, "%llu %llu %llu %llu %llu %llu %llu %llu", &c->v[F_USER], &c->v[F_NICE],
-                   &c->v[F_SYSTEM], &c->v[F_IDLE], &c->v[F_IOWAIT], &c->v[F_IRQ], &c->v[F_SOFTIRQ],
-                   &c->v[F_STEAL]);
-        return n >= 4 ? 0 : -EINVAL;
+        *o = (struct mon_cpu){.user = p->user,
+                              .nice = p->nice,
+                              .system = p->system,
+                              .iowait = p->iowait,
+                              .irq = p->irq,
+                              .softirq = p->softirq,
+                              .steal = p->steal,
+                              .idle = p->idle};
 }
 
-static int read_stat(struct snap *s)
+/* The total's split (-EAGAIN: not one tick yet; -ERANGE: it went back), then each
+ * CPU there at both ends, by id: one that came or went in the interval is left out. */
+static int build_cpus(const struct hostsrc_counters *a, const struct hostsrc_counters *b,
+                      struct sample *s)
 {
-        FILE *f = fopen("/proc/stat", "re");
-        char line[512];
-        struct raw_cpu c;
-        int ret = 0, seen_total = 0;
+        struct hostsrc_cpu pct;
+        int rc = hostsrc_cpu_split(&a->total, &b->total, &pct);
 
-        if (!f)
-                return -errno;
-        /* The cpu lines come first; stop before the long "intr" line. */
-        while (fgets(line, sizeof(line), f) && strncmp(line, "cpu", 3) == 0) {
-                if (parse_cpu_line(line, &c) < 0)
-                        continue;
-                if (c.id < 0) {
-                        s->total = c;
-                        seen_total = 1;
-                        continue;
-                }
-                ret = grow((void **)&s->cpus, &s->cap_cpus, s->ncpus, sizeof(c));
-                if (ret < 0)
-                        goto out;
-                s->cpus[s->ncpus++] = c;
-        }
-        if (!seen_total)
-                ret = -EINVAL;
-out:
-        fclose(f);
-        return ret;
-}
-
-static int is_partition(const char *name)
-{
-        char path[128], dev[32];
-        char *p;
-
-        /* sysfs spells the '/' of names like cciss/c0d0 as '!' */
-        snprintf(dev, sizeof(dev), "%s", name);
-        for (p = dev; *p; p++)
-                if (*p == '/')
-                        *p = '!';
-        snprintf(path, sizeof(path), "/sys/class/block/%s/partition", dev);
-        return access(path, F_OK) == 0;
-}
-
-static int is_idle_virtual(const struct raw_disk *d)
-{
-        int virt = !strncmp(d->name, "loop", 4) || !strncmp(d->name, "ram", 3) ||
-                   !strncmp(d->name, "zram", 4);
-
-        return virt && d->rd == 0 && d->wr == 0;
-}
-
-/* A whole disk's counters into the snapshot (names that do not fit are skipped). */
-static int on_disk(void *user, const struct procfs_disk *pd)
-{
-        struct snap *s = user;
-        struct raw_disk d = {.rd = pd->rd_ios,
-                             .rd_sect = pd->rd_sectors,
-                             .wr = pd->wr_ios,
-                             .wr_sect = pd->wr_sectors,
-                             .io_ticks = pd->io_ms,
-                             .in_queue_ms = pd->in_queue_ms};
-        size_t len = strlen(pd->name);
-        int ret;
-
-        if (len >= sizeof(d.name))
-                return 0;
-        memcpy(d.name, pd->name, len + 1);
-        if (is_idle_virtual(&d) || is_partition(d.name))
-                return 0;
-        ret = grow((void **)&s->disks, &s->cap_disks, s->ndisks, sizeof(d));
-        if (ret < 0)
-                return ret;
-        s->disks[s->ndisks++] = d;
-        return 0;
-}
-
-static int read_diskstats(struct snap *s)
-{
-        return procfs_diskstats(on_disk, s);
-}
-
-static int parse_net_line(char *line, struct raw_net *n)
-{
-        /* Interface names may hold ':' (aliases) but the counters never do. */
-        char *colon = strrchr(line, ':');
-        char *name = line;
-
-        if (!colon)
-                return -EINVAL;
-        *colon = '\0';
-        while (isspace((unsigned char)*name))
-                name++;
-        memset(n, 0, sizeof(*n));
-        if (strlen(name) >= sizeof(n->name))
-                return -EINVAL;
-        strcpy(n->name, name);
-        if (sscanf(colon + 1, "%llu %llu %*u %*u %*u %*u %*u %*u %llu %llu", &n->rx_bytes,
-                   &n->rx_pkts, &n->tx_bytes, &n->tx_pkts) != 4)
-                return -EINVAL;
-        return 0;
-}
-
-static int read_netdev(struct snap *s)
-{
-        FILE *f = fopen("/proc/net/dev", "re");
-        char line[512];
-        struct raw_net n;
-        int ret = 0, lineno = 0;
-
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                if (++lineno <= 2 || parse_net_line(line, &n) < 0)
-                        continue;
-                ret = grow((void **)&s->nets, &s->cap_nets, s->nnets, sizeof(n));
-                if (ret < 0)
-                        break;
-                s->nets[s->nnets++] = n;
-        }
-        fclose(f);
-        return ret;
-}
-
-/* /proc/stat is required; disks and network may be absent (containers). */
-static int snap_read(struct snap *s)
-{
-        int ret;
-
-        s->t_ns = clk_now_ns();
-        ret = read_stat(s);
-        if (ret < 0)
-                return ret;
-        if (read_diskstats(s) == -ENOMEM || read_netdev(s) == -ENOMEM)
-                return -ENOMEM;
-        return 0;
-}
-
-static ull cpu_jiffies(const struct raw_cpu *c)
-{
-        ull sum = 0;
-        int i;
-
-        for (i = 0; i < F_COUNT; i++)
-                sum += c->v[i];
-        return sum;
-}
-
-static void cpu_split(const struct raw_cpu *now, const struct raw_cpu *before, struct mon_cpu *out)
-{
-        ull d[F_COUNT], total = 0;
-        int i;
-
-        for (i = 0; i < F_COUNT; i++) {
-                d[i] = delta(now->v[i], before->v[i]);
-                total += d[i];
-        }
-        memset(out, 0, sizeof(*out));
-        if (total == 0) {
-                /* no tick accounted on this CPU in a very short interval */
-                out->idle = 100.0;
-                return;
-        }
-        out->user = 100.0 * (double)d[F_USER] / (double)total;
-        out->nice = 100.0 * (double)d[F_NICE] / (double)total;
-        out->system = 100.0 * (double)d[F_SYSTEM] / (double)total;
-        out->idle = 100.0 * (double)d[F_IDLE] / (double)total;
-        out->iowait = 100.0 * (double)d[F_IOWAIT] / (double)total;
-        out->irq = 100.0 * (double)d[F_IRQ] / (double)total;
-        out->softirq = 100.0 * (double)d[F_SOFTIRQ] / (double)total;
-        out->steal = 100.0 * (double)d[F_STEAL] / (double)total;
-}
-
-static const struct raw_cpu *find_cpu(const struct snap *s, int id)
-{
-        size_t i;
-
-        for (i = 0; i < s->ncpus; i++)
-                if (s->cpus[i].id == id)
-                        return &s->cpus[i];
-        return NULL;
-}
-
-static const struct raw_disk *find_disk(const struct snap *s, const char *name)
-{
-        size_t i;
-
-        for (i = 0; i < s->ndisks; i++)
-                if (!strcmp(s->disks[i].name, name))
-                        return &s->disks[i];
-        return NULL;
-}
-
-static const struct raw_net *find_net(const struct snap *s, const char *name)
-{
-        size_t i;
-
-        for (i = 0; i < s->nnets; i++)
-                if (!strcmp(s->nets[i].name, name))
-                        return &s->nets[i];
-        return NULL;
-}
-
-/* CPUs that came online during the interval have no baseline: left out. */
-static int build_cpus(const struct snap *cur, const struct snap *prev, struct sample *s)
-{
-        const struct raw_cpu *before;
-        size_t i;
-
-        s->cpus = calloc(cur->ncpus ? cur->ncpus : 1, sizeof(*s->cpus));
+        if (rc < 0)
+                return rc;
+        pct_of(&pct, &s->cpu);
+        s->cpus = calloc(b->ncpus ? b->ncpus : 1, sizeof(*s->cpus));
         if (!s->cpus)
                 return -ENOMEM;
-        for (i = 0; i < cur->ncpus; i++) {
-                before = find_cpu(prev, cur->cpus[i].id);
-                if (!before)
+        for (unsigned id = 0; id < a->ncpus && id < b->ncpus; id++) {
+                rc = hostsrc_cpu_split(&a->cpu[id], &b->cpu[id], &pct);
+                if (rc == -EAGAIN)
+                        pct.idle = 100; /* no tick accounted on it in a short interval */
+                else if (rc < 0)
                         continue;
-                s->cpus[s->ncpus].id = cur->cpus[i].id;
-                cpu_split(&cur->cpus[i], before, &s->cpus[s->ncpus].pct);
-                s->ncpus++;
+                s->cpus[s->ncpus].id = (int)id;
+                pct_of(&pct, &s->cpus[s->ncpus++].pct);
         }
-        cpu_split(&cur->total, &prev->total, &s->cpu);
         return 0;
 }
 
-static int build_disks(const struct snap *cur, const struct snap *prev, struct sample *s, double dt)
+/* The disks hostsrc_rates measured (whole disks, hostsrc_disk_wanted). */
+static int build_disks(const struct hostsrc_rates *r, struct sample *s)
 {
-        const struct raw_disk *a, *b;
-        struct disk_rate *r;
-        size_t i;
-
-        s->disks = calloc(cur->ndisks ? cur->ndisks : 1, sizeof(*s->disks));
+        s->disks = calloc(r->ndisks ? r->ndisks : 1, sizeof(*s->disks));
         if (!s->disks)
                 return -ENOMEM;
-        for (i = 0; i < cur->ndisks; i++) {
-                a = &cur->disks[i];
-                b = find_disk(prev, a->name);
-                if (!b)
-                        continue;
-                r = &s->disks[s->ndisks++];
-                memcpy(r->name, a->name, sizeof(r->name));
-                r->r_iops = (double)delta(a->rd, b->rd) / dt;
-                r->w_iops = (double)delta(a->wr, b->wr) / dt;
-                r->r_bytes_s = 512.0 * (double)delta(a->rd_sect, b->rd_sect) / dt;
-                r->w_bytes_s = 512.0 * (double)delta(a->wr_sect, b->wr_sect) / dt;
-                /* io_ticks is in ms; the kernel can overshoot the wall clock a little */
-                r->util = 100.0 * (double)delta(a->io_ticks, b->io_ticks) / (dt * 1000.0);
-                if (r->util > 100.0)
-                        r->util = 100.0;
-                r->aqu_sz = (double)delta(a->in_queue_ms, b->in_queue_ms) / (dt * 1000.0);
+        for (unsigned i = 0; (r->have & HOSTSRC_DISKS) && i < r->ndisks; i++) {
+                const struct hostsrc_disk_rate *d = &r->disk[i];
+
+                s->disks[s->ndisks++] = (struct disk_rate){.r_iops = d->read_iops,
+                                                           .w_iops = d->write_iops,
+                                                           .r_bytes_s = d->read_bytes_s,
+                                                           .w_bytes_s = d->write_bytes_s,
+                                                           .util = d->util_pct,
+                                                           .aqu_sz = d->aqu_sz};
+                snprintf(s->disks[s->ndisks - 1].name, sizeof(s->disks[0].name), "%s", d->name);
         }
         return 0;
 }
 
-static int build_nets(const struct snap *cur, const struct snap *prev, struct sample *s, double dt)
+/* Every interface there at both ends (lo and virtual ones too: a sample lists them
+ * apart, nothing sums them); one whose counters went back is left out. */
+static int build_nets(const struct hostsrc_counters *a, const struct hostsrc_counters *b,
+                      struct sample *s, double dt)
 {
-        const struct raw_net *a, *b;
-        struct net_rate *r;
-        size_t i;
-
-        s->nets = calloc(cur->nnets ? cur->nnets : 1, sizeof(*s->nets));
+        s->nets = calloc(b->nnets ? b->nnets : 1, sizeof(*s->nets));
         if (!s->nets)
                 return -ENOMEM;
-        for (i = 0; i < cur->nnets; i++) {
-                a = &cur->nets[i];
-                b = find_net(prev, a->name);
-                if (!b)
+        for (unsigned i = 0; i < b->nnets; i++) {
+                const struct hostsrc_net *x = hostsrc_net_find(a, b->net[i].name);
+                struct hostsrc_net per_s;
+                struct net_rate *r = &s->nets[s->nnets];
+
+                if (!x || hostsrc_net_rate(x, &b->net[i], dt, &per_s) < 0)
                         continue;
-                r = &s->nets[s->nnets++];
-                memcpy(r->name, a->name, sizeof(r->name));
-                r->rx_bytes_s = (double)delta(a->rx_bytes, b->rx_bytes) / dt;
-                r->tx_bytes_s = (double)delta(a->tx_bytes, b->tx_bytes) / dt;
-                r->rx_pkts_s = (double)delta(a->rx_pkts, b->rx_pkts) / dt;
-                r->tx_pkts_s = (double)delta(a->tx_pkts, b->tx_pkts) / dt;
+                snprintf(r->name, sizeof(r->name), "%s", per_s.name);
+                r->rx_bytes_s = per_s.rx_bytes;
+                r->tx_bytes_s = per_s.tx_bytes;
+                r->rx_pkts_s = per_s.rx_packets;
+                r->tx_pkts_s = per_s.tx_packets;
+                s->nnets++;
         }
         return 0;
 }
@@ -507,14 +264,19 @@ static int build_pids(struct mon *m, uint64_t now, struct sample *s)
         return 0;
 }
 
-static int sample_build(struct mon *m, const struct snap *cur, struct sample *s)
+static int sample_build(struct mon *m, struct sample *s)
 {
-        double dt = (double)(cur->t_ns - m->prev.t_ns) / NS_PER_S;
+        const struct hostsrc_counters *a = m->prev, *b = m->cur;
+        double dt = (double)(b->t_ns - a->t_ns) / NS_PER_S;
+        int rc;
 
-        s->t0_ns = m->prev.t_ns;
-        s->t1_ns = cur->t_ns;
-        if (build_cpus(cur, &m->prev, s) < 0 || build_disks(cur, &m->prev, s, dt) < 0 ||
-            build_nets(cur, &m->prev, s, dt) < 0 || build_pids(m, cur->t_ns, s) < 0)
+        s->t0_ns = a->t_ns;
+        s->t1_ns = b->t_ns;
+        if ((rc = build_cpus(a, b, s)) < 0)
+                return rc;
+        hostsrc_rates(a, b, m->rates); /* its families say what it measured */
+        if (build_disks(m->rates, s) < 0 || build_nets(a, b, s, dt) < 0 ||
+            build_pids(m, b->t_ns, s) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -522,28 +284,31 @@ static int sample_build(struct mon *m, const struct snap *cur, struct sample *s)
 /* Called with m->lock held (or after the thread is joined). */
 static void take_sample(struct mon *m)
 {
-        struct snap cur = {0};
+        struct hostsrc_counters *t;
         struct sample s = {0};
+        char err[256];
+        int rc;
 
-        if (snap_read(&cur) < 0) {
+        if (hostsrc_read(&m->src, m->cur, err, sizeof(err)) < 0) {
                 m->dropped++;
-                goto out;
+                return;
         }
-        /* Not one jiffy accounted yet: no split to compute, keep the old baseline. */
-        if (cpu_jiffies(&cur.total) <= cpu_jiffies(&m->prev.total) || cur.t_ns <= m->prev.t_ns)
-                goto out;
-        if (sample_build(m, &cur, &s) < 0 ||
-            grow((void **)&m->samples, &m->cap_samples, m->nsamples, sizeof(s)) < 0) {
+        if (m->cur->t_ns <= m->prev->t_ns)
+                return;
+        rc = sample_build(m, &s);
+        if (rc == -EAGAIN) { /* not one tick accounted yet: keep the old baseline */
                 sample_free(&s);
-                m->dropped++;
-                goto out;
+                return;
         }
-        m->samples[m->nsamples++] = s;
-        snap_free(&m->prev);
-        m->prev = cur;
-        memset(&cur, 0, sizeof(cur));
-out:
-        snap_free(&cur);
+        if (rc < 0 || grow((void **)&m->samples, &m->cap_samples, m->nsamples, sizeof(s)) < 0) {
+                sample_free(&s); /* the CPU went back (or no memory): the interval is lost */
+                m->dropped++;
+        } else {
+                m->samples[m->nsamples++] = s;
+        }
+        t = m->prev;
+        m->prev = m->cur;
+        m->cur = t;
 }
 
 static struct timespec ns_to_ts(uint64_t ns)
@@ -624,12 +389,25 @@ struct mon *mon_start(unsigned interval_ms, char *err, size_t errlen)
                 snprintf(err, errlen, "monitor: %s", strerror(-ret));
                 return NULL;
         }
-        ret = snap_read(&m->prev);
+        m->prev = malloc(sizeof(*m->prev));
+        m->cur = malloc(sizeof(*m->cur));
+        m->rates = malloc(sizeof(*m->rates));
+        ret = m->prev && m->cur && m->rates ? 0 : -ENOMEM;
         if (ret < 0) {
-                snprintf(err, errlen, "monitor: /proc/stat: %s", strerror(-ret));
+                snprintf(err, errlen, "monitor: %s", strerror(ENOMEM));
                 goto out;
         }
-        m->start_ns = m->prev.t_ns;
+        ret = hostsrc_open(&m->src, &hostsrc_procfs_ops, "local", "/proc", NULL, err, errlen);
+        m->src_open = ret == 0;
+        if (ret == 0 && (ret = hostsrc_read(&m->src, m->prev, err, errlen)) < 0) {
+                char why[256];
+
+                snprintf(why, sizeof(why), "monitor: %s", err);
+                snprintf(err, errlen, "%s", why);
+        }
+        if (ret < 0)
+                goto out;
+        m->start_ns = m->prev->t_ns;
         ret = -pthread_create(&m->thread, NULL, mon_thread, m);
         if (ret < 0) {
                 snprintf(err, errlen, "monitor thread: %s", strerror(-ret));
@@ -699,7 +477,7 @@ void mon_stop(struct mon *m)
          * so one of them spent in steal reads as 50% steal: drop it unless
          * it would be the only sample of the run.
          */
-        if (m->nsamples == 0 || clk_now_ns() - m->prev.t_ns >= half)
+        if (m->nsamples == 0 || clk_now_ns() - m->prev->t_ns >= half)
                 take_sample(m);
         for (tries = 0; m->nsamples == 0 && tries < 100; tries++) {
                 nanosleep(&pause, NULL);
@@ -986,7 +764,11 @@ void mon_free(struct mon *m)
                 free(m->watches[i].label);
         free(m->samples);
         free(m->watches);
-        snap_free(&m->prev);
+        free(m->prev);
+        free(m->cur);
+        free(m->rates);
+        if (m->src_open)
+                hostsrc_close(&m->src);
         pthread_cond_destroy(&m->cond);
         pthread_mutex_destroy(&m->lock);
         free(m);
@@ -1035,19 +817,20 @@ static void read_cpu_model(char *buf, size_t len)
         }
 }
 
+static int on_memtotal(void *user, const char *key, uint64_t v)
+{
+        if (strcmp(key, "MemTotal"))
+                return 0;
+        *(ull *)user = (ull)v * 1024;
+        return 1; /* found: stop */
+}
+
 static ull read_memtotal(void)
 {
-        char line[256];
-        ull kb = 0;
-        FILE *f = fopen("/proc/meminfo", "re");
+        ull bytes = 0;
 
-        if (!f)
-                return 0;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-                        break;
-        fclose(f);
-        return kb * 1024;
+        procfs_keyed_at("/proc/meminfo", on_memtotal, &bytes);
+        return bytes;
 }
 
 /* Strings that are not valid UTF-8 become "" rather than failing the object. */

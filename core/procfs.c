@@ -1,10 +1,13 @@
 /*
- * procfs.c - /proc/PID/stat and /proc/diskstats, parsed in one place so
- * the monitor, the lab and scale's probes read the same fields the same way.
+ * procfs.c - /proc/PID/stat, stat's cpu lines, diskstats, net/dev, meminfo
+ * and vmstat, parsed in one place so the monitor, the host sources, the lab
+ * and scale's probes read the same fields the same way.
  */
 #include "core/procfs.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,6 +95,112 @@ int procfs_diskstats_at(const char *path, int (*fn)(void *user, const struct pro
         while (!rc && fgets(line, sizeof(line), f))
                 if (parse_disk(line, &d) == 0)
                         rc = fn(user, &d);
+        fclose(f);
+        return rc;
+}
+
+/* "cpu" or "cpuN" then at least user nice system idle; absent later columns are 0. */
+static int parse_cpu(const char *line, struct procfs_cpu *c)
+{
+        const char *p = line + 3;
+        unsigned long long v[8] = {0};
+        char *end;
+        long id = -1;
+
+        memset(c, 0, sizeof(*c));
+        if (strncmp(line, "cpu", 3))
+                return -EINVAL;
+        if (!isspace((unsigned char)*p)) {
+                id = strtol(p, &end, 10);
+                if (end == p || id < 0 || id > 1 << 20 || !isspace((unsigned char)*end))
+                        return -EINVAL;
+                p = end;
+        }
+        if (sscanf(p, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                   &v[5], &v[6], &v[7]) < 4)
+                return -EINVAL;
+        *c = (struct procfs_cpu){(int)id, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
+        return 0;
+}
+
+int procfs_stat_at(const char *path, int (*fn)(void *user, const struct procfs_cpu *c), void *user)
+{
+        FILE *f = fopen(path, "re");
+        struct procfs_cpu c;
+        char line[1024];
+        int rc = 0, total = 0;
+
+        if (!f)
+                return -errno;
+        /* the cpu lines come first: stop before the long "intr" line */
+        while (!rc && fgets(line, sizeof(line), f) && !strncmp(line, "cpu", 3)) {
+                if (parse_cpu(line, &c) < 0)
+                        continue;
+                total |= c.id < 0;
+                rc = fn(user, &c);
+        }
+        fclose(f);
+        return rc ? rc : total ? 0 : -EINVAL;
+}
+
+/* "  name: rx_bytes rx_packets 6 more, tx_bytes tx_packets ..." */
+static int parse_net(char *line, struct procfs_net *n)
+{
+        /* names may hold ':' (aliases), the counters never do */
+        char *colon = strrchr(line, ':'), *name = line;
+        unsigned long long rb, rp, tb, tp;
+        size_t len;
+
+        memset(n, 0, sizeof(*n));
+        if (!colon)
+                return -EINVAL;
+        *colon = '\0';
+        while (isspace((unsigned char)*name))
+                name++;
+        len = strlen(name);
+        if (!len || len >= sizeof(n->name) ||
+            sscanf(colon + 1, "%llu %llu %*u %*u %*u %*u %*u %*u %llu %llu", &rb, &rp, &tb, &tp) !=
+                4)
+                return -EINVAL;
+        memcpy(n->name, name, len + 1);
+        n->rx_bytes = rb;
+        n->rx_packets = rp;
+        n->tx_bytes = tb;
+        n->tx_packets = tp;
+        return 0;
+}
+
+int procfs_netdev_at(const char *path, int (*fn)(void *user, const struct procfs_net *n),
+                     void *user)
+{
+        FILE *f = fopen(path, "re");
+        struct procfs_net n;
+        char line[512];
+        int rc = 0;
+
+        if (!f)
+                return -errno;
+        /* the two heading lines hold '|', never ':' */
+        while (!rc && fgets(line, sizeof(line), f))
+                if (parse_net(line, &n) == 0)
+                        rc = fn(user, &n);
+        fclose(f);
+        return rc;
+}
+
+int procfs_keyed_at(const char *path, int (*fn)(void *user, const char *key, uint64_t v),
+                    void *user)
+{
+        FILE *f = fopen(path, "re");
+        unsigned long long v;
+        char line[256], key[64];
+        int rc = 0;
+
+        if (!f)
+                return -errno;
+        while (!rc && fgets(line, sizeof(line), f))
+                if (sscanf(line, "%63[^: \t]%*[: \t]%llu", key, &v) == 2)
+                        rc = fn(user, key, v);
         fclose(f);
         return rc;
 }

@@ -1,12 +1,14 @@
 /*
- * procfs.h - the two /proc files more than one module reads.
+ * procfs.h - the /proc files hcisweep reads, each parsed here once.
  *
  * /proc/PID/stat says what state a process is in, its name, its major page
  * faults and the CPU time it used (the host monitor's watched PIDs, the lab's
- * liveness checks, scale's probes). /proc/diskstats holds every block
- * device's cumulative counters (the host monitor's disk rates, scale's host
- * and VM disks). Each is parsed here once, the way proc(5) and the kernel's
- * Documentation/admin-guide/iostats.rst lay them out.
+ * liveness checks, scale's probes). stat's cpu lines, diskstats, net/dev,
+ * meminfo and vmstat are a host's counters: the procfs host source
+ * (core/hostsrc_procfs.c) and the host monitor read them through the
+ * functions below, the way proc(5) and the kernel's
+ * Documentation/admin-guide/iostats.rst lay them out. The *_at forms read a
+ * file of a directory laid out as /proc (a recorded or made-up host).
  *
  * Plain reads with no state kept: any thread may call them. Errors are
  * -errno when the file cannot be opened (-ENOENT: no such process) and
@@ -58,5 +60,38 @@ int procfs_diskstats(int (*fn)(void *user, const struct procfs_disk *d), void *u
 /* The same of a file laid out as /proc/diskstats (a procfs-shaped directory's). */
 int procfs_diskstats_at(const char *path, int (*fn)(void *user, const struct procfs_disk *d),
                         void *user);
+
+/* One cpu line of /proc/stat: times in clock ticks (procfs_tick_ns). */
+struct procfs_cpu {
+        int id; /* N of "cpuN"; -1 for the "cpu" line, every CPU together */
+        uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
+};
+
+/*
+ * Call fn for every cpu line of the stat file at path, in file order (the
+ * total first, then each online CPU by its id: an offline CPU has no line,
+ * so ids may skip). Lines that do not parse are skipped. A nonzero return
+ * of fn stops the read and is returned; -EINVAL when no total line was
+ * there; -errno when the file cannot be opened.
+ */
+int procfs_stat_at(const char *path, int (*fn)(void *user, const struct procfs_cpu *c), void *user);
+
+/* One interface of /proc/net/dev. */
+struct procfs_net {
+        char name[64];
+        uint64_t rx_bytes, rx_packets, tx_bytes, tx_packets;
+};
+
+/* Every interface of the net/dev file at path, as procfs_stat_at (no total needed). */
+int procfs_netdev_at(const char *path, int (*fn)(void *user, const struct procfs_net *n),
+                     void *user);
+
+/*
+ * Every "Key: number" line (meminfo: values as written, kB) or "key number"
+ * line (vmstat) of the file at path, as procfs_stat_at. Keys longer than
+ * 63 characters are skipped.
+ */
+int procfs_keyed_at(const char *path, int (*fn)(void *user, const char *key, uint64_t v),
+                    void *user);
 
 #endif

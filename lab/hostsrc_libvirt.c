@@ -159,6 +159,9 @@ static void lv_close(struct hostsrc *s)
 
 const struct hostsrc_ops hostsrc_libvirt_ops = {
     .name = "libvirt",
+    /* no swap, disks, network or pressure through virNode*: unknown, never 0 */
+    .caps = HOSTSRC_CPU | HOSTSRC_MEM,
+    .where = HOSTSRC_AT_CONN,
     .open = lv_open_where,
     .read = lv_read,
     .close = lv_close,

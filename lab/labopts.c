@@ -283,7 +283,9 @@ static int instance_of(const char *url, char *out, size_t outlen)
 
 int lab_host_metrics(const struct lab_spec *spec, struct lab_hostinfo *h, char *err, size_t errlen)
 {
-        int local = !strcmp(h->source, "procfs"), url = !strcmp(h->source, "node_exporter");
+        const struct hostsrc_ops *src = hostsrc_find(h->source);
+        unsigned at = src ? src->where : 0; /* the source by what it reads, never by its name */
+        int local = !!(at & HOSTSRC_AT_DIR), url = !!(at & HOSTSRC_AT_URL);
         char inst[128];
 
         h->token = NULL;
@@ -320,11 +322,12 @@ int lab_host_metrics(const struct lab_spec *spec, struct lab_hostinfo *h, char *
                         snprintf(err, errlen, "host %s: --prometheus is too long", h->name);
                         return -EINVAL;
                 }
-                snprintf(h->source, sizeof(h->source), "prometheus");
+                src = &hostsrc_prom_ops;
+                snprintf(h->source, sizeof(h->source), "%s", src->name);
                 snprintf(h->where, sizeof(h->where), "%s#%s", spec->prometheus, inst);
                 break;
         }
-        if (!strcmp(h->source, "node_exporter") || !strcmp(h->source, "prometheus"))
+        if (src && (src->where & HOSTSRC_TOKEN))
                 h->token = spec->metrics_token;
         return 0;
 }

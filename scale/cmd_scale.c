@@ -200,6 +200,35 @@ static int cpu_list_add(const char *list, cpu_set_t *set)
 }
 
 /*
+ * This host's CPU over the step's window (set NULL: every CPU), measured
+ * once: from the cluster's two reads of it when it is a cluster host (the
+ * same window as its cluster figures), else from the monitor's samples.
+ * Returns how many CPUs it covers (0: none).
+ */
+static unsigned step_cpu(const struct scale *s, const struct mon *m, uint64_t t1,
+                         const cpu_set_t *set, struct mon_cpu *out)
+{
+        struct hostsrc_cpu p;
+        int n = scale_cluster_local_cpu(s->watch.cluster, set, &p);
+
+        if (n > 0) {
+                *out = (struct mon_cpu){.user = p.user,
+                                        .nice = p.nice,
+                                        .system = p.system,
+                                        .iowait = p.iowait,
+                                        .irq = p.irq,
+                                        .softirq = p.softirq,
+                                        .steal = p.steal,
+                                        .idle = p.idle};
+                return (unsigned)n;
+        }
+        if (set)
+                return mon_cpus_between(m, s->run.t0, t1, set, out);
+        mon_cpu_between(m, s->run.t0, t1, out);
+        return 1;
+}
+
+/*
  * The compute layer's CPU: in two-layer the VMs are pinned to CPUs of
  * their own and the storage service to others, so the host's busy share
  * (one figure over both layers) hides a compute layer at 100%. When every
@@ -219,7 +248,7 @@ static void compute_cpu(struct scale *s, struct scale_step *st, const struct mon
                 if (!s->lab.disk[i].cpuset[0] || cpu_list_add(s->lab.disk[i].cpuset, &set) < 0)
                         return;
         if (CPU_COUNT(&set) >= sysconf(_SC_NPROCESSORS_ONLN) ||
-            !mon_cpus_between(m, s->run.t0, t1, &set, &r->compute_cpu))
+            !step_cpu(s, m, t1, &set, &r->compute_cpu))
                 return;
         for (int c = 0; c < CPU_SETSIZE && len + 8 < sizeof(st->compute_cpus); c++)
                 if (CPU_ISSET(c, &set))
@@ -285,7 +314,7 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
                 log_warn("scale: %u VMs: %s", st->vms, st->load.error);
         if (m) {
                 mon_stop(m);
-                mon_cpu_between(m, s->run.t0, snap1.t_ns, &r->cpu);
+                step_cpu(s, m, snap1.t_ns, NULL, &r->cpu); /* one CPU window per step */
                 compute_cpu(s, st, m, snap1.t_ns, r);
                 json_decref(st->monitor);
                 st->monitor = mon_to_json(m);
@@ -299,6 +328,8 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         r->have_steady = res.have_steady;
         r->steady = res.steady;
         scale_probe_rates(s->watch.probe, &s->run.snap0, &snap1, &r->rates);
+        scale_cluster_local_swap(s->watch.cluster,
+                                 &r->rates.swap_pages); /* the host's, read once */
         keep_result(st, r, &res);
         r->interrupted = interrupted;
         if (res.exit_code) {

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "core/hist.h"
+#include "core/hostsrc.h"
 #include "core/monitor.h"
 #include "oltp/engine.h"
 #include "lab/backend.h"
@@ -22,10 +23,10 @@
 #define SCALE_MAX_REPEAT 32
 
 /* Cumulative counters at one instant (scale_probe.c). -1 / 0 when unknown. */
-/* /proc/diskstats counters of one block device. */
+/* /proc/diskstats counters of one block device, as every disk is read (core/hostsrc.h). */
 struct scale_dstat {
         int have;
-        uint64_t ios, sectors, ticks_ms, busy_ms;
+        struct hostsrc_disk d;
 };
 
 /* A VM's CPU cgroup counters (cg_read(): cpu.stat, v1 cpuacct.usage); -1 when unknown. */
@@ -38,8 +39,7 @@ struct scale_cgcpu {
 
 struct scale_snap {
         uint64_t t_ns;
-        int have_disk;
-        uint64_t disk_ios, disk_sectors, disk_ticks_ms, disk_busy_ms;
+        struct scale_dstat disk;                /* the disk holding the lab directory */
         struct scale_dstat vd[LAB_MAX_VMS + 1]; /* VM i's disk (its loop device) */
         int64_t tgt_user_ns, tgt_sys_ns;
         int64_t ini_cpu_ns[LAB_MAX_VMS + 1]; /* VM i's initiator */
@@ -47,7 +47,6 @@ struct scale_snap {
         uint64_t tgt_rchar, tgt_wchar, tgt_read_bytes, tgt_write_bytes;
         int64_t tgt_cpu_ns;
         int64_t self_cpu_ns; /* hcisweep itself: the load generator */
-        uint64_t swap_pages;
         int64_t vm_cpu_ns[LAB_MAX_VMS + 1];
         uint64_t vm_majflt[LAB_MAX_VMS + 1], vm_failcnt[LAB_MAX_VMS + 1];
         uint64_t vm_oom[LAB_MAX_VMS + 1];
@@ -76,7 +75,7 @@ struct scale_rates {
         struct scale_drate host;                /* the host disk holding the lab directory */
         double ini_cpu_pct[LAB_MAX_VMS + 1];    /* VM i's initiator (in vm_cpu_pct too); -1 */
         double self_cpu_pct; /* the load generator, % of one CPU; -1 when unknown */
-        uint64_t swap_pages;
+        uint64_t swap_pages; /* this host's, from its cluster reading (scale_cluster_local_swap) */
         double vm_cpu_pct[LAB_MAX_VMS + 1];  /* -1 when unknown */
         uint64_t majflt, failcnt, oom_kills; /* all VMs */
         /* VM i's CPU cgroup over the window: vm_cpu_pct came from its usage

@@ -2,9 +2,17 @@
  * scale_cluster.c - the lab's hosts over each measured window
  * (scale_cluster.h). Counters are big (a host's every CPU and disk), so
  * the two reads of a window live on the heap, one pair per host.
+ *
+ * Each open host has a reader thread of its own: the window's reads are
+ * posted to every host at once, so all windows open and close together, and
+ * opening a window never waits (it runs on the thread that drives the load).
+ * Closing waits for the hosts' reads, each bounded by its source's timeout;
+ * a host still busy with an earlier read loses the window, nobody else.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +25,21 @@ struct host {
         struct lab_hostinfo info;
         int controller; /* this host's own /proc */
         int open;       /* src is open */
-        int begun;      /* at0 holds this window's first read */
+        int begun;      /* this window's first read was posted */
+        int measured;   /* at0 and at1 hold the last closed window's reads */
         struct hostsrc src;
         struct hostsrc_counters *at0, *at1;
         char error[256]; /* why it could not be opened, "" */
+        /* the reader thread; mu guards what follows it */
+        pthread_t th;
+        int th_up;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        int want;          /* read into slot want-1 next; 0 nothing; -1 quit */
+        int busy;          /* a read is in flight */
+        int done[2];       /* slot 0 (at0) / 1 (at1) holds the posted read's outcome */
+        int rc[2];         /* its 0 / -errno */
+        char rerr[2][256]; /* its error */
 };
 
 struct scale_cluster {
@@ -34,6 +53,7 @@ struct host_step {
         int controller;
         int missing; /* did not answer when the run started (--metrics-optional) */
         double seconds;
+        double fam_s[6]; /* seconds measured per family (bit i of HOSTSRC_*) */
         struct hostsrc_rates r;
         unsigned missed; /* windows it could not read */
         char error[256]; /* the last reason, "" */
@@ -44,7 +64,86 @@ struct scale_hosts {
         struct host_step *h;
 };
 
-/* Open host i's source and read it once: it answers. */
+/* The reader thread: one read at a time, into the slot posted. */
+static void *reader(void *arg)
+{
+        struct host *h = arg;
+        char err[256];
+
+        pthread_mutex_lock(&h->mu);
+        for (;;) {
+                int slot, rc;
+
+                while (!h->want)
+                        pthread_cond_wait(&h->cv, &h->mu);
+                if (h->want < 0)
+                        break;
+                slot = h->want - 1;
+                h->want = 0;
+                h->busy = 1;
+                pthread_mutex_unlock(&h->mu);
+                err[0] = '\0';
+                rc = hostsrc_read(&h->src, slot ? h->at1 : h->at0, err, sizeof(err));
+                pthread_mutex_lock(&h->mu);
+                h->rc[slot] = rc;
+                snprintf(h->rerr[slot], sizeof(h->rerr[slot]), "%s", err);
+                h->done[slot] = 1;
+                h->busy = 0;
+                pthread_cond_broadcast(&h->cv);
+        }
+        pthread_mutex_unlock(&h->mu);
+        return NULL;
+}
+
+/* Ask h's reader for a read into slot; -EBUSY when it is still at an earlier one. */
+static int post(struct host *h, int slot)
+{
+        int rc = 0;
+
+        pthread_mutex_lock(&h->mu);
+        if (h->busy || h->want) {
+                rc = -EBUSY;
+        } else {
+                h->done[slot] = 0;
+                h->want = slot + 1;
+                pthread_cond_signal(&h->cv);
+        }
+        pthread_mutex_unlock(&h->mu);
+        return rc;
+}
+
+/* The outcome of h's read into slot, waiting until deadline (CLOCK_REALTIME):
+ * 0, -errno with why, -ETIMEDOUT when it did not come back in time. */
+static int await(struct host *h, int slot, const struct timespec *deadline, char *why, size_t len)
+{
+        int rc = 0;
+
+        pthread_mutex_lock(&h->mu);
+        while (!h->done[slot] && rc == 0)
+                rc = pthread_cond_timedwait(&h->cv, &h->mu, deadline);
+        if (h->done[slot]) {
+                rc = h->rc[slot];
+                snprintf(why, len, "%s", h->rerr[slot]);
+        } else {
+                rc = -ETIMEDOUT;
+                snprintf(why, len, "%s (%s): no answer within %d s", h->info.name, h->src.ops->name,
+                         HOSTSRC_HTTP_TIMEOUT_MS / 1000 + 1);
+        }
+        pthread_mutex_unlock(&h->mu);
+        return rc;
+}
+
+/* Now plus a source's timeout and a second: no read waited on outlives it. */
+static struct timespec read_deadline(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += HOSTSRC_HTTP_TIMEOUT_MS / 1000 + 1;
+        return ts;
+}
+
+/* Open host i's source and start its reader. */
 static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, unsigned i,
                      struct host *h, char *err, size_t errlen)
 {
@@ -58,7 +157,34 @@ static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, 
         if (rc < 0)
                 return rc;
         h->open = 1;
-        return hostsrc_read(&h->src, h->at0, err, errlen);
+        pthread_mutex_init(&h->mu, NULL);
+        pthread_cond_init(&h->cv, NULL);
+        if ((rc = pthread_create(&h->th, NULL, reader, h)) != 0) {
+                snprintf(err, errlen, "%s: cannot start its reader: %s", h->info.name,
+                         strerror(rc));
+                return -rc;
+        }
+        h->th_up = 1;
+        return 0;
+}
+
+/* Stop h's reader (after the read in flight, bounded by its timeout) and close it. */
+static void close_host(struct host *h)
+{
+        if (h->th_up) {
+                pthread_mutex_lock(&h->mu);
+                h->want = -1;
+                pthread_cond_signal(&h->cv);
+                pthread_mutex_unlock(&h->mu);
+                pthread_join(h->th, NULL);
+                h->th_up = 0;
+        }
+        if (h->open) {
+                pthread_mutex_destroy(&h->mu);
+                pthread_cond_destroy(&h->cv);
+                hostsrc_close(&h->src);
+                h->open = 0;
+        }
 }
 
 /* The lab's hosts with the sources --metrics-source picks (lab/hosts.h). */
@@ -84,6 +210,29 @@ static int list_hosts(struct scale_cluster *c, const struct lab_backend_ops *ops
         return rc == -ENOENT ? 0 : rc;
 }
 
+/* The first read of every host: it answers, or it is missing (optional) or stops the run. */
+static int first_reads(struct scale_cluster *c, int optional, char *err, size_t errlen)
+{
+        struct timespec deadline = read_deadline();
+
+        for (unsigned i = 0; i < c->n; i++) {
+                struct host *h = &c->h[i];
+
+                if (h->open && await(h, 0, &deadline, h->error, sizeof(h->error)) < 0)
+                        close_host(h); /* opened, but the first read failed */
+                else if (h->open)
+                        h->error[0] = '\0';
+                if (h->info.source[0] && !h->open && !optional) {
+                        snprintf(err, errlen,
+                                 "host %s does not answer: %s (--metrics-optional "
+                                 "records it as missing)",
+                                 h->info.name, h->error);
+                        return -EHOSTDOWN;
+                }
+        }
+        return 0;
+}
+
 int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops *ops,
                        struct lab_backend *b, const struct lab_spec *spec, int optional, char *err,
                        size_t errlen)
@@ -104,26 +253,29 @@ int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops 
                 rc = open_host(ops, b, i, h, h->error, sizeof(h->error));
                 if (rc == -ENOMEM)
                         return rc;
-                if (rc < 0 && h->open) { /* opened, but the first read failed */
-                        hostsrc_close(&h->src);
-                        h->open = 0;
-                }
-                if (rc < 0 && !optional) {
-                        snprintf(err, errlen,
-                                 "host %s does not answer: %s (--metrics-optional "
-                                 "records it as missing)",
-                                 h->info.name, h->error);
-                        return -EHOSTDOWN;
-                }
+                if (rc == 0)
+                        post(h, 0); /* every host's first read at once */
+                else
+                        close_host(h);
         }
-        return 0;
+        return first_reads(c, optional, err, errlen);
+}
+
+int scale_cluster_check(const struct lab_backend_ops *ops, struct lab_backend *b,
+                        const struct lab_spec *spec, char *err, size_t errlen)
+{
+        struct lab_hostinfo h;
+        int rc;
+
+        for (unsigned i = 0; (rc = lab_host_get(ops, b, spec, i, &h, err, errlen)) == 0; i++)
+                ;
+        return rc == -ENOENT ? 0 : rc;
 }
 
 void scale_cluster_close(struct scale_cluster *c)
 {
         for (unsigned i = 0; c && i < c->n; i++) {
-                if (c->h[i].open)
-                        hostsrc_close(&c->h[i].src);
+                close_host(&c->h[i]);
                 free(c->h[i].at0);
                 free(c->h[i].at1);
         }
@@ -156,13 +308,9 @@ void scale_cluster_print(const struct scale_cluster *c)
 
 void scale_cluster_begin(struct scale_cluster *c)
 {
-        char ignored[256]; /* a failed first read shows when the window ends */
-
-        for (unsigned i = 0; c && i < c->n; i++) {
-                struct host *h = &c->h[i];
-
-                h->begun = h->open && hostsrc_read(&h->src, h->at0, ignored, sizeof(ignored)) == 0;
-        }
+        /* posted, never waited for: a failed or late read shows when the window ends */
+        for (unsigned i = 0; c && i < c->n; i++)
+                c->h[i].begun = c->h[i].open && post(&c->h[i], 0) == 0;
 }
 
 /* Fold x into the mean m of w seconds so far, for dt seconds more. */
@@ -183,38 +331,62 @@ static struct hostsrc_disk_rate *disk_in(struct hostsrc_rates *r, const char *na
         return &r->disk[r->ndisks++];
 }
 
+/* A disk over the windows that read it: a disk that appeared late is not
+ * diluted with zeros, and its latency is per request (I/O-weighted). */
+static void fold_disk(struct hostsrc_disk_rate *d, const struct hostsrc_disk_rate *x)
+{
+        double w = d->seconds, dt = x->seconds;
+
+        fold(&d->util_pct, x->util_pct, w, dt);
+        fold(&d->iops, x->iops, w, dt);
+        fold(&d->read_bytes_s, x->read_bytes_s, w, dt);
+        fold(&d->write_bytes_s, x->write_bytes_s, w, dt);
+        if (d->ios + x->ios > 0)
+                d->lat_ms = (d->lat_ms * d->ios + x->lat_ms * x->ios) / (d->ios + x->ios);
+        d->ios += x->ios;
+        d->seconds = w + dt;
+}
+
 static void fold_rates(struct host_step *hs, const struct hostsrc_rates *x)
 {
         struct hostsrc_rates *m = &hs->r;
-        double w = hs->seconds, dt = x->seconds;
+        double dt = x->seconds, *fs = hs->fam_s;
 
-        fold(&m->busy, x->busy, w, dt);
-        fold(&m->user, x->user, w, dt);
-        fold(&m->system, x->system, w, dt);
-        fold(&m->iowait, x->iowait, w, dt);
-        fold(&m->steal, x->steal, w, dt);
-        fold(&m->busiest_cpu, x->busiest_cpu, w, dt);
-        fold(&m->mem_used_pct, x->mem_used_pct, w, dt);
-        fold(&m->swap_in_s, x->swap_in_s, w, dt);
-        fold(&m->swap_out_s, x->swap_out_s, w, dt);
-        fold(&m->rx_bytes_s, x->rx_bytes_s, w, dt);
-        fold(&m->tx_bytes_s, x->tx_bytes_s, w, dt);
-        m->have_pressure = x->have_pressure;
-        fold(&m->psi_cpu_pct, x->psi_cpu_pct, w, dt);
-        fold(&m->psi_io_pct, x->psi_io_pct, w, dt);
-        fold(&m->psi_mem_pct, x->psi_mem_pct, w, dt);
+        if (x->have & HOSTSRC_CPU) {
+                fold(&m->busy, x->busy, fs[0], dt);
+                fold(&m->user, x->user, fs[0], dt);
+                fold(&m->system, x->system, fs[0], dt);
+                fold(&m->iowait, x->iowait, fs[0], dt);
+                fold(&m->steal, x->steal, fs[0], dt);
+                fold(&m->busiest_cpu, x->busiest_cpu, fs[0], dt);
+        }
+        if (x->have & HOSTSRC_MEM)
+                fold(&m->mem_used_pct, x->mem_used_pct, fs[1], dt);
+        if (x->have & HOSTSRC_SWAP) {
+                fold(&m->swap_in_s, x->swap_in_s, fs[2], dt);
+                fold(&m->swap_out_s, x->swap_out_s, fs[2], dt);
+        }
+        if (x->have & HOSTSRC_NET) {
+                fold(&m->rx_bytes_s, x->rx_bytes_s, fs[4], dt);
+                fold(&m->tx_bytes_s, x->tx_bytes_s, fs[4], dt);
+        }
+        if (x->have & HOSTSRC_PSI) {
+                m->have_pressure = 1;
+                fold(&m->psi_cpu_pct, x->psi_cpu_pct, fs[5], dt);
+                fold(&m->psi_io_pct, x->psi_io_pct, fs[5], dt);
+                fold(&m->psi_mem_pct, x->psi_mem_pct, fs[5], dt);
+        }
         for (unsigned i = 0; i < x->ndisks; i++) {
                 struct hostsrc_disk_rate *d = disk_in(m, x->disk[i].name);
 
-                if (!d)
-                        continue;
-                fold(&d->util_pct, x->disk[i].util_pct, w, dt);
-                fold(&d->iops, x->disk[i].iops, w, dt);
-                fold(&d->lat_ms, x->disk[i].lat_ms, w, dt);
-                fold(&d->read_bytes_s, x->disk[i].read_bytes_s, w, dt);
-                fold(&d->write_bytes_s, x->disk[i].write_bytes_s, w, dt);
+                if (d)
+                        fold_disk(d, &x->disk[i]);
         }
-        hs->seconds = w + dt;
+        for (unsigned f = 0; f < 6; f++)
+                if (x->have & (1u << f))
+                        fs[f] += dt;
+        m->have |= x->have;
+        hs->seconds += dt;
         m->seconds = hs->seconds;
 }
 
@@ -236,29 +408,59 @@ static struct scale_hosts *hosts_new(const struct scale_cluster *c)
         return hs;
 }
 
-/* Host h over the window, or why not (0 / -errno, why set). */
-static int window_of(struct host *h, struct hostsrc_rates *r, char *why, size_t len)
+/* Close h's window: post its second read, or say why it has none (-errno, why set). */
+static int window_close(struct host *h, char *why, size_t len)
 {
+        const struct timespec now = {0, 0}; /* already past: only look */
         int rc;
 
-        rc = hostsrc_read(&h->src, h->at1, why, len);
-        if (rc == 0 && !h->begun)
-                rc = -EAGAIN, snprintf(why, len, "%s (%s): no reading when the window opened",
-                                       h->info.name, h->src.ops->name);
-        if (rc == 0 && (rc = hostsrc_rates(h->at0, h->at1, r)) < 0)
-                snprintf(why, len,
-                         "%s (%s): a counter went backwards (the source restarted?): "
-                         "window left out",
+        if (!h->begun) {
+                snprintf(why, len, "%s (%s): still reading an earlier window when this one opened",
                          h->info.name, h->src.ops->name);
-        h->begun = 0;
+                return -EBUSY;
+        }
+        rc = await(h, 0, &now, why, len);
+        if (rc == -ETIMEDOUT)
+                snprintf(why, len, "%s (%s): no reading when the window opened (no answer yet)",
+                         h->info.name, h->src.ops->name);
+        return rc < 0 ? rc : post(h, 1);
+}
+
+/* Host h over the window, or why not (0 / -errno, why set). */
+static int window_of(struct host *h, const struct timespec *deadline, struct hostsrc_rates *r,
+                     char *why, size_t len)
+{
+        int rc = await(h, 1, deadline, why, len);
+
+        h->measured = rc == 0;
+        if (rc == 0) {
+                char what[160];
+
+                rc = hostsrc_rates(h->at0, h->at1, r);
+                hostsrc_rates_why(rc, r, what, sizeof(what));
+                if (what[0])
+                        snprintf(why, len, "%s (%s): %s", h->info.name, h->src.ops->name, what);
+        }
         return rc;
+}
+
+/* One host's window lost: named in hs and appended to why. */
+static void missed(struct host_step *hs, const char *one, char *why, size_t len)
+{
+        size_t at = strlen(why);
+
+        snprintf(hs->error, sizeof(hs->error), "%s", one);
+        hs->missed++;
+        if (at < len)
+                snprintf(why + at, len - at, "%s%s", at ? "; " : "", one);
 }
 
 int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *why, size_t len)
 {
         struct hostsrc_rates *r;
+        struct timespec deadline;
         char one[256];
-        int missed = 0;
+        int nmissed = 0, *posted;
 
         if (len)
                 why[0] = '\0';
@@ -266,31 +468,102 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *w
                 return 0;
         if (!*hsp && !(*hsp = hosts_new(c)))
                 return -ENOMEM;
-        if (!(r = malloc(sizeof(*r))))
+        if (!(r = malloc(sizeof(*r))) || !(posted = calloc(c->n, sizeof(*posted)))) {
+                free(r);
                 return -ENOMEM;
+        }
+        /* every host's window closes at once, then the answers are collected */
         for (unsigned i = 0; i < c->n; i++) {
                 struct host_step *hs = &(*hsp)->h[i];
-                size_t at = strlen(why);
 
                 if (!c->h[i].info.source[0] || hs->missing)
                         continue;
-                if (window_of(&c->h[i], r, one, sizeof(one)) == 0) {
-                        fold_rates(hs, r);
+                one[0] = '\0';
+                c->h[i].measured = 0;
+                if (window_close(&c->h[i], one, sizeof(one)) == 0)
+                        posted[i] = 1;
+                else
+                        missed(hs, one, why, len), nmissed++;
+                c->h[i].begun = 0;
+        }
+        deadline = read_deadline();
+        for (unsigned i = 0; i < c->n; i++) {
+                struct host_step *hs = &(*hsp)->h[i];
+
+                if (!posted[i])
+                        continue;
+                one[0] = '\0';
+                if (window_of(&c->h[i], &deadline, r, one, sizeof(one)) == 0) {
+                        fold_rates(hs, r); /* a family voided (one[] says which) is left out */
+                        if (one[0])
+                                snprintf(hs->error, sizeof(hs->error), "%s", one);
                         continue;
                 }
-                snprintf(hs->error, sizeof(hs->error), "%s", one);
-                hs->missed++;
-                missed++;
-                if (at < len)
-                        snprintf(why + at, len - at, "%s%s", at ? "; " : "", one);
+                missed(hs, one, why, len);
+                nmissed++;
         }
+        free(posted);
         free(r);
-        return missed;
+        return nmissed;
+}
+
+int scale_cluster_local_cpu(const struct scale_cluster *c, const cpu_set_t *set,
+                            struct hostsrc_cpu *pct)
+{
+        struct hostsrc_cpu one;
+        int n = 0;
+
+        memset(pct, 0, sizeof(*pct));
+        for (unsigned i = 0; c && i < c->n; i++) {
+                const struct host *h = &c->h[i];
+
+                if (!h->controller || !h->measured)
+                        continue;
+                if (!set)
+                        return hostsrc_cpu_split(&h->at0->total, &h->at1->total, pct) == 0;
+                for (unsigned id = 0; id < h->at1->ncpus && id < CPU_SETSIZE; id++) {
+                        if (!CPU_ISSET(id, set) ||
+                            hostsrc_cpu_split(&h->at0->cpu[id], &h->at1->cpu[id], &one) < 0)
+                                continue;
+                        pct->user += one.user, pct->nice += one.nice, pct->system += one.system;
+                        pct->idle += one.idle, pct->iowait += one.iowait, pct->irq += one.irq;
+                        pct->softirq += one.softirq, pct->steal += one.steal;
+                        n++;
+                }
+                break;
+        }
+        if (n)
+                *pct = (struct hostsrc_cpu){pct->user / n,    pct->nice / n,   pct->system / n,
+                                            pct->idle / n,    pct->iowait / n, pct->irq / n,
+                                            pct->softirq / n, pct->steal / n};
+        return n;
+}
+
+int scale_cluster_local_swap(const struct scale_cluster *c, uint64_t *pages)
+{
+        *pages = 0;
+        for (unsigned i = 0; c && i < c->n; i++) {
+                const struct hostsrc_counters *a = c->h[i].at0, *b = c->h[i].at1;
+
+                if (!c->h[i].controller || !c->h[i].measured || !(a->have & b->have & HOSTSRC_SWAP))
+                        continue;
+                if (b->pswpin < a->pswpin || b->pswpout < a->pswpout)
+                        return -ENOENT; /* went back: not known */
+                *pages = (uint64_t)((b->pswpin - a->pswpin) + (b->pswpout - a->pswpout));
+                return 0;
+        }
+        return -ENOENT;
 }
 
 static json_t *num(double v)
 {
         return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* v when the window measured family f, else null */
+static json_t *fam_num(const struct hostsrc_rates *r, unsigned f, double v)
+{
+        return r->have & f ? num(v) : json_null();
 }
 
 static json_t *disks_json(const struct hostsrc_rates *r)
@@ -322,19 +595,25 @@ static json_t *figures_json(json_t *o, const struct host_step *s)
                 json_object_set_new(o, "net", json_null());
                 return o;
         }
+        /* a family no window measured (the source does not give it) is null, never 0 */
         json_object_set_new(o, "cpu",
-                            json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "busy", num(r->busy), "user",
-                                      num(r->user), "system", num(r->system), "iowait",
-                                      num(r->iowait), "steal", num(r->steal), "busiest_cpu",
-                                      num(r->busiest_cpu)));
+                            !(r->have & HOSTSRC_CPU)
+                                ? json_null()
+                                : json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "busy", num(r->busy),
+                                            "user", num(r->user), "system", num(r->system),
+                                            "iowait", num(r->iowait), "steal", num(r->steal),
+                                            "busiest_cpu", num(r->busiest_cpu)));
         json_object_set_new(o, "memory",
-                            json_pack("{s:o,s:o,s:o}", "used_pct", num(r->mem_used_pct),
-                                      "swap_in_s", num(r->swap_in_s), "swap_out_s",
-                                      num(r->swap_out_s)));
-        json_object_set_new(o, "disks", disks_json(r));
+                            json_pack("{s:o,s:o,s:o}", "used_pct",
+                                      fam_num(r, HOSTSRC_MEM, r->mem_used_pct), "swap_in_s",
+                                      fam_num(r, HOSTSRC_SWAP, r->swap_in_s), "swap_out_s",
+                                      fam_num(r, HOSTSRC_SWAP, r->swap_out_s)));
+        json_object_set_new(o, "disks", r->have & HOSTSRC_DISKS ? disks_json(r) : json_null());
         json_object_set_new(o, "net",
-                            json_pack("{s:o,s:o}", "rx_bytes_s", num(r->rx_bytes_s), "tx_bytes_s",
-                                      num(r->tx_bytes_s)));
+                            !(r->have & HOSTSRC_NET)
+                                ? json_null()
+                                : json_pack("{s:o,s:o}", "rx_bytes_s", num(r->rx_bytes_s),
+                                            "tx_bytes_s", num(r->tx_bytes_s)));
         if (r->have_pressure)
                 json_object_set_new(o, "pressure",
                                     json_pack("{s:o,s:o,s:o}", "cpu_pct", num(r->psi_cpu_pct),

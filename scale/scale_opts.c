@@ -12,6 +12,7 @@
 #include "core/metrics.h"
 #include "core/progress.h"
 #include "scale/cmd_scale.h"
+#include "scale/scale_cluster.h"
 #include "scale/scale_run.h"
 
 static const char *const placements[] = {"controller", "vm", NULL};
@@ -289,8 +290,10 @@ int scale_check_run(struct scale *s, char *err, size_t errlen)
 
         if (listen && listen[0] && metrics_check_listen(listen, NULL, err, errlen) < 0)
                 return -EINVAL;
-        if (s->lab.ops->can_start)
-                return 0;
+        if (s->lab.ops->can_start) /* a backend without hosts is this one: its source checked */
+                return s->lab.ops->host
+                           ? 0
+                           : scale_cluster_check(s->lab.ops, NULL, &s->conf.spec, err, errlen);
         rc = s->lab.ops->open(&s->conf.spec, &b, err, errlen);
         if (rc < 0)
                 return rc;

@@ -1,9 +1,10 @@
 /*
- * scale_probe.c - the counters `hcisweep scale` reads at the start and end
- * of each measured window: each VM's disk (its loop device when the
- * datadir is on its LUN) and the host disk holding the lab directory
- * (/proc/diskstats: utilisation, bytes, mean latency), the storage service
- * (tgtd's /proc/PID/io and CPU time, user and system), the host's swapping (/proc/vmstat) and each
+ * scale_probe.c - the per-process and per-VM counters `hcisweep scale`
+ * reads at the start and end of each measured window: each VM's disk (its
+ * loop device when the datadir is on its LUN) and the disk holding the lab
+ * directory (/proc/diskstats, turned into rates by hostsrc_disk_rate, as
+ * every disk is), the storage service (tgtd's /proc/PID/io and CPU time,
+ * user and system), and each
  * local VM's mariadbd and initiator (CPU time, major faults) and cgroups,
  * v1 or v2 through lab/cgroup.h (its CPU usage: the whole VM, whatever runs
  * in it; its quota's throttling; memory limit hits, OOM kills and major
@@ -87,17 +88,12 @@ const char *scale_probe_disk(const struct scale_probe *p)
 
 static void dstat_set(struct scale_dstat *d, const struct procfs_disk *pd)
 {
-        d->have = 1;
-        d->ios = pd->rd_ios + pd->wr_ios;
-        d->sectors = pd->rd_sectors + pd->wr_sectors;
-        d->ticks_ms = pd->rd_ms + pd->wr_ms;
-        d->busy_ms = pd->io_ms;
+        d->have = hostsrc_disk_of_procfs(pd, &d->d) == 0;
 }
 
 struct disk_pass {
         const struct scale_probe *p;
         struct scale_snap *s;
-        struct scale_dstat host;
 };
 
 static int on_disk(void *user, const struct procfs_disk *d)
@@ -106,7 +102,7 @@ static int on_disk(void *user, const struct procfs_disk *d)
         const struct scale_probe *p = dp->p;
 
         if (p->disk[0] && !strcmp(d->name, p->disk))
-                dstat_set(&dp->host, d);
+                dstat_set(&dp->s->disk, d);
         for (unsigned i = 1; i <= p->n; i++)
                 if (p->vm[i].disk[0] && !strcmp(d->name, p->vm[i].disk))
                         dstat_set(&dp->s->vd[i], d);
@@ -116,14 +112,9 @@ static int on_disk(void *user, const struct procfs_disk *d)
 /* One pass over /proc/diskstats for the host disk and every VM's disk. */
 static void read_disk(const struct scale_probe *p, struct scale_snap *s)
 {
-        struct disk_pass dp = {p, s, {0}};
+        struct disk_pass dp = {p, s};
 
         procfs_diskstats(on_disk, &dp);
-        s->have_disk = dp.host.have;
-        s->disk_ios = dp.host.ios;
-        s->disk_sectors = dp.host.sectors;
-        s->disk_ticks_ms = dp.host.ticks_ms;
-        s->disk_busy_ms = dp.host.busy_ms;
 }
 
 /* utime and stime in ns and majflt from /proc/PID/stat; -1 when gone. */
@@ -175,21 +166,6 @@ static void read_tgt(const struct scale_probe *p, struct scale_snap *s)
         fclose(f);
 }
 
-static uint64_t vmstat_swap(void)
-{
-        unsigned long long v, sum = 0;
-        char key[64];
-        FILE *f = fopen("/proc/vmstat", "re");
-
-        if (!f)
-                return 0;
-        while (fscanf(f, "%63s %llu", key, &v) == 2)
-                if (!strcmp(key, "pswpin") || !strcmp(key, "pswpout"))
-                        sum += v;
-        fclose(f);
-        return sum;
-}
-
 /* VM i's cgroups, either version (cgroup.h): its CPU time and throttling,
  * its memory limit hits and OOM kills, and its major faults. */
 static void read_vm_cg(const struct scale_follow *v, unsigned i, struct scale_snap *s)
@@ -220,7 +196,6 @@ void scale_probe_take(const struct scale_probe *p, struct scale_snap *s)
         read_disk(p, s);
         read_tgt(p, s);
         s->self_cpu_ns = read_pid_stat(getpid(), NULL);
-        s->swap_pages = vmstat_swap();
         for (unsigned i = 1; i <= p->n; i++)
                 read_vm(&p->vm[i], i, s);
 }
@@ -230,40 +205,35 @@ static uint64_t up(uint64_t b, uint64_t a)
         return b > a ? b - a : 0;
 }
 
+/* One disk's window (hostsrc_disk_rate); all -1 when unknown at either end or gone back. */
 static void drate(const struct scale_dstat *a, const struct scale_dstat *b, double secs,
-                  struct scale_drate *r)
+                  struct scale_drate *r, struct hostsrc_disk_rate *hr)
 {
-        uint64_t ios = up(b->ios, a->ios);
-
         *r = (struct scale_drate){-1, -1, -1, -1};
-        if (!a->have || !b->have)
+        memset(hr, 0, sizeof(*hr));
+        if (!a->have || !b->have || hostsrc_disk_rate(&a->d, &b->d, secs, hr) < 0)
                 return;
-        r->util_pct = (double)up(b->busy_ms, a->busy_ms) / (secs * 10.0);
-        if (r->util_pct > 100)
-                r->util_pct = 100;
-        r->bytes_s = (double)up(b->sectors, a->sectors) * 512.0 / secs;
-        r->iops = (double)ios / secs;
-        r->lat_ms = ios ? (double)up(b->ticks_ms, a->ticks_ms) / (double)ios : 0;
+        *r = (struct scale_drate){.iops = hr->iops,
+                                  .bytes_s = hr->read_bytes_s + hr->write_bytes_s,
+                                  .lat_ms = hr->lat_ms,
+                                  .util_pct = hr->util_pct};
 }
 
 /* The storage path's disk figures: the VMs' disks when there are any. */
 static void disk_rates(const struct scale_probe *p, const struct scale_snap *a,
                        const struct scale_snap *b, double secs, struct scale_rates *r)
 {
-        struct scale_dstat ha = {a->have_disk, a->disk_ios, a->disk_sectors, a->disk_ticks_ms,
-                                 a->disk_busy_ms},
-                           hb = {b->have_disk, b->disk_ios, b->disk_sectors, b->disk_ticks_ms,
-                                 b->disk_busy_ms};
-        uint64_t ios = 0, ticks = 0;
+        struct hostsrc_disk_rate hr;
+        double ios = 0, lat_sum = 0;
 
-        drate(&ha, &hb, secs, &r->host);
+        drate(&a->disk, &b->disk, secs, &r->host, &hr);
         r->disk_util_pct = r->host.util_pct;
         r->disk_bytes_s = r->host.bytes_s;
         r->disk_iops = r->host.iops;
         r->disk_lat_ms = r->host.lat_ms;
         r->vdisks = 0;
         for (unsigned i = 1; i <= p->n; i++) {
-                drate(&a->vd[i], &b->vd[i], secs, &r->vd[i]);
+                drate(&a->vd[i], &b->vd[i], secs, &r->vd[i], &hr);
                 snprintf(r->vd_dev[i], sizeof(r->vd_dev[i]), "%s", p->vm[i].disk);
                 if (r->vd[i].iops < 0)
                         continue;
@@ -273,11 +243,11 @@ static void disk_rates(const struct scale_probe *p, const struct scale_snap *a,
                 r->disk_bytes_s += r->vd[i].bytes_s;
                 if (r->vd[i].util_pct > r->disk_util_pct)
                         r->disk_util_pct = r->vd[i].util_pct;
-                ios += up(b->vd[i].ios, a->vd[i].ios);
-                ticks += up(b->vd[i].ticks_ms, a->vd[i].ticks_ms);
+                ios += hr.ios; /* latency over all their I/Os */
+                lat_sum += hr.lat_ms * hr.ios;
         }
         if (r->vdisks)
-                r->disk_lat_ms = ios ? (double)ticks / (double)ios : 0;
+                r->disk_lat_ms = ios > 0 ? lat_sum / ios : 0;
 }
 
 static void tgt_rates(const struct scale_snap *a, const struct scale_snap *b, double secs,
@@ -338,7 +308,6 @@ void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
         r->self_cpu_pct = -1;
         if (a->self_cpu_ns >= 0 && b->self_cpu_ns >= a->self_cpu_ns)
                 r->self_cpu_pct = (double)(b->self_cpu_ns - a->self_cpu_ns) / (secs * 1e7);
-        r->swap_pages = up(b->swap_pages, a->swap_pages);
         for (unsigned i = 1; i <= LAB_MAX_VMS; i++) {
                 r->vm_cpu_pct[i] = r->ini_cpu_pct[i] = -1;
                 r->vm_periods[i] = r->vm_throttled[i] = r->vm_throttled_s[i] = -1;

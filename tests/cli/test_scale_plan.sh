@@ -4,7 +4,7 @@
 # --target-ci (whose runs may take --warmup-time or half of --time to warm
 # up, then --time) and for a search (--vms auto:MAX, at most as many steps
 # as it says); bad --vms and --target-ci without --time exit 2 naming the
-# option.
+# option; a --metrics-source the local host cannot give exits 2 as `lab status` does.
 . "$TESTLIB"
 LAB=$T/lab
 common=(--lab-dir "$LAB" --output-dir "$T/runs")
@@ -41,3 +41,12 @@ done
 expect_rc 2 "$HCISWEEP" scale --vms 1 --time 0 --events 10 --target-ci 5 --dry-run "${common[@]}"
 grep -q -- "--target-ci" <<<"$OUT" || fail "--target-ci without --time: $OUT"
 pass "bad plans refused"
+
+# A metrics source that cannot read the local backend's one host (this one,
+# read from /proc) is refused by --dry-run as by the run and `lab status`: exit 2, the host named.
+for src in node_exporter "prometheus --prometheus http://127.0.0.1:9090"; do
+        # shellcheck disable=SC2086 # the source's words
+        expect_rc 2 "$HCISWEEP" scale --vms 1 --dry-run --metrics-source $src "${common[@]}"
+        grep -q "host local: --metrics-source ${src%% *}" <<<"$OUT" || fail "--metrics-source $src: $OUT"
+done
+pass "--dry-run refuses a metrics source the host cannot give"

@@ -23,6 +23,7 @@
 
 #include "core/expo.h"
 #include "core/hostsrc.h"
+#include "core/hostsrc_http.h" /* the bodies' parsers, no network */
 
 #define FUZZ_ASSERT(cond, ...)                                                                     \
         do {                                                                                       \

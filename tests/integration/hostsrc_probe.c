@@ -410,11 +410,16 @@ int main(int argc, char **argv)
         if (!rc && read_all(p, n, align, 1, err, sizeof(err)) < 0)
                 rc = 3;
         for (int h = 0; h < n && !rc; h++) {
-                if (hostsrc_rates(&p[h].a, &p[h].b, &p[h].r) == -ERANGE) {
-                        snprintf(err, sizeof(err), "%s: a counter went backwards, window discarded",
-                                 p[h].src.host);
+                int rr = hostsrc_rates(&p[h].a, &p[h].b, &p[h].r);
+                char why[200];
+
+                hostsrc_rates_why(rr, &p[h].r, why, sizeof(why));
+                if (rr < 0) {
+                        snprintf(err, sizeof(err), "%s: %s", p[h].src.host, why);
                         rc = 4;
                 } else {
+                        if (why[0]) /* a family voided, the others stand */
+                                printf("lost %s: %s\n", p[h].src.host, why);
                         print(&p[h]);
                         if (align >= 0 && h != align)
                                 printf("align %s start_ms=%.1f end_ms=%.1f\n", p[h].src.host,

@@ -43,6 +43,12 @@ grep -qx "hosts: local (both, procfs /proc)" <<<"$RUN" || fail "hosts line: $RUN
 jq -e 'all(.steps[]; .cluster.hosts | length == 1 and .[0].controller == true
         and .[0].source == "procfs" and .[0].cpu.busy >= 0)' "$RES" >/dev/null ||
         fail "the local lab's cluster: $(jq -c '[.steps[].cluster]' "$RES")"
+# one CPU window per step: this host's CPU in the step and in its cluster figures
+# come from the same two reads (they were two windows, the monitor's and the cluster's)
+jq -e 'all(.steps[]; ((100 - .host_cpu.idle - .host_cpu.iowait) - .cluster.hosts[0].cpu.busy
+        | fabs) < 0.01 and ((.host_cpu.steal - .cluster.hosts[0].cpu.steal) | fabs) < 0.01)' \
+        "$RES" >/dev/null ||
+        fail "two CPU windows in a step: $(jq -c '[.steps[] | {h: .host_cpu, c: .cluster.hosts[0].cpu}]' "$RES")"
 for n in 1 2 3; do
         grep -Eq "^ +$n +[0-9.]+ +[0-9.]+ .* ok" <<<"$RUN" || fail "no ok row for $n VMs: $RUN"
 done

@@ -13,8 +13,10 @@
 # figures read apart, and every step must hold all three hosts' figures; then
 # the same with the exporters swapped between h1 and h2 (the answer follows
 # the figures, not a name). A host whose exporter does not answer stops the
-# run (exit 3, named) unless --metrics-optional, and an exporter killed after
-# the first step marks the next step degraded, naming the host.
+# run (exit 3, named) unless --metrics-optional; one that answers once, then
+# accepts and never answers, loses its windows only while the load runs on
+# undisturbed; and an exporter killed after the first step marks the next
+# step degraded, naming the host.
 . "$TESTLIB"
 NE=$(command -v prometheus-node-exporter) || fail "prometheus-node-exporter is not installed (scripts/install-deps.sh)"
 
@@ -166,6 +168,57 @@ jq -e '.steps[0].cluster.hosts | (.[] | select(.name == "h2") | .missing == true
         and (.[] | select(.name == "h1") | .cpu.busy >= 0)' "$RES" >/dev/null ||
         fail "--metrics-optional: $(jq -c .steps[0].cluster "$RES")"
 pass "a host down at the start: exit 3 naming it; --metrics-optional records it missing"
+
+# A host that answers once (the run's first read), then accepts and never
+# answers: it loses its own windows only. Reading hosts never blocks the
+# threads that drive load, so the step keeps its planned length and every
+# interval holds transactions, and the other hosts' windows are the step's.
+cat >"$T/stall.py" <<'EOS'
+import socket, sys, urllib.request
+addr, port, up = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((addr, port))
+s.listen(16)
+open(sys.argv[4], "w").close()
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+held, n = [], 0
+while True:
+    c, _ = s.accept()
+    n += 1
+    if n > 1:
+        held.append(c)  # accepted, never answered
+        continue
+    c.recv(65536)
+    body = opener.open(up).read()
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n"
+              b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    c.close()
+EOS
+PS=$(test_port 7)
+python3 "$T/stall.py" "$E2" "$PS" "$cold" "$T/stall.ready" >"$T/stall.log" 2>&1 &
+PIDS+=($!)
+wait_file "$T/stall.ready"
+inventory "$hot" "http://$E2:$PS/metrics" >"$T/stall.ini"
+expect_rc 0 "$HCISWEEP" scale --inventory "$T/stall.ini" --backend static --vms 1 \
+        --workload oltp_point_select --tables 1 --table-size 1000 --threads 4 --rate 400 --time 8 \
+        --output-dir "$T/runs"
+RES=$(sed -n 's/^result: //p' <<<"$OUT")
+[ -f "$RES" ] || fail "no result with a stalled host: $OUT"
+jq -e '.steps[0].state == "degraded" and (.steps[0].error | contains("h2 (node_exporter)"))
+        and (.steps[0].cluster.hosts[] | select(.name == "h2") | .windows_missed == 1 and .cpu == null)
+        and (.steps[0].cluster.hosts[] | select(.name == "h1") | .cpu.busy > 94.5 and .cpu.busy < 95.5)
+        and (.steps[0].cluster.hosts[] | select(.name == "s1") | .cpu.busy >= 0)' "$RES" >/dev/null ||
+        fail "stalled host: $(jq -c '[.steps[] | {state, error, cluster}]' "$RES")"
+jq -e '(.steps[0].intervals | length) >= 6 and all(.steps[0].intervals[]; .tps > 0)' "$RES" >/dev/null ||
+        fail "a stalled host held up the load: $(jq -c '.steps[0].intervals' "$RES")"
+# the windows open and close together: the hosts that answered were read over the
+# step's own window (read one after another, h1's opened 5 s early, before h2's timeout)
+jq -e '.steps[0] | .repeats[0].seconds as $s | all(.cluster.hosts[] | select(.name != "h2");
+        (.seconds - $s | fabs) < 2)' "$RES" >/dev/null ||
+        fail "a stalled host moved the others' windows: $(jq -c '.steps[0] | [.repeats[0].seconds,
+                [.cluster.hosts[] | {name, seconds}]]' "$RES")"
+pass "a host that accepts and never answers loses its window only: $(jq -c '[.steps[0].intervals[].tps | floor]' "$RES")"
 
 # An exporter lost after the first step: the second step is degraded, the host named.
 inventory "$cold" "$hot" >"$T/inv.ini"

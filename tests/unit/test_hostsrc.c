@@ -21,6 +21,7 @@
 
 #include "core/expo.h"
 #include "core/hostsrc.h"
+#include "core/hostsrc_http.h" /* the bodies' parsers, no network */
 
 /* Lines as node_exporter 1.5.0 serves them. */
 static const char node_text[] =
@@ -194,7 +195,11 @@ static void test_node_parse(void **state)
         assert_int_equal(c->ndisks, 1); /* vda1 is a partition */
         assert_string_equal(c->disk[0].name, "vda");
         assert_true(fabs(c->disk[0].write_s - 0.75) < 1e-9);
-        assert_true(fabs(c->rx_bytes - 1234) < 1e-9); /* lo left out */
+        assert_non_null(hostsrc_net_find(c, "eth0"));
+        assert_true(hostsrc_net_find(c, "eth0")->link);
+        assert_true(fabs(hostsrc_net_find(c, "eth0")->rx_bytes - 1234) < 1e-9);
+        assert_true(!hostsrc_net_find(c, "lo") ||
+                    !hostsrc_net_find(c, "lo")->link); /* not summed */
         assert_true(c->have_pressure);
         memset(c, 0, sizeof(*c));
         assert_int_equal(hostsrc_node_parse("go_goroutines 8\n", 16, c, err, sizeof(err)), -EINVAL);
@@ -292,10 +297,15 @@ static void test_procfs_rates(void **state)
         assert_true(fabs(r->disk[0].lat_ms - 2.5) < 1e-6);
         assert_true(fabs(r->disk[0].read_bytes_s - 2400 * 512) < 1e-6);
         assert_true(fabs(r->rx_bytes_s - 2000) < 1e-6 && fabs(r->tx_bytes_s - 4000) < 1e-6);
-        /* the earlier read taken later: every counter went backwards */
+        /* the earlier read taken later: every counter went backwards, each family
+         * voided on its own; memory in use is a gauge and stands */
         a->t_ns = b->t_ns + 1000000000ull;
-        assert_int_equal(hostsrc_rates(b, a, r), -ERANGE);
+        assert_int_equal(hostsrc_rates(b, a, r), 0);
+        assert_int_equal(r->have, HOSTSRC_MEM);
+        assert_int_equal(r->back, HOSTSRC_CPU | HOSTSRC_SWAP | HOSTSRC_DISKS | HOSTSRC_NET);
         assert_true(r->busy == 0);
+        a->have &= ~HOSTSRC_MEM; /* with no gauge left, nothing was measured */
+        assert_int_equal(hostsrc_rates(b, a, r), -ERANGE);
         assert_int_equal(hostsrc_rates(b, b, r), -EINVAL);
         hostsrc_close(&s);
         assert_int_equal(
@@ -323,8 +333,13 @@ static void test_one_counter_back(void **state)
         b->t_ns = a->t_ns + 2000000000ull;
         b->total.idle += 10;
         assert_int_equal(hostsrc_rates(a, b, r), 0);
-        b->disk[0].written_bytes -= 1; /* one disk counter of an exporter that restarted */
-        assert_int_equal(hostsrc_rates(a, b, r), -ERANGE);
+        b->disk[0].written_bytes -= 1; /* one disk counter of a reset device */
+        assert_int_equal(hostsrc_rates(a, b, r), 0);
+        assert_int_equal(r->ndisks, 0);     /* that disk is left out */
+        assert_true(r->have & HOSTSRC_CPU); /* the CPU figure stands */
+        assert_true(r->back & HOSTSRC_DISKS);
+        hostsrc_rates_why(0, r, err, sizeof(err));
+        assert_string_equal(err, "disk counters went backwards: that figure left out");
         free(a);
         free(b);
         free(r);
@@ -345,6 +360,135 @@ static void url_bad(const char *url, int loop, const char *want)
         assert_int_equal(hostsrc_url_check(url, loop, err, sizeof(err)), -EINVAL);
         if (!strstr(err, want))
                 fail_msg("%s: '%s' lacks '%s'", url, err, want);
+}
+
+/* One window of two hand-made reads: a has stat_a / net_a, b 1 s later. */
+static int window_of(const char *stat_a, const char *stat_b, const char *net_a, const char *net_b,
+                     const char *mem_b, struct hostsrc_rates *r)
+{
+        char dir[] = "/tmp/test_hostsrc.XXXXXX", sub[64], err[200];
+        struct hostsrc_counters *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+        struct hostsrc s;
+        int rc;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(sub, sizeof(sub), "%s/net", dir);
+        assert_int_equal(mkdir(sub, 0700), 0);
+        assert_int_equal(hostsrc_open(&s, hostsrc_find("procfs"), "h3", dir, NULL, err, 200), 0);
+        put(dir, "stat", stat_a);
+        put(dir, "net/dev", net_a);
+        put(dir, "meminfo", "MemTotal: 1000 kB\nMemAvailable: 500 kB\n");
+        assert_int_equal(hostsrc_read(&s, a, err, sizeof(err)), 0);
+        put(dir, "stat", stat_b);
+        put(dir, "net/dev", net_b);
+        put(dir, "meminfo", mem_b);
+        assert_int_equal(hostsrc_read(&s, b, err, sizeof(err)), 0);
+        b->t_ns = a->t_ns + 1000000000ull;
+        rc = hostsrc_rates(a, b, r);
+        hostsrc_close(&s);
+        free(a);
+        free(b);
+        snprintf(sub, sizeof(sub), "rm -rf %s", dir);
+        assert_int_equal(system(sub), 0);
+        return rc;
+}
+
+#define NET_HEAD          "Inter-|\n face |\n"
+#define STAT3(t, a, b, c) "cpu  " t "\ncpu0 " a "\ncpu1 " b "\ncpu2 " c "\n"
+
+/* CPU 1 goes offline: CPU 2 must be paired with CPU 2, not with CPU 1. */
+static void test_offline_cpu_by_id(void **state)
+{
+        struct hostsrc_rates *r = calloc(1, sizeof(*r));
+        const char *net = NET_HEAD "  eth0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+
+        (void)state;
+        /* cpu1 busy at a (9000 user ticks), cpu2 idle; at b cpu2 spent 25 of 100 ticks busy */
+        assert_int_equal(window_of(STAT3("9000 0 0 300 0 0 0 0", "0 0 0 100 0 0 0 0",
+                                         "9000 0 0 100 0 0 0 0", "0 0 0 100 0 0 0 0"),
+                                   "cpu  9025 0 0 575 0 0 0 0\ncpu0 0 0 0 200 0 0 0 0\n"
+                                   "cpu2 25 0 0 175 0 0 0 0\n",
+                                   net, net, "MemTotal: 1000 kB\nMemAvailable: 500 kB\n", r),
+                         0);
+        assert_true(r->have & HOSTSRC_CPU);
+        assert_true(fabs(r->busiest_cpu - 25) < 1e-6);
+        free(r);
+}
+
+/* A VM's tap device goes away: network still measured (eth0), CPU never lost;
+ * MemAvailable above MemTotal voids memory only. */
+static void test_vanished_interface(void **state)
+{
+        struct hostsrc_rates *r = calloc(1, sizeof(*r));
+        const char *st_a = STAT3("100 0 0 200 0 0 0 0", "50 0 0 100 0 0 0 0", "50 0 0 100 0 0 0 0",
+                                 "0 0 0 0 0 0 0 0"),
+                   *st_b = STAT3("200 0 0 300 0 0 0 0", "100 0 0 150 0 0 0 0",
+                                 "100 0 0 150 0 0 0 0", "0 0 0 0 0 0 0 0");
+        char why[200];
+
+        (void)state;
+        assert_int_equal(window_of(st_a, st_b,
+                                   NET_HEAD "  eth0: 1000 1 0 0 0 0 0 0 500 1 0 0 0 0 0 0\n"
+                                            "  ens4: 9000000 1 0 0 0 0 0 0 9000000 1 0 0 0 0 0 0\n",
+                                   NET_HEAD "  eth0: 3000 1 0 0 0 0 0 0 1500 1 0 0 0 0 0 0\n",
+                                   "MemTotal: 1000 kB\nMemAvailable: 2124 kB\n", r),
+                         0);
+        assert_true(r->have & HOSTSRC_CPU);
+        assert_true(fabs(r->busy - 50) < 1e-6);
+        assert_true(r->have & HOSTSRC_NET);
+        assert_true(fabs(r->rx_bytes_s - 2000) < 1e-6 && fabs(r->tx_bytes_s - 1000) < 1e-6);
+        assert_false(r->have & HOSTSRC_MEM); /* not -112.4%: unknown */
+        assert_true(r->mem_used_pct == 0);
+        /* a tap's bytes are a link's too: never counted */
+        assert_false(hostsrc_net_wanted("tap0") || hostsrc_net_wanted("vnet3") ||
+                     hostsrc_net_wanted("virbr0") || hostsrc_net_wanted("lo"));
+        assert_true(hostsrc_net_wanted("eth0") && hostsrc_net_wanted("ens4"));
+        /* an interface re-created under its name: network voided, CPU kept */
+        assert_int_equal(window_of(st_a, st_b,
+                                   NET_HEAD "  eth0: 5000 1 0 0 0 0 0 0 500 1 0 0 0 0 0 0\n",
+                                   NET_HEAD "  eth0: 30 1 0 0 0 0 0 0 15 1 0 0 0 0 0 0\n",
+                                   "MemTotal: 1000 kB\nMemAvailable: 250 kB\n", r),
+                         0);
+        assert_true(r->have & HOSTSRC_CPU && r->have & HOSTSRC_MEM);
+        assert_false(r->have & HOSTSRC_NET);
+        hostsrc_rates_why(0, r, why, sizeof(why));
+        assert_string_equal(why, "network counters went backwards: that figure left out");
+        free(r);
+}
+
+/* Each failure says what it was: not every one is "a counter went backwards". */
+static void test_rates_why(void **state)
+{
+        char why[200];
+
+        (void)state;
+        hostsrc_rates_why(-EINVAL, NULL, why, sizeof(why));
+        assert_non_null(strstr(why, "not later than the first"));
+        assert_null(strstr(why, "backwards"));
+        hostsrc_rates_why(-ERANGE, NULL, why, sizeof(why));
+        assert_non_null(strstr(why, "went backwards"));
+}
+
+/* The one CPU split (monitor and scale's window) and the one interface rate. */
+static void test_cpu_split_net_rate(void **state)
+{
+        struct hostsrc_cpu a = {.user = 10, .idle = 10}, b = {.user = 15, .system = 5, .idle = 20},
+                           off = {0}, pct;
+        struct hostsrc_net x = {"tap0", 100, 50, 1, 1, 0}, y = {"tap0", 300, 150, 3, 2, 0}, per_s;
+
+        (void)state;
+        assert_int_equal(hostsrc_cpu_split(&a, &b, &pct), 0);
+        assert_true(fabs(pct.user - 25) < 1e-9 && fabs(pct.system - 25) < 1e-9 &&
+                    fabs(pct.idle - 50) < 1e-9);
+        assert_int_equal(hostsrc_cpu_split(&b, &a, &pct), -ERANGE);
+        assert_true(pct.user == 0);
+        assert_int_equal(hostsrc_cpu_split(&off, &b, &pct), -ENOENT); /* offline at one end */
+        assert_int_equal(hostsrc_cpu_split(&a, &a, &pct), -EAGAIN);
+        assert_int_equal(hostsrc_net_rate(&x, &y, 2, &per_s), 0);
+        assert_true(fabs(per_s.rx_bytes - 100) < 1e-9 && fabs(per_s.tx_bytes - 50) < 1e-9);
+        assert_string_equal(per_s.name, "tap0");
+        assert_false(per_s.link);
+        assert_int_equal(hostsrc_net_rate(&y, &x, 2, &per_s), -ERANGE);
 }
 
 static void test_url_check(void **state)
@@ -375,9 +519,11 @@ static void test_url_check(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_expo_node_text), cmocka_unit_test(test_expo_forms),
-            cmocka_unit_test(test_expo_bad),       cmocka_unit_test(test_node_parse),
-            cmocka_unit_test(test_procfs_rates),   cmocka_unit_test(test_one_counter_back),
+            cmocka_unit_test(test_expo_node_text),    cmocka_unit_test(test_expo_forms),
+            cmocka_unit_test(test_expo_bad),          cmocka_unit_test(test_node_parse),
+            cmocka_unit_test(test_procfs_rates),      cmocka_unit_test(test_one_counter_back),
+            cmocka_unit_test(test_offline_cpu_by_id), cmocka_unit_test(test_vanished_interface),
+            cmocka_unit_test(test_rates_why),         cmocka_unit_test(test_cpu_split_net_rate),
             cmocka_unit_test(test_url_check),
         };
 

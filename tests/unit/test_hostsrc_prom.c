@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/hostsrc.h"
+#include "core/hostsrc_http.h" /* the bodies' parsers, no network */
 
 #define INST "127.0.0.2:9100"
 #define M(name, labels)                                                                            \
@@ -94,8 +95,11 @@ static void test_reply(void **state)
         assert_string_equal(c->disk[0].name, "vda");
         assert_true(fabs(c->disk[0].write_s - 0.75) < 1e-9);
         assert_true(fabs(c->disk[0].io_s - 2) < 1e-9);
-        assert_true(fabs(c->rx_bytes - 1234) < 1e-9); /* lo left out */
-        assert_true(fabs(c->tx_bytes - 4321) < 1e-9);
+        assert_non_null(hostsrc_net_find(c, "eth0"));
+        assert_true(fabs(hostsrc_net_find(c, "eth0")->rx_bytes - 1234) < 1e-9);
+        assert_true(fabs(hostsrc_net_find(c, "eth0")->tx_bytes - 4321) < 1e-9);
+        assert_true(!hostsrc_net_find(c, "lo") ||
+                    !hostsrc_net_find(c, "lo")->link); /* not summed */
         assert_false(c->have_pressure);
         /* the scrape's time (…997.979 s), not the evaluation's (…998.952 s), plus the offset */
         assert_true(llabs((long long)c->t_ns - 997979000000ll) < 1000);
