@@ -12,8 +12,10 @@
 
 #include "core/driverproto.h"
 #include "core/log.h"
+#include "core/opts.h"
 #include "core/parse.h"
 #include "lab/proc.h"
+#include "lab/ssh.h"
 #include "block/clients.h"
 #include "block/clients_agg.h"
 
@@ -31,7 +33,10 @@ static const char *const controller_bools[] = {"per-client", "clients-optional",
                                                "no-index",   "start-on-go",      NULL};
 
 struct client {
-        char name[32];
+        char name[64];
+        char host[HOSTPORT_HOST_MAX]; /* where it runs: "localhost", or its ssh host */
+        int remote;                   /* over ssh (d) */
+        struct lab_ssh d;
         char targets[4096]; /* its comma list */
         json_t *tj;         /* its targets as an array */
         pid_t pid;
@@ -55,8 +60,11 @@ int blk_clients_count(const char *spec, char *err, size_t errlen)
         char why[128];
         uint64_t n;
 
+        if (spec && !strcmp(spec, "inventory"))
+                return 0;
         if (!spec || strncmp(spec, "local:", 6) != 0) {
-                snprintf(err, errlen, "option --clients: '%s' is not local:N", spec ? spec : "");
+                snprintf(err, errlen, "option --clients: '%s' is not local:N or inventory",
+                         spec ? spec : "");
                 return -EINVAL;
         }
         if (parse_u64(spec + 6, &n, why, sizeof(why)) < 0 || n < 1 || n > MAX_CLIENTS) {
@@ -94,9 +102,33 @@ static int deal(const char *list, unsigned i, unsigned n, char *out, size_t len,
         return 0;
 }
 
+/* c's targets as --target=URLS and/or --filename=PATHS into t (two words of 4200). */
+static int target_words(const struct client *c, char t[2][4200], char **a, int n)
+{
+        size_t used[2] = {0, 0};
+        size_t i;
+        json_t *v;
+
+        t[0][0] = t[1][0] = 0;
+        json_array_foreach(c->tj, i, v)
+        {
+                const char *w = json_string_value(v);
+                int k = strncmp(w, "iscsi://", 8) != 0;
+                int m = snprintf(t[k] + used[k], 4200 - used[k], "%s%s",
+                                 used[k] ? "," : (k ? "--filename=" : "--target="), w);
+                if (m < 0 || (size_t)m >= 4200 - used[k])
+                        return -ENAMETOOLONG;
+                used[k] += (size_t)m;
+        }
+        for (int k = 0; k < 2; k++)
+                if (used[k])
+                        a[n++] = t[k];
+        return n;
+}
+
 /* The argv of client c: this binary, block, the user's options, its targets, --start-on-go. */
 static char **client_argv(const struct blk_clients_plan *p, const struct client *c, char *self,
-                          char *tgt_opt)
+                          char tgt[2][4200])
 {
         char **a = calloc((size_t)p->argc + 8, sizeof(*a));
         int n = 0;
@@ -120,8 +152,10 @@ static char **client_argv(const struct blk_clients_plan *p, const struct client 
                 if (!eq && !in_list(controller_bools, w + 2, len) && i + 1 < p->argc)
                         i++; /* its value */
         }
-        snprintf(tgt_opt, 4200, "--%s=%s", p->target_list ? "target" : "filename", c->targets);
-        a[n++] = tgt_opt;
+        if ((n = target_words(c, tgt, a, n)) < 0) {
+                free(a);
+                return NULL;
+        }
         a[n++] = "--start-on-go";
         a[n++] = "--quiet";
         a[n] = NULL;
@@ -131,13 +165,23 @@ static char **client_argv(const struct blk_clients_plan *p, const struct client 
 static int start_client(const struct blk_clients_plan *p, struct client *c, char *err,
                         size_t errlen)
 {
-        char self[4096], tgt[4200];
+        char self[4096], tgt[2][4200];
         int in[2], out[2], rc;
         char **argv = client_argv(p, c, self, tgt);
+        struct lab_ssh_cmd sc = {0};
 
         dp_self_exe(self, sizeof(self));
         if (!argv)
                 return -ENOMEM;
+        if (c->remote) { /* ssh ... -- 'hcisweep' 'block' ...: the same words, there */
+                rc = lab_ssh_cmd_build(&sc, &c->d, (const char *const *)argv);
+                free(argv);
+                if (rc < 0) {
+                        lab_ssh_cmd_free(&sc);
+                        return rc;
+                }
+                argv = NULL;
+        }
         if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
                 rc = -errno;
                 snprintf(err, errlen, "%s: pipe: %s", c->name, strerror(errno));
@@ -145,9 +189,10 @@ static int start_client(const struct blk_clients_plan *p, struct client *c, char
                 return rc;
         }
         int stdio[2] = {in[0], out[1]};
-        rc = proc_spawn_io(&(struct proc_spawn){argv, NULL, NULL, NULL}, stdio, 1, &c->pid, err,
-                           errlen);
+        rc = proc_spawn_io(&(struct proc_spawn){argv ? argv : sc.argv, NULL, NULL, NULL}, stdio, 1,
+                           &c->pid, err, errlen);
         free(argv);
+        lab_ssh_cmd_free(&sc);
         close(in[0]);
         close(out[1]);
         if (rc < 0) {
@@ -156,9 +201,10 @@ static int start_client(const struct blk_clients_plan *p, struct client *c, char
                 c->pid = -1;
                 return rc;
         }
-        char who[64];
+        char who[96];
         snprintf(who, sizeof(who), "client %s", c->name);
-        c->car = dp_carrier_new(&dp_carrier_pipe, NULL, in[1], out[0], who);
+        c->car = dp_carrier_new(c->remote ? &dp_carrier_ssh : &dp_carrier_pipe, NULL, in[1], out[0],
+                                who);
         return c->car ? 0 : -ENOMEM;
 }
 
@@ -276,8 +322,8 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
                 json_t *rt = json_object_get(c->point, "runtime_s");
                 cp[i] = (struct blk_client_point){
                     .name = c->name,
-                    .where = "local",
-                    .host = "localhost",
+                    .where = c->remote ? "ssh" : "local",
+                    .host = c->host,
                     .targets = c->tj,
                     .point = c->point,
                     .start_s = st,
@@ -355,7 +401,8 @@ static void stop_all(struct client *cl, unsigned n)
         char err[256];
 
         for (unsigned i = 0; i < n; i++)
-                dp_carrier_close_input(cl[i].car);
+                if (cl[i].car) /* NULL: never started */
+                        dp_carrier_close_input(cl[i].car);
         for (unsigned i = 0; i < n; i++) {
                 if (cl[i].pid > 0 && !proc_wait_gone(cl[i].pid, 5000))
                         proc_stop(cl[i].pid, NULL, SIGTERM, 2000, err, sizeof(err));
@@ -363,6 +410,163 @@ static void stop_all(struct client *cl, unsigned n)
                 json_decref(cl[i].tj);
                 json_decref(cl[i].point);
         }
+}
+
+/* ---- --clients inventory: the [host NAME] sections with role = client ---------- */
+
+struct inv {
+        struct client *cl;
+        unsigned n, max;
+        int in_host, is_client, has_ssh, line; /* the section being read */
+        char section[256];
+        char dir[4096]; /* the inventory's directory */
+        const char *path;
+        char *err;
+        size_t errlen;
+};
+
+/* The section just read, kept when it is a client. */
+static int inv_end_section(struct inv *v)
+{
+        struct client *c = &v->cl[v->n];
+
+        if (!v->in_host || !v->is_client)
+                return 0;
+        if (!v->has_ssh) {
+                snprintf(v->err, v->errlen,
+                         "%s:%d: [host %s] has role = client but no ssh = "
+                         "[user@]host[:port]",
+                         v->path, v->line, c->name);
+                return -EINVAL;
+        }
+        snprintf(c->host, sizeof(c->host), "%s", c->d.host);
+        c->remote = 1;
+        v->n++;
+        return 0;
+}
+
+/* A path of the inventory, relative to its directory. */
+static int inv_path(const struct inv *v, const char *val, char *out, size_t len)
+{
+        int n = val[0] == '/' ? snprintf(out, len, "%s", val)
+                              : snprintf(out, len, "%s/%s", v->dir, val);
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A new section begins: the one before is kept if it was a client. */
+static int inv_new_section(struct inv *v, const char *section, int line)
+{
+        struct client *c;
+        int rc = inv_end_section(v);
+
+        if (rc < 0)
+                return rc;
+        snprintf(v->section, sizeof(v->section), "%s", section);
+        v->in_host = !strncmp(section, "host ", 5);
+        v->is_client = v->has_ssh = 0;
+        v->line = line;
+        if (!v->in_host)
+                return 0;
+        if (v->n >= v->max) {
+                snprintf(v->err, v->errlen, "%s:%d: over %u client hosts", v->path, line, v->max);
+                return -EINVAL;
+        }
+        c = &v->cl[v->n];
+        json_decref(c->tj); /* a host section before, not a client's */
+        memset(c, 0, sizeof(*c));
+        snprintf(c->name, sizeof(c->name), "%s", section + 5);
+        c->pid = -1;
+        return (c->tj = json_array()) ? 0 : -ENOMEM;
+}
+
+static int inv_key(void *user, const char *section, const char *key, const char *val, int line)
+{
+        struct inv *v = user;
+        struct client *c;
+        char why[400];
+        int rc;
+
+        if (!section)
+                section = "";
+        if (strcmp(section, v->section) != 0 && (rc = inv_new_section(v, section, line)) < 0)
+                return rc;
+        if (!v->in_host)
+                return 0;
+        c = &v->cl[v->n];
+        if (!strcmp(key, "role"))
+                v->is_client = !strcmp(val, "client");
+        else if (!strcmp(key, "ssh")) {
+                if (lab_ssh_parse(val, &c->d, why, sizeof(why)) < 0) {
+                        snprintf(v->err, v->errlen, "%s:%d: %s", v->path, line, why);
+                        return -EINVAL;
+                }
+                v->has_ssh = 1;
+        } else if (!strcmp(key, "ssh_config") || !strcmp(key, "hcisweep")) {
+                char *dst = key[3] == '_' ? c->d.config : c->d.hcisweep;
+                size_t len = key[3] == '_' ? sizeof(c->d.config) : sizeof(c->d.hcisweep);
+                if ((key[3] == '_'                               ? inv_path(v, val, dst, len)
+                     : snprintf(dst, len, "%s", val) >= (int)len ? -1
+                                                                 : 0) < 0) {
+                        snprintf(v->err, v->errlen, "%s:%d: %s is too long", v->path, line, key);
+                        return -EINVAL;
+                }
+        } else if (!strcmp(key, "targets")) {
+                if (deal(val, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
+                        snprintf(v->err, v->errlen, "%s:%d: targets: too long", v->path, line);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+/* The inventory's clients into cl (max of them): their count, or -errno with err. */
+static int read_inventory(const char *path, struct client *cl, unsigned max, char *err,
+                          size_t errlen)
+{
+        struct inv v = {.cl = cl, .max = max, .path = path, .err = err, .errlen = errlen};
+        const char *slash = strrchr(path, '/');
+        int rc;
+
+        err[0] = 0;
+        snprintf(v.dir, sizeof(v.dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        rc = opt_read_ini(path, inv_key, &v, err, errlen);
+        if (rc == 0)
+                rc = inv_end_section(&v);
+        if (v.n < max) { /* the last host section read, not kept */
+                json_decref(cl[v.n].tj);
+                cl[v.n].tj = NULL;
+        }
+        if (rc < 0) {
+                for (unsigned i = 0; i < v.n; i++)
+                        json_decref(cl[i].tj);
+                if (!err[0])
+                        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+                return rc;
+        }
+        if (!v.n) {
+                snprintf(err, errlen, "%s: no [host NAME] section with role = client", path);
+                return -EINVAL;
+        }
+        return (int)v.n;
+}
+
+/* Every ssh destination answers with this version, before anything starts. */
+static int check_remote(const struct blk_clients_plan *p, struct client *cl, unsigned n, char *err,
+                        size_t errlen)
+{
+        char why[700];
+
+        for (unsigned i = 0; i < n; i++) {
+                if (!cl[i].remote)
+                        continue;
+                int rc = lab_ssh_check_version(&cl[i].d, HCISWEEP_VERSION, 20, p->stop, why,
+                                               sizeof(why));
+                if (rc < 0) {
+                        snprintf(err, errlen, "client %s: %s", cl[i].name, why);
+                        return rc == -EINTR ? rc : -EHOSTUNREACH;
+                }
+        }
+        return 0;
 }
 
 int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, void *user,
@@ -375,24 +579,40 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
         *degraded = 0;
         if (n < 0)
                 return n;
-        if (!list) {
-                snprintf(err, errlen, "option --clients: needs --target or --filename");
+        if (n == 0 && !p->inventory) {
+                snprintf(err, errlen, "option --clients: inventory needs --inventory FILE");
                 return -EINVAL;
         }
-        if (!(cl = calloc((size_t)n, sizeof(*cl))))
+        if (!(cl = calloc(n ? (size_t)n : MAX_CLIENTS, sizeof(*cl))))
                 return -ENOMEM;
+        if (n == 0 && (n = read_inventory(p->inventory, cl, MAX_CLIENTS, err, errlen)) < 0) {
+                free(cl);
+                return n;
+        }
         for (int i = 0; i < n && rc == 0; i++) {
-                snprintf(cl[i].name, sizeof(cl[i].name), "c%d", i + 1);
-                cl[i].pid = -1;
-                if (!(cl[i].tj = json_array()))
-                        rc = -ENOMEM;
-                else if ((rc = deal(list, (unsigned)i, (unsigned)n, cl[i].targets,
-                                    sizeof(cl[i].targets), cl[i].tj)) < 0)
+                if (!cl[i].remote) {
+                        snprintf(cl[i].name, sizeof(cl[i].name), "c%d", i + 1);
+                        snprintf(cl[i].host, sizeof(cl[i].host), "localhost");
+                        cl[i].pid = -1;
+                        if (!(cl[i].tj = json_array()))
+                                rc = -ENOMEM;
+                }
+                if (rc == 0 && !json_array_size(cl[i].tj) && !list) {
+                        snprintf(err, errlen,
+                                 "client %s: no targets (targets = in its section, or "
+                                 "--target/--filename to deal)",
+                                 cl[i].name);
+                        rc = -EINVAL;
+                } else if (rc == 0 && !json_array_size(cl[i].tj) &&
+                           (rc = deal(list, (unsigned)i, (unsigned)n, cl[i].targets,
+                                      sizeof(cl[i].targets), cl[i].tj)) < 0)
                         snprintf(err, errlen, "option --clients: client %s's targets: %s",
                                  cl[i].name, strerror(-rc));
-                else
-                        rc = start_client(p, &cl[i], err, errlen);
         }
+        if (rc == 0)
+                rc = check_remote(p, cl, (unsigned)n, err, errlen);
+        for (int i = 0; i < n && rc == 0; i++)
+                rc = start_client(p, &cl[i], err, errlen);
         for (unsigned k = 0; rc == 0 && k < p->npoints; k++)
                 rc = run_point(p, cl, (unsigned)n, k, cb, user, degraded, err, errlen);
         stop_all(cl, (unsigned)n);

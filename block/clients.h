@@ -12,10 +12,15 @@
  * The next point's go waits for every client's result of this one. Each
  * point's client results become one exact aggregate (block/clients_agg.h).
  *
- * Clients: "local:N", N processes on this host (the pipe carrier). Targets
- * are dealt round-robin from --target/--filename: with as many targets as
- * clients or more, client i takes targets i, i+N, ...; with fewer, client
- * i takes target i mod count.
+ * Clients: "local:N", N processes on this host (the pipe carrier); or
+ * "inventory", the [host NAME] sections of --inventory FILE with role =
+ * client, each run over OpenSSH (lab/ssh.h: ssh =, ssh_config =,
+ * hcisweep =; the ssh carrier reads its clock), its targets = URL|PATH[,...]
+ * there. Other sections and roles are the inventory's business, not read
+ * here. Every ssh destination's version is checked before any client
+ * starts. A client without targets = gets them dealt round-robin from
+ * --target/--filename: with as many targets as clients or more, client i
+ * takes targets i, i+N, ...; with fewer, client i takes target i mod count.
  *
  * Faults: a client whose output ends before its first "ready" is
  * unreachable (-EHOSTUNREACH, naming it, before any go); one lost later
@@ -32,8 +37,9 @@
 #include <jansson.h>
 
 struct blk_clients_plan {
-        const char *spec;  /* --clients: "local:N" */
-        char *const *argv; /* the user's block argv (argv[0] "block") */
+        const char *spec;      /* --clients: "local:N" or "inventory" */
+        const char *inventory; /* --inventory FILE (spec "inventory") */
+        char *const *argv;     /* the user's block argv (argv[0] "block") */
         int argc;
         const char *target_list; /* --target, or NULL */
         const char *file_list;   /* --filename, or NULL */
@@ -53,8 +59,9 @@ struct blk_clients_plan {
 typedef void (*blk_clients_point_cb)(void *user, unsigned k, json_t *agg);
 
 /*
- * The number of clients spec asks for: N >= 1, or -EINVAL with err naming
- * the option. Checked before anything starts.
+ * The number of clients spec asks for: N >= 1, 0 for "inventory" (its
+ * file says), or -EINVAL with err naming the option. Checked before
+ * anything starts.
  */
 int blk_clients_count(const char *spec, char *err, size_t errlen);
 

@@ -40,7 +40,7 @@
 
 struct blk_cfg {
         char *target, *filename, *json, *output_dir, *initiator, *metrics_listen;
-        char *chap_secret_file, *chap_target_secret_file, *clients;
+        char *chap_secret_file, *chap_target_secret_file, *clients, *inventory;
         int engine, start_on_go, stonewall, per_client;
         struct u64_list rw, bs, iodepth, percentile;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
@@ -130,9 +130,14 @@ static const struct opt_def block_opts[] = {
     {"no-index", OPT_BOOL, O(no_index), "0", 0, 0,
      "keep the result out of the run index (the lab's own checks of its data path)", NULL, 0},
     {"clients", OPT_STR, O(clients), NULL, 0, 0,
-     "run the sweep on many clients at once, in lockstep: local:N (N processes here); the "
-     "targets are dealt round-robin",
+     "run the sweep on many clients at once, in lockstep: local:N (N processes here) or "
+     "inventory (--inventory's [host NAME] sections with role = client, over ssh); targets "
+     "not given per client are dealt round-robin",
      NULL, 0},
+    {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
+     "with --clients inventory: the static inventory ([host NAME]: role = client, ssh = "
+     "[user@]host[:port], targets = URL|PATH[,...])",
+     NULL, OPT_F_PATH},
     {"stonewall", OPT_ENUM, O(stonewall), "first", 0, 0,
      "with --clients: the window of the headline figure: first (while every client ran) or "
      "last (until every client was done); both are recorded",
@@ -322,6 +327,8 @@ static int build_targets(struct block_cmd *b, char *err, size_t errlen)
         /* An engine that moves no data needs no target: it gets one named after itself. */
         if (b->nt == 0 && ops && (ops->caps & BLK_CAP_NO_DATA))
                 return add_target(b, ops->name, ops, err, errlen);
+        if (b->nt == 0 && b->cfg.clients && !strcmp(b->cfg.clients, "inventory"))
+                return 0; /* each client's section names its own */
         if (b->nt == 0) {
                 snprintf(err, errlen,
                          "no target: give --target URL or --filename PATH (or --engine null)");
@@ -965,6 +972,7 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
                 pcts[i] = opt_dlist_get(&c->percentile, i);
         struct blk_clients_plan plan = {
             .spec = c->clients,
+            .inventory = c->inventory,
             .argv = argv,
             .argc = argc,
             .target_list = c->target,
@@ -983,10 +991,11 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
         int rc = blk_clients_run(&plan, on_client_point, b, &b->degraded, err, sizeof(err));
         if (rc < 0 && rc != -EINTR)
                 log_error("%s", err);
-        int exit = rc == -EINTR  ? HCI_EXIT_INTERRUPTED
-                   : rc < 0      ? HCI_EXIT_TARGET
-                   : b->degraded ? HCI_EXIT_TARGET
-                                 : HCI_EXIT_OK;
+        int exit = rc == -EINTR    ? HCI_EXIT_INTERRUPTED
+                   : rc == -EINVAL ? HCI_EXIT_USAGE
+                   : rc < 0        ? HCI_EXIT_TARGET
+                   : b->degraded   ? HCI_EXIT_TARGET
+                                   : HCI_EXIT_OK;
         if (rc < 0)
                 snprintf(b->why, sizeof(b->why), "%s", rc == -EINTR ? "interrupted" : err);
         rc = write_result(b, rc < 0, b->why);
