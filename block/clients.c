@@ -407,8 +407,13 @@ static void stop_all(struct client *cl, unsigned n)
                 if (cl[i].pid > 0 && !proc_wait_gone(cl[i].pid, 5000))
                         proc_stop(cl[i].pid, NULL, SIGTERM, 2000, err, sizeof(err));
                 dp_carrier_free(cl[i].car);
-                json_decref(cl[i].tj);
                 json_decref(cl[i].point);
+                /* ready to start again (the next client count) */
+                cl[i].car = NULL;
+                cl[i].point = NULL;
+                cl[i].pid = -1;
+                cl[i].lost = cl[i].ready = cl[i].started = 0;
+                cl[i].error[0] = 0;
         }
 }
 
@@ -609,13 +614,25 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
                         snprintf(err, errlen, "option --clients: client %s's targets: %s",
                                  cl[i].name, strerror(-rc));
         }
+        for (unsigned j = 0; rc == 0 && j < p->ncounts; j++)
+                if (p->counts[j] < 1 || p->counts[j] > (unsigned)n) {
+                        snprintf(err, errlen, "option --client-counts: %u clients, but %d %s",
+                                 p->counts[j], n, n == 1 ? "is given" : "are given");
+                        rc = -EINVAL;
+                }
         if (rc == 0)
                 rc = check_remote(p, cl, (unsigned)n, err, errlen);
-        for (int i = 0; i < n && rc == 0; i++)
-                rc = start_client(p, &cl[i], err, errlen);
-        for (unsigned k = 0; rc == 0 && k < p->npoints; k++)
-                rc = run_point(p, cl, (unsigned)n, k, cb, user, degraded, err, errlen);
-        stop_all(cl, (unsigned)n);
+        /* each count: its first N clients started, the sweep, every one of them stopped */
+        for (unsigned j = 0; rc == 0 && j < (p->ncounts ? p->ncounts : 1); j++) {
+                unsigned m = p->ncounts ? p->counts[j] : (unsigned)n;
+                for (unsigned i = 0; i < m && rc == 0; i++)
+                        rc = start_client(p, &cl[i], err, errlen);
+                for (unsigned k = 0; rc == 0 && k < p->npoints; k++)
+                        rc = run_point(p, cl, m, k, cb, user, degraded, err, errlen);
+                stop_all(cl, m);
+        }
+        for (int i = 0; i < n; i++)
+                json_decref(cl[i].tj);
         free(cl);
         return rc;
 }

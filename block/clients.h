@@ -49,6 +49,8 @@ struct blk_clients_plan {
         const double *pcts;
         unsigned npct;
         int stonewall_last;
+        const unsigned *counts; /* --client-counts: the sweep on the first N clients, each N */
+        unsigned ncounts;       /* 0: once, on every client */
         const volatile sig_atomic_t *stop; /* set by the caller's signal handler */
 };
 

@@ -32,6 +32,7 @@
 #include "block/live.h"
 #include "block/client_driver.h"
 #include "block/clients.h"
+#include "block/clients_scan.h"
 #include "results/rundir.h"
 #include "results/save.h"
 
@@ -42,7 +43,7 @@ struct blk_cfg {
         char *target, *filename, *json, *output_dir, *initiator, *metrics_listen;
         char *chap_secret_file, *chap_target_secret_file, *clients, *inventory;
         int engine, start_on_go, stonewall, per_client;
-        struct u64_list rw, bs, iodepth, percentile;
+        struct u64_list rw, bs, iodepth, percentile, client_counts;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
         long long log_interval_ms, monitor_interval, io_timeout;
         long long batch_submit, batch_complete_min, batch_complete_max;
@@ -142,6 +143,10 @@ static const struct opt_def block_opts[] = {
      "with --clients: the window of the headline figure: first (while every client ran) or "
      "last (until every client was done); both are recorded",
      stonewall_names, 0},
+    {"client-counts", OPT_LIST, O(client_counts), NULL, 1, 256,
+     "with --clients: a client-count scan, the sweep on the first N clients for each N "
+     "(1,2,4,8), with the scaling efficiency X(N) / (N x X(1)) and a verdict",
+     NULL, 0},
     {"per-client", OPT_BOOL, O(per_client), "0", 0, 0,
      "with --clients: a row per client under each point's aggregate row", NULL, 0},
     {"start-on-go", OPT_BOOL, O(start_on_go), "0", 0, 0,
@@ -921,6 +926,100 @@ static void print_json_row(const struct block_cmd *b, const json_t *shape, const
         hist_free(h);
 }
 
+static int same_shape(const json_t *a, const json_t *b)
+{
+        return json_equal(json_object_get(a, "rw"), json_object_get(b, "rw")) &&
+               json_equal(json_object_get(a, "bs"), json_object_get(b, "bs")) &&
+               json_equal(json_object_get(a, "iodepth"), json_object_get(b, "iodepth"));
+}
+
+static double point_iops(const json_t *p)
+{
+        return json_number_value(json_object_get(json_object_get(p, "read"), "iops")) +
+               json_number_value(json_object_get(json_object_get(p, "write"), "iops"));
+}
+
+/* The I/O-weighted mean latency of both directions, in us. */
+static double point_mean_us(const json_t *p)
+{
+        double n = 0, sum = 0;
+
+        for (unsigned d = 0; d < 2; d++) {
+                const json_t *x = json_object_get(p, d ? "write" : "read");
+                double ios = json_number_value(json_object_get(x, "ios"));
+                n += ios;
+                sum +=
+                    ios * json_number_value(json_object_get(json_object_get(x, "lat_ns"), "mean"));
+        }
+        return n > 0 ? sum / n / 1e3 : 0;
+}
+
+/* A scan's point: scaling_efficiency against the same point on the fewest clients. */
+static void set_efficiency(struct block_cmd *b, json_t *agg)
+{
+        json_t *p;
+        size_t i;
+
+        json_array_foreach(b->points, i, p)
+        {
+                if (!same_shape(p, agg))
+                        continue;
+                struct blk_scan_step s[2] = {
+                    {(unsigned)json_integer_value(json_object_get(p, "n_clients")), point_iops(p),
+                     0},
+                    {(unsigned)json_integer_value(json_object_get(agg, "n_clients")),
+                     point_iops(agg), 0}};
+                json_object_set_new(agg, "scaling_efficiency",
+                                    json_real(blk_scan_efficiency(s, 1)));
+                return;
+        }
+        json_object_set_new(agg, "scaling_efficiency", json_real(1));
+}
+
+/* A scan's verdict per point shape: scan[] and tipping_point in the result, printed. */
+static void scan_verdicts(struct block_cmd *b)
+{
+        json_t *scan = json_array(), *p, *q, *first = NULL;
+        size_t i, j;
+        char v[512], line[700];
+
+        json_array_foreach(b->points, i, p)
+        {
+                struct blk_scan_step st[64];
+                unsigned n = 0;
+                int seen = 0;
+                json_array_foreach(b->points, j, q)
+                {
+                        if (j < i && same_shape(p, q))
+                                seen = 1;
+                        if (!seen && j >= i && same_shape(p, q) && n < 64)
+                                st[n++] = (struct blk_scan_step){
+                                    (unsigned)json_integer_value(json_object_get(q, "n_clients")),
+                                    point_iops(q), point_mean_us(q)};
+                }
+                if (seen)
+                        continue;
+                unsigned at = blk_scan_verdict(st, n, v, sizeof(v));
+                char bs[16];
+                fmt_size((uint64_t)json_integer_value(json_object_get(p, "bs")), bs, sizeof(bs));
+                snprintf(line, sizeof(line), "%s %s qd %lld: %s",
+                         json_string_value(json_object_get(p, "rw")), bs,
+                         (long long)json_integer_value(json_object_get(p, "iodepth")), v);
+                if (!b->cfg.quiet)
+                        printf("scan: %s\n", line);
+                json_t *e = json_pack("{s:O,s:O,s:O,s:i,s:s}", "rw", json_object_get(p, "rw"), "bs",
+                                      json_object_get(p, "bs"), "iodepth",
+                                      json_object_get(p, "iodepth"), "clients", at, "verdict", v);
+                if (!first && e)
+                        first = json_pack("{s:i,s:s,s:s}", "clients", at, "verdict", line,
+                                          "limited_by", "none");
+                json_array_append_new(scan, e);
+        }
+        json_object_set_new(b->result, "scan", scan);
+        if (first)
+                json_object_set_new(b->result, "tipping_point", first);
+}
+
 /* --clients: each point's aggregate as it comes, printed and saved. */
 static void on_client_point(void *user, unsigned k, json_t *agg)
 {
@@ -930,6 +1029,8 @@ static void on_client_point(void *user, unsigned k, json_t *agg)
         size_t i;
 
         (void)k;
+        if (b->cfg.client_counts.n)
+                set_efficiency(b, agg);
         snprintf(label, sizeof(label), "all %lld clients",
                  (long long)json_integer_value(json_object_get(agg, "n_clients")));
         print_json_row(b, agg, label, agg);
@@ -986,6 +1087,11 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
             .stonewall_last = c->stonewall == 1,
             .stop = &stopping,
         };
+        unsigned counts[PARSE_LIST_MAX];
+        for (unsigned i = 0; i < c->client_counts.n && i < PARSE_LIST_MAX; i++)
+                counts[i] = (unsigned)c->client_counts.v[i];
+        plan.counts = counts;
+        plan.ncounts = c->client_counts.n < PARSE_LIST_MAX ? c->client_counts.n : PARSE_LIST_MAX;
         print_header(b);
         fflush(stdout);
         int rc = blk_clients_run(&plan, on_client_point, b, &b->degraded, err, sizeof(err));
@@ -998,6 +1104,8 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
                                    : HCI_EXIT_OK;
         if (rc < 0)
                 snprintf(b->why, sizeof(b->why), "%s", rc == -EINTR ? "interrupted" : err);
+        if (c->client_counts.n && json_array_size(b->points))
+                scan_verdicts(b);
         rc = write_result(b, rc < 0, b->why);
         return rc < 0 ? res_save_exit(rc) : exit;
 }

@@ -47,6 +47,26 @@ jq -e '.points[0].stonewall | .mode == "last" and .first.seconds > 0 and .last.s
         fail "stonewall: $(jq -c '.points[0].stonewall' "$T/l.json")"
 no_driver_left "--stonewall last"
 
+# --- a client-count scan 1,2: the efficiency per count, and a verdict
+expect_rc 0 "$HCISWEEP" block --clients local:2 --client-counts 1,2 --filename "$F" "${common[@]}" \
+        --runtime 1 --json "$T/s.json"
+echo "$OUT" | grep -E '^scan: randread 4k qd 1: (linear to|saturates at) ' || fail "no verdict: $OUT"
+jq -e '[.points[].n_clients] == [1, 2] and .points[0].scaling_efficiency == 1
+        and (.points[1].scaling_efficiency - (.points[1].read.iops / (2 * .points[0].read.iops)) | fabs) < 1e-6
+        and (.scan | length) == 1 and (.scan[0].verdict | test("^(linear to|saturates at) "))
+        and (.tipping_point.verdict | test("randread 4k qd 1: "))' "$T/s.json" >/dev/null ||
+        fail "the scan: $(jq -c '{p: [.points[] | {n_clients, scaling_efficiency}], scan, tipping_point}' "$T/s.json")"
+jq -r '.points[] | "\(.n_clients) clients: \(.read.iops) IOPS, efficiency \(.scaling_efficiency)"' "$T/s.json"
+no_driver_left "a scan"
+
+# --- bad input: exit 2 naming the option, before any client starts
+expect_rc 2 "$HCISWEEP" block --clients local:0 --filename "$F" "${common[@]}" --json "$T/b.json"
+echo "$OUT" | grep -q -- '--clients' || fail "local:0: $OUT"
+expect_rc 2 "$HCISWEEP" block --clients local:2 --client-counts 1,3 --filename "$F" "${common[@]}" \
+        --json "$T/b.json"
+echo "$OUT" | grep -q -- '--client-counts: 3 clients, but 2' || fail "counts over the clients: $OUT"
+no_driver_left "bad input"
+
 # --- a client that cannot start: exit 3 before the first point, naming it
 expect_rc 3 "$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/no/such/dir/f" \
         "${common[@]}" --runtime 1 --json "$T/u.json"
