@@ -574,14 +574,21 @@ static int check_remote(const struct blk_clients_plan *p, struct client *cl, uns
         return 0;
 }
 
-int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, void *user,
-                    int *degraded, char *err, size_t errlen)
+static void free_clients(struct client *cl, int n)
+{
+        for (int i = 0; i < n; i++)
+                json_decref(cl[i].tj);
+        free(cl);
+}
+
+/* The clients of p, named, with their targets, and the counts checked: their number, or -errno. */
+static int make_clients(const struct blk_clients_plan *p, struct client **out, char *err,
+                        size_t errlen)
 {
         int n = blk_clients_count(p->spec, err, errlen), rc = 0;
         const char *list = p->target_list ? p->target_list : p->file_list;
         struct client *cl;
 
-        *degraded = 0;
         if (n < 0)
                 return n;
         if (n == 0 && !p->inventory) {
@@ -620,8 +627,35 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
                                  p->counts[j], n, n == 1 ? "is given" : "are given");
                         rc = -EINVAL;
                 }
-        if (rc == 0)
-                rc = check_remote(p, cl, (unsigned)n, err, errlen);
+        if (rc < 0) {
+                free_clients(cl, n);
+                return rc;
+        }
+        *out = cl;
+        return n;
+}
+
+int blk_clients_check(const struct blk_clients_plan *p, char *err, size_t errlen)
+{
+        struct client *cl = NULL;
+        int n = make_clients(p, &cl, err, errlen);
+
+        if (n < 0)
+                return n;
+        free_clients(cl, n);
+        return 0;
+}
+
+int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, void *user,
+                    int *degraded, char *err, size_t errlen)
+{
+        struct client *cl = NULL;
+        int n = make_clients(p, &cl, err, errlen), rc = 0;
+
+        *degraded = 0;
+        if (n < 0)
+                return n;
+        rc = check_remote(p, cl, (unsigned)n, err, errlen);
         /* each count: its first N clients started, the sweep, every one of them stopped */
         for (unsigned j = 0; rc == 0 && j < (p->ncounts ? p->ncounts : 1); j++) {
                 unsigned m = p->ncounts ? p->counts[j] : (unsigned)n;
@@ -631,8 +665,6 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
                         rc = run_point(p, cl, m, k, cb, user, degraded, err, errlen);
                 stop_all(cl, m);
         }
-        for (int i = 0; i < n; i++)
-                json_decref(cl[i].tj);
-        free(cl);
+        free_clients(cl, n);
         return rc;
 }

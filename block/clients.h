@@ -68,6 +68,13 @@ typedef void (*blk_clients_point_cb)(void *user, unsigned k, json_t *agg);
 int blk_clients_count(const char *spec, char *err, size_t errlen);
 
 /*
+ * What blk_clients_run would refuse before starting anything (the spec,
+ * the inventory, the targets, the counts): 0, or -EINVAL with err naming
+ * the option or FILE:LINE. Nothing is started or connected.
+ */
+int blk_clients_check(const struct blk_clients_plan *p, char *err, size_t errlen);
+
+/*
  * Run the sweep on the clients. 0 done; -EINTR interrupted (the points
  * so far were given, the last one partial); -EHOSTUNREACH a client could
  * not start (err names it); other -errno with err. *degraded is set when a

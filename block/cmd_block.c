@@ -1061,6 +1061,8 @@ static void on_client_point(void *user, unsigned k, json_t *agg)
         save_progress(b);
 }
 
+static int start_result(struct block_cmd *b);
+
 /* --clients: the sweep run by the clients; this process only steers and aggregates. */
 static int run_clients(struct block_cmd *b, int argc, char **argv)
 {
@@ -1092,9 +1094,16 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
                 counts[i] = (unsigned)c->client_counts.v[i];
         plan.counts = counts;
         plan.ncounts = c->client_counts.n < PARSE_LIST_MAX ? c->client_counts.n : PARSE_LIST_MAX;
+        if (blk_clients_check(&plan, err, sizeof(err)) < 0) {
+                log_error("%s", err);
+                return HCI_EXIT_USAGE;
+        }
+        int rc = start_result(b);
+        if (rc != 0)
+                return rc;
         print_header(b);
         fflush(stdout);
-        int rc = blk_clients_run(&plan, on_client_point, b, &b->degraded, err, sizeof(err));
+        rc = blk_clients_run(&plan, on_client_point, b, &b->degraded, err, sizeof(err));
         if (rc < 0 && rc != -EINTR)
                 log_error("%s", err);
         int exit = rc == -EINTR    ? HCI_EXIT_INTERRUPTED
@@ -1305,8 +1314,6 @@ int cmd_block(int argc, char **argv)
         }
         if (b.cfg.clients) {
                 struct sigaction osi, ost;
-                if ((rc = start_result(&b)) != 0)
-                        goto out;
                 sigaction(SIGINT, &sa, &osi);
                 sigaction(SIGTERM, &sa, &ost);
                 rc = run_clients(&b, argc, argv);

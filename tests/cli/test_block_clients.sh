@@ -65,6 +65,11 @@ echo "$OUT" | grep -q -- '--clients' || fail "local:0: $OUT"
 expect_rc 2 "$HCISWEEP" block --clients local:2 --client-counts 1,3 --filename "$F" "${common[@]}" \
         --json "$T/b.json"
 echo "$OUT" | grep -q -- '--client-counts: 3 clients, but 2' || fail "counts over the clients: $OUT"
+printf '[host a]\nrole = client\ntargets = %s/f1\n' "$T" >"$T/nossh.ini"
+expect_rc 2 "$HCISWEEP" block --clients inventory --inventory "$T/nossh.ini" "${common[@]}" \
+        --json "$T/b.json"
+echo "$OUT" | grep -q "nossh.ini:[0-9]*: \[host a\] has role = client but no ssh" || fail "no ssh: $OUT"
+[ ! -e "$T/b.json" ] || fail "a result was written for bad input: $(cat "$T/b.json")"
 no_driver_left "bad input"
 
 # --- a client that cannot start: exit 3 before the first point, naming it
