@@ -30,6 +30,9 @@
 #include "core/secret.h"
 #include "block/fio_json.h"
 #include "block/live.h"
+#include "block/client_driver.h"
+#include "block/clients.h"
+#include "block/clients_scan.h"
 #include "results/rundir.h"
 #include "results/save.h"
 
@@ -38,9 +41,9 @@
 
 struct blk_cfg {
         char *target, *filename, *json, *output_dir, *initiator, *metrics_listen;
-        char *chap_secret_file, *chap_target_secret_file;
-        int engine;
-        struct u64_list rw, bs, iodepth, percentile;
+        char *chap_secret_file, *chap_target_secret_file, *clients, *inventory;
+        int engine, start_on_go, stonewall, per_client;
+        struct u64_list rw, bs, iodepth, percentile, client_counts;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
         long long log_interval_ms, monitor_interval, io_timeout;
         long long batch_submit, batch_complete_min, batch_complete_max;
@@ -51,6 +54,7 @@ struct blk_cfg {
 };
 
 static const char *const verify_names[] = {"none", "crc32c", NULL};
+static const char *const stonewall_names[] = {"first", "last", NULL};
 
 #define O(f) offsetof(struct blk_cfg, f)
 static const struct opt_def block_opts[] = {
@@ -126,6 +130,29 @@ static const struct opt_def block_opts[] = {
     {"quiet", OPT_BOOL, O(quiet), "0", 0, 0, "print only the result path and errors", NULL, 0},
     {"no-index", OPT_BOOL, O(no_index), "0", 0, 0,
      "keep the result out of the run index (the lab's own checks of its data path)", NULL, 0},
+    {"clients", OPT_STR, O(clients), NULL, 0, 0,
+     "run the sweep on many clients at once, in lockstep: local:N (N processes here) or "
+     "inventory (--inventory's [host NAME] sections with role = client, over ssh); targets "
+     "not given per client are dealt round-robin",
+     NULL, 0},
+    {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
+     "with --clients inventory: the static inventory ([host NAME]: role = client, ssh = "
+     "[user@]host[:port], targets = URL|PATH[,...])",
+     NULL, OPT_F_PATH},
+    {"stonewall", OPT_ENUM, O(stonewall), "first", 0, 0,
+     "with --clients: the window of the headline figure: first (while every client ran) or "
+     "last (until every client was done); both are recorded",
+     stonewall_names, 0},
+    {"client-counts", OPT_LIST, O(client_counts), NULL, 1, 256,
+     "with --clients: a client-count scan, the sweep on the first N clients for each N "
+     "(1,2,4,8), with the scaling efficiency X(N) / (N x X(1)) and a verdict",
+     NULL, 0},
+    {"per-client", OPT_BOOL, O(per_client), "0", 0, 0,
+     "with --clients: a row per client under each point's aggregate row", NULL, 0},
+    {"start-on-go", OPT_BOOL, O(start_on_go), "0", 0, 0,
+     "run as a client of --clients: the driver protocol on stdin and stdout (ready, go, "
+     "result per point)",
+     NULL, 0},
     METRICS_LISTEN_OPT(O(metrics_listen)),
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
@@ -168,13 +195,18 @@ struct block_cmd {
         char chap[2][256];    /* CHAP secrets read from files: initiator, target (mutual) */
         char why[512];        /* the first target failure, for partial_reason */
         struct res_save save; /* where the result goes (results/save.h) */
+        struct blk_drv *drv;  /* --start-on-go: the driver protocol on stdio */
+        int drv_ended;        /* --start-on-go: the input ended or stop came before a go */
+        int degraded;         /* --clients: a point lacked a client */
 };
 
 static struct blk_run *volatile running;
+static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
 {
         (void)sig;
+        stopping = 1;
         if (running)
                 blk_run_interrupt(running);
 }
@@ -300,6 +332,8 @@ static int build_targets(struct block_cmd *b, char *err, size_t errlen)
         /* An engine that moves no data needs no target: it gets one named after itself. */
         if (b->nt == 0 && ops && (ops->caps & BLK_CAP_NO_DATA))
                 return add_target(b, ops->name, ops, err, errlen);
+        if (b->nt == 0 && b->cfg.clients && !strcmp(b->cfg.clients, "inventory"))
+                return 0; /* each client's section names its own */
         if (b->nt == 0) {
                 snprintf(err, errlen,
                          "no target: give --target URL or --filename PATH (or --engine null)");
@@ -704,6 +738,8 @@ static void save_progress(struct block_cmd *b)
 {
         char why[96];
 
+        if (b->cfg.start_on_go)
+                return; /* a client: its controller keeps the result */
         json_object_set_new(b->result, "knee", knees(b, 0));
         /* stays on disk as is if the run dies or a later save fails: say so */
         if (json_array_size(b->points))
@@ -716,7 +752,7 @@ static void save_progress(struct block_cmd *b)
 
 static int write_result(struct block_cmd *b, int partial, const char *why)
 {
-        if (!b->result)
+        if (!b->result || b->cfg.start_on_go)
                 return 0;
         if (b->mon) {
                 mon_stop(b->mon);
@@ -744,14 +780,30 @@ static int run_precondition(struct block_cmd *b, uint64_t generation, char *err,
                                     on_progress, b, err, errlen);
 }
 
+static void drv_interrupt(void *arg)
+{
+        struct block_cmd *b = arg;
+
+        blk_run_interrupt(b->run);
+}
+
 /* One point: run, verify, print, add to the JSON. Returns 0, or -errno when a session was lost. */
 static int run_point(struct block_cmd *b, struct blk_point_spec *p)
 {
         struct blk_point_result r;
+        unsigned k = (unsigned)json_array_size(b->points);
         int rc;
 
-        blk_live_point(b->live, (unsigned)json_array_size(b->points), blk_rw_names[p->rw], p);
+        if (b->drv && (rc = blk_drv_wait_go(b->drv, k, &stopping)) <= 0) {
+                b->drv_ended = 1;
+                return rc;
+        }
+        if (b->drv && blk_drv_watch(b->drv, drv_interrupt, b) < 0)
+                log_warn("driver: no input watcher: the end of input stops it after the point");
+        blk_live_point(b->live, k, blk_rw_names[p->rw], p);
         rc = blk_run_point(b->run, p, &r, on_progress, b);
+        if (b->drv)
+                blk_drv_unwatch(b->drv);
         int writes = p->rw != BLK_RW_READ && p->rw != BLK_RW_RANDREAD;
 
         if (rc == 0 && p->verify && writes && !r.interrupted)
@@ -779,6 +831,8 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
                                   (unsigned long long)r.all.bad[i].offset);
                 blk_live_point_done(b->live, &r);
                 json_array_append_new(b->points, point_json(b, p, &r));
+                if (b->drv && blk_drv_result(b->drv, k, json_array_get(b->points, k)) < 0)
+                        b->drv_ended = 1;
                 save_progress(b);
                 for (unsigned i = 0; i < r.ntargets && r.all.failed; i++)
                         if (r.t[i].failed && !b->why[0])
@@ -825,6 +879,10 @@ static int sweep(struct block_cmd *b, int *mismatch, int *interrupted)
                                 };
                                 if ((rc = run_point(b, &p)) < 0)
                                         return rc;
+                                if (b->drv_ended) {
+                                        *interrupted = 1;
+                                        return 0;
+                                }
                                 json_t *last =
                                     json_array_get(b->points, json_array_size(b->points) - 1);
                                 json_t *v = json_object_get(last, "verify");
@@ -836,6 +894,229 @@ static int sweep(struct block_cmd *b, int *mismatch, int *interrupted)
                                 }
                         }
         return 0;
+}
+
+/* A table row from a point's JSON (o: the aggregate, or one of its clients[]). */
+static void print_json_row(const struct block_cmd *b, const json_t *shape, const char *label,
+                           const json_t *o)
+{
+        static const char *const dirs[] = {"read", "write"};
+        struct hist *h = hist_new();
+        double iops = 0, bw = 0, errors = 0;
+        char bs[16], why[128];
+
+        if (!h || b->cfg.quiet) {
+                hist_free(h);
+                return;
+        }
+        for (unsigned d = 0; d < 2; d++) {
+                const json_t *x = json_object_get(o, dirs[d]), *hj = json_object_get(x, "hist");
+                if (hj && hist_add_json(h, hj, why, sizeof(why)) < 0)
+                        log_warn("%s: %s", label, why);
+                iops += json_number_value(json_object_get(x, "iops"));
+                bw += json_number_value(json_object_get(x, "bw_bytes"));
+                errors += json_number_value(json_object_get(x, "errors"));
+        }
+        const char *rw = json_string_value(json_object_get(shape, "rw"));
+        fmt_size((uint64_t)json_integer_value(json_object_get(shape, "bs")), bs, sizeof(bs));
+        printf("%-9s %6s %5lld %7s %-18.18s %11.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.0f %6s\n",
+               rw ? rw : "?", bs, (long long)json_integer_value(json_object_get(shape, "iodepth")),
+               "", label, iops, bw / 1e6, hist_mean(h) / 1e3, hist_percentile(h, 50) / 1e3,
+               hist_percentile(h, 99) / 1e3, hist_percentile(h, 99.9) / 1e3, errors, "");
+        hist_free(h);
+}
+
+static int same_shape(const json_t *a, const json_t *b)
+{
+        return json_equal(json_object_get(a, "rw"), json_object_get(b, "rw")) &&
+               json_equal(json_object_get(a, "bs"), json_object_get(b, "bs")) &&
+               json_equal(json_object_get(a, "iodepth"), json_object_get(b, "iodepth"));
+}
+
+static double point_iops(const json_t *p)
+{
+        return json_number_value(json_object_get(json_object_get(p, "read"), "iops")) +
+               json_number_value(json_object_get(json_object_get(p, "write"), "iops"));
+}
+
+/* The I/O-weighted mean latency of both directions, in us. */
+static double point_mean_us(const json_t *p)
+{
+        double n = 0, sum = 0;
+
+        for (unsigned d = 0; d < 2; d++) {
+                const json_t *x = json_object_get(p, d ? "write" : "read");
+                double ios = json_number_value(json_object_get(x, "ios"));
+                n += ios;
+                sum +=
+                    ios * json_number_value(json_object_get(json_object_get(x, "lat_ns"), "mean"));
+        }
+        return n > 0 ? sum / n / 1e3 : 0;
+}
+
+/* A scan's point: scaling_efficiency against the same point on the fewest clients. */
+static void set_efficiency(struct block_cmd *b, json_t *agg)
+{
+        json_t *p;
+        size_t i;
+
+        json_array_foreach(b->points, i, p)
+        {
+                if (!same_shape(p, agg))
+                        continue;
+                struct blk_scan_step s[2] = {
+                    {(unsigned)json_integer_value(json_object_get(p, "n_clients")), point_iops(p),
+                     0},
+                    {(unsigned)json_integer_value(json_object_get(agg, "n_clients")),
+                     point_iops(agg), 0}};
+                json_object_set_new(agg, "scaling_efficiency",
+                                    json_real(blk_scan_efficiency(s, 1)));
+                return;
+        }
+        json_object_set_new(agg, "scaling_efficiency", json_real(1));
+}
+
+/* A scan's verdict per point shape: scan[] and tipping_point in the result, printed. */
+static void scan_verdicts(struct block_cmd *b)
+{
+        json_t *scan = json_array(), *p, *q, *first = NULL;
+        size_t i, j;
+        char v[512], line[700];
+
+        json_array_foreach(b->points, i, p)
+        {
+                struct blk_scan_step st[64];
+                unsigned n = 0;
+                int seen = 0;
+                json_array_foreach(b->points, j, q)
+                {
+                        if (j < i && same_shape(p, q))
+                                seen = 1;
+                        if (!seen && j >= i && same_shape(p, q) && n < 64)
+                                st[n++] = (struct blk_scan_step){
+                                    (unsigned)json_integer_value(json_object_get(q, "n_clients")),
+                                    point_iops(q), point_mean_us(q)};
+                }
+                if (seen)
+                        continue;
+                unsigned at = blk_scan_verdict(st, n, v, sizeof(v));
+                char bs[16];
+                fmt_size((uint64_t)json_integer_value(json_object_get(p, "bs")), bs, sizeof(bs));
+                snprintf(line, sizeof(line), "%s %s qd %lld: %s",
+                         json_string_value(json_object_get(p, "rw")), bs,
+                         (long long)json_integer_value(json_object_get(p, "iodepth")), v);
+                if (!b->cfg.quiet)
+                        printf("scan: %s\n", line);
+                json_t *e = json_pack("{s:O,s:O,s:O,s:i,s:s}", "rw", json_object_get(p, "rw"), "bs",
+                                      json_object_get(p, "bs"), "iodepth",
+                                      json_object_get(p, "iodepth"), "clients", at, "verdict", v);
+                if (!first && e)
+                        first = json_pack("{s:i,s:s,s:s}", "clients", at, "verdict", line,
+                                          "limited_by", "none");
+                json_array_append_new(scan, e);
+        }
+        json_object_set_new(b->result, "scan", scan);
+        if (first)
+                json_object_set_new(b->result, "tipping_point", first);
+}
+
+/* --clients: each point's aggregate as it comes, printed and saved. */
+static void on_client_point(void *user, unsigned k, json_t *agg)
+{
+        struct block_cmd *b = user;
+        const json_t *cl = json_object_get(agg, "clients"), *c, *sw;
+        char label[64];
+        size_t i;
+
+        (void)k;
+        if (b->cfg.client_counts.n)
+                set_efficiency(b, agg);
+        snprintf(label, sizeof(label), "all %lld clients",
+                 (long long)json_integer_value(json_object_get(agg, "n_clients")));
+        print_json_row(b, agg, label, agg);
+        json_array_foreach(cl, i, c)
+        {
+                const char *err = json_string_value(json_object_get(c, "error"));
+                if (b->cfg.per_client)
+                        print_json_row(b, agg, json_string_value(json_object_get(c, "name")), c);
+                if (err)
+                        log_warn("client %s: %s", json_string_value(json_object_get(c, "name")),
+                                 err);
+                if (json_is_true(json_object_get(c, "late")))
+                        log_warn("client %s started %.1f ms after the go (over 1%% of the runtime)",
+                                 json_string_value(json_object_get(c, "name")),
+                                 json_number_value(json_object_get(c, "start_skew_ms")));
+        }
+        sw = json_object_get(agg, "stonewall");
+        if (!b->cfg.quiet)
+                printf("stonewall: first %.1f IOPS over %.2f s, last %.1f IOPS over %.2f s; "
+                       "slowest %s\n",
+                       json_number_value(json_object_get(json_object_get(sw, "first"), "iops")),
+                       json_number_value(json_object_get(json_object_get(sw, "first"), "seconds")),
+                       json_number_value(json_object_get(json_object_get(sw, "last"), "iops")),
+                       json_number_value(json_object_get(json_object_get(sw, "last"), "seconds")),
+                       json_string_value(json_object_get(agg, "slowest")));
+        fflush(stdout);
+        json_array_append(b->points, agg);
+        save_progress(b);
+}
+
+static int start_result(struct block_cmd *b);
+
+/* --clients: the sweep run by the clients; this process only steers and aggregates. */
+static int run_clients(struct block_cmd *b, int argc, char **argv)
+{
+        const struct blk_cfg *c = &b->cfg;
+        double pcts[32];
+        char err[1024] = "";
+        unsigned np = c->percentile.n < 32 ? c->percentile.n : 32;
+
+        for (unsigned i = 0; i < np; i++)
+                pcts[i] = opt_dlist_get(&c->percentile, i);
+        struct blk_clients_plan plan = {
+            .spec = c->clients,
+            .inventory = c->inventory,
+            .argv = argv,
+            .argc = argc,
+            .target_list = c->target,
+            .file_list = c->filename,
+            .npoints = c->rw.n * c->bs.n * c->iodepth.n,
+            .ramp_s = (double)c->ramp_time,
+            .runtime_s = (double)c->runtime,
+            .io_timeout_s = (double)c->io_timeout,
+            .pcts = pcts,
+            .npct = np,
+            .stonewall_last = c->stonewall == 1,
+            .stop = &stopping,
+        };
+        unsigned counts[PARSE_LIST_MAX];
+        for (unsigned i = 0; i < c->client_counts.n && i < PARSE_LIST_MAX; i++)
+                counts[i] = (unsigned)c->client_counts.v[i];
+        plan.counts = counts;
+        plan.ncounts = c->client_counts.n < PARSE_LIST_MAX ? c->client_counts.n : PARSE_LIST_MAX;
+        if (blk_clients_check(&plan, err, sizeof(err)) < 0) {
+                log_error("%s", err);
+                return HCI_EXIT_USAGE;
+        }
+        int rc = start_result(b);
+        if (rc != 0)
+                return rc;
+        print_header(b);
+        fflush(stdout);
+        rc = blk_clients_run(&plan, on_client_point, b, &b->degraded, err, sizeof(err));
+        if (rc < 0 && rc != -EINTR)
+                log_error("%s", err);
+        int exit = rc == -EINTR    ? HCI_EXIT_INTERRUPTED
+                   : rc == -EINVAL ? HCI_EXIT_USAGE
+                   : rc < 0        ? HCI_EXIT_TARGET
+                   : b->degraded   ? HCI_EXIT_TARGET
+                                   : HCI_EXIT_OK;
+        if (rc < 0)
+                snprintf(b->why, sizeof(b->why), "%s", rc == -EINTR ? "interrupted" : err);
+        if (c->client_counts.n && json_array_size(b->points))
+                scan_verdicts(b);
+        rc = write_result(b, rc < 0, b->why);
+        return rc < 0 ? res_save_exit(rc) : exit;
 }
 
 static int open_and_check(struct block_cmd *b)
@@ -867,6 +1148,12 @@ static int start_result(struct block_cmd *b)
 {
         char err[512];
 
+        if (b->cfg.start_on_go) {
+                b->result = json_object();
+                b->points = json_array();
+                b->drv = blk_drv_new();
+                return b->result && b->points && b->drv ? 0 : HCI_EXIT_USAGE;
+        }
         if (res_save_open(&b->save, "block", "block", b->cfg.json, b->cfg.output_dir, err,
                           sizeof(err)) < 0) {
                 log_error("%s", err);
@@ -911,6 +1198,12 @@ static int check_usage(struct block_cmd *b, char *err, size_t errlen)
                                  b->t[i].spec.ops->name);
                         return -EINVAL;
                 }
+        if (c->clients && (blk_clients_count(c->clients, err, errlen) < 0))
+                return -EINVAL;
+        if (c->clients && c->start_on_go) {
+                snprintf(err, errlen, "option --clients: not with --start-on-go (a client)");
+                return -EINVAL;
+        }
         if (c->json && res_check_file(c->json, why, sizeof(why)) < 0) {
                 snprintf(err, errlen, "option --json: %s", why);
                 return -EINVAL;
@@ -982,6 +1275,7 @@ static void cleanup(struct block_cmd *b)
         blk_run_close(b->run);
         prog_end(b->prog);
         blk_live_free(b->live);
+        blk_drv_free(b->drv);
         metrics_stop(b->metrics);
         mon_free(b->mon);
         json_decref(b->points);
@@ -1016,6 +1310,15 @@ int cmd_block(int argc, char **argv)
         memset(&b, 0, sizeof(b));
         if ((rc = parse(&b, argc, argv)) != 0) {
                 rc = rc < 0 ? HCI_EXIT_OK : rc;
+                goto out;
+        }
+        if (b.cfg.clients) {
+                struct sigaction osi, ost;
+                sigaction(SIGINT, &sa, &osi);
+                sigaction(SIGTERM, &sa, &ost);
+                rc = run_clients(&b, argc, argv);
+                sigaction(SIGINT, &osi, NULL);
+                sigaction(SIGTERM, &ost, NULL);
                 goto out;
         }
         if ((rc = open_and_check(&b)) != 0 || (rc = start_result(&b)) != 0)

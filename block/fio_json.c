@@ -325,6 +325,92 @@ static time_t started(const json_t *result)
         return time(NULL);
 }
 
+/*
+ * A client's share of a point, as a point of its own: the point's shape,
+ * the client's read, write, runtime and CPU (clients_agg.h's clients[]).
+ */
+static json_t *client_point(const json_t *point, const json_t *client)
+{
+        static const char *const shape[] = {"rw", "bs", "iodepth", "rwmixread"};
+        static const char *const own[] = {"read", "write", "runtime_s"};
+        json_t *p = json_object();
+        double cpu = num(client, "cpu_s");
+
+        for (unsigned k = 0; p && k < 4; k++)
+                if (json_object_get(point, shape[k]))
+                        json_object_set(p, shape[k], json_object_get(point, shape[k]));
+        for (unsigned k = 0; p && k < 3; k++)
+                if (json_is_object(json_object_get(client, own[k])) ||
+                    json_is_number(json_object_get(client, own[k])))
+                        json_object_set(p, own[k], json_object_get(client, own[k]));
+        if (p) /* the client's whole CPU time (user + system) is all that is known */
+                json_object_set_new(
+                    p, "cpu",
+                    json_pack("{s:f,s:f}", "process_user_s", cpu, "process_system_s", 0.0));
+        if (p && json_object_get(client, "error") &&
+            !json_is_null(json_object_get(client, "error")))
+                json_object_set(p, "failed", json_object_get(client, "error"));
+        return p;
+}
+
+/* The aggregate's rates are the clients' summed (each over its own window), not ios / max time. */
+static int sum_rates(json_t *all, const json_t *point)
+{
+        static const char *const dirs[] = {"read", "write"};
+
+        for (unsigned d = 0; d < 2; d++) {
+                json_t *o = json_object_get(all, dirs[d]);
+                const json_t *x = json_object_get(point, dirs[d]);
+                double bw = num(x, "bw_bytes");
+                if (o && (set(o, "iops", json_real(num(x, "iops"))) ||
+                          set(o, "bw_bytes", u64((uint64_t)bw)) ||
+                          set(o, "bw", u64((uint64_t)(bw / 1024)))))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/*
+ * fio's client mode (fio --client): client_stats[] with one entry per
+ * client and point, its hostname named, then one "All clients" entry per
+ * point (fio itself sums the whole run into one: here every point has its
+ * own).
+ */
+static int client_stats(json_t *doc, const json_t *config, const json_t *points, const double *p,
+                        unsigned np, int plus)
+{
+        json_t *cs = json_array(), *pt, *c;
+        size_t i, k;
+
+        if (!cs || set(doc, "client_stats", cs))
+                return -ENOMEM;
+        json_array_foreach(points, i, pt)
+        {
+                json_array_foreach(json_object_get(pt, "clients"), k, c)
+                {
+                        json_t *cp = client_point(pt, c);
+                        json_t *j = cp ? job(config, cp, (unsigned)i, p, np, plus) : NULL;
+                        json_decref(cp);
+                        if (!j ||
+                            set(j, "hostname",
+                                json_string(json_string_value(json_object_get(c, "host")))) ||
+                            set(j, "port", json_integer(0)) ||
+                            set(j, "client",
+                                json_string(json_string_value(json_object_get(c, "name")))) ||
+                            json_array_append_new(cs, j))
+                                return -ENOMEM;
+                }
+                json_t *all = job(config, pt, (unsigned)i, p, np, plus);
+                /* fio names the last client's host here; none is the right one */
+                if (!all || set(all, "jobname", json_string("All clients")) ||
+                    set(all, "hostname", json_string("all clients")) ||
+                    set(all, "port", json_integer(0)) || json_object_del(all, "job options") ||
+                    sum_rates(all, pt) < 0 || json_array_append_new(cs, all))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 json_t *blk_fio_from_block(const json_t *result, int plus, char *err, size_t errlen)
 {
         const json_t *config = json_object_get(result, "config");
@@ -348,6 +434,16 @@ json_t *blk_fio_from_block(const json_t *result, int plus, char *err, size_t err
         jobs = json_array();
         doc = json_pack("{s:s,s:I,s:I,s:s,s:o}", "fio version", ver, "timestamp", (json_int_t)t0,
                         "timestamp_ms", (json_int_t)t0 * 1000, "time", when, "jobs", jobs);
+        if (json_object_get(json_array_get(points, 0), "clients")) { /* block --clients */
+                if (doc && (json_object_del(doc, "jobs") ||
+                            client_stats(doc, config, points, p, np, plus) < 0)) {
+                        json_decref(doc);
+                        doc = NULL;
+                }
+                if (!doc)
+                        snprintf(err, errlen, "out of memory");
+                return doc;
+        }
         json_array_foreach(points, i, pt)
         {
                 if (!doc ||

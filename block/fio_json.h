@@ -28,6 +28,12 @@
  *     the one hcisweep reports.
  *   - usr_cpu / sys_cpu: hcisweep's own CPU time during the point, in
  *     percent of the measured time (as fio's).
+ *   - block --clients: fio's client-mode layout instead of jobs[]:
+ *     client_stats[] holds per point one entry per client (its hostname,
+ *     port 0, and hcisweep's client name under "client"; usr_cpu is the
+ *     client's whole CPU time, sys_cpu 0) and then an entry named "All
+ *     clients", the point's exact aggregate (fio sums its whole run into
+ *     one such entry; here each point has its own).
  *   - Not written: iodepth_level and the latency_* distributions, ctx/majf/minf
  *     (zero), disk_util.
  */

@@ -1,0 +1,670 @@
+/*
+ * clients.c - the lockstep sweep over many block clients (see clients.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "core/driverproto.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/parse.h"
+#include "lab/proc.h"
+#include "lab/ssh.h"
+#include "block/clients.h"
+#include "block/clients_agg.h"
+
+#define MAX_CLIENTS  256
+#define GO_AHEAD_MS  200   /* the go instant: this far ahead, so every client gets it in time */
+#define STOP_WAIT_MS 15000 /* after an interrupt: how long to wait for the partial results */
+
+/* Options the controller keeps to itself: a client gets the rest of the user's argv. */
+static const char *const controller_only[] = {
+    "clients", "client-counts", "stonewall", "per-client",  "clients-optional",
+    "json",    "output-dir",    "target",    "filename",    "metrics-listen",
+    "quiet",   "output-format", "no-index",  "start-on-go", NULL};
+/* ... and of those, the ones that take no value (the others may take the next word) */
+static const char *const controller_bools[] = {"per-client", "clients-optional", "quiet",
+                                               "no-index",   "start-on-go",      NULL};
+
+struct client {
+        char name[64];
+        char host[HOSTPORT_HOST_MAX]; /* where it runs: "localhost", or its ssh host */
+        int remote;                   /* over ssh (d) */
+        struct lab_ssh d;
+        char targets[4096]; /* its comma list */
+        json_t *tj;         /* its targets as an array */
+        pid_t pid;
+        struct dp_carrier *car;
+        int ready, started, lost;
+        int64_t started_ns; /* controller's clock */
+        json_t *point;      /* its result of the current point */
+        char error[320];
+};
+
+static int in_list(const char *const *l, const char *s, size_t n)
+{
+        for (; *l; l++)
+                if (strlen(*l) == n && !strncmp(*l, s, n))
+                        return 1;
+        return 0;
+}
+
+int blk_clients_count(const char *spec, char *err, size_t errlen)
+{
+        char why[128];
+        uint64_t n;
+
+        if (spec && !strcmp(spec, "inventory"))
+                return 0;
+        if (!spec || strncmp(spec, "local:", 6) != 0) {
+                snprintf(err, errlen, "option --clients: '%s' is not local:N or inventory",
+                         spec ? spec : "");
+                return -EINVAL;
+        }
+        if (parse_u64(spec + 6, &n, why, sizeof(why)) < 0 || n < 1 || n > MAX_CLIENTS) {
+                snprintf(err, errlen, "option --clients: '%s': N must be 1 to %d", spec,
+                         MAX_CLIENTS);
+                return -EINVAL;
+        }
+        return (int)n;
+}
+
+/* Client i's share of the comma list: items i, i+n, ... or item i mod count. */
+static int deal(const char *list, unsigned i, unsigned n, char *out, size_t len, json_t *arr)
+{
+        char *copy = strdup(list), *save = NULL, *item[1024];
+        unsigned cnt = 0;
+        size_t used = 0;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *t = strtok_r(copy, ",", &save); t && cnt < 1024; t = strtok_r(NULL, ",", &save))
+                item[cnt++] = t;
+        out[0] = 0;
+        for (unsigned j = 0; j < cnt; j++) {
+                if (cnt >= n ? j % n != i : j != i % cnt)
+                        continue;
+                int w = snprintf(out + used, len - used, "%s%s", used ? "," : "", item[j]);
+                if (w < 0 || (size_t)w >= len - used) {
+                        free(copy);
+                        return -ENAMETOOLONG;
+                }
+                used += (size_t)w;
+                json_array_append_new(arr, json_string(item[j]));
+        }
+        free(copy);
+        return 0;
+}
+
+/* c's targets as --target=URLS and/or --filename=PATHS into t (two words of 4200). */
+static int target_words(const struct client *c, char t[2][4200], char **a, int n)
+{
+        size_t used[2] = {0, 0};
+        size_t i;
+        json_t *v;
+
+        t[0][0] = t[1][0] = 0;
+        json_array_foreach(c->tj, i, v)
+        {
+                const char *w = json_string_value(v);
+                int k = strncmp(w, "iscsi://", 8) != 0;
+                int m = snprintf(t[k] + used[k], 4200 - used[k], "%s%s",
+                                 used[k] ? "," : (k ? "--filename=" : "--target="), w);
+                if (m < 0 || (size_t)m >= 4200 - used[k])
+                        return -ENAMETOOLONG;
+                used[k] += (size_t)m;
+        }
+        for (int k = 0; k < 2; k++)
+                if (used[k])
+                        a[n++] = t[k];
+        return n;
+}
+
+/* The argv of client c: this binary, block, the user's options, its targets, --start-on-go. */
+static char **client_argv(const struct blk_clients_plan *p, const struct client *c, char *self,
+                          char tgt[2][4200])
+{
+        char **a = calloc((size_t)p->argc + 8, sizeof(*a));
+        int n = 0;
+
+        if (!a)
+                return NULL;
+        a[n++] = self;
+        a[n++] = "block";
+        for (int i = 1; i < p->argc; i++) {
+                const char *w = p->argv[i];
+                if (strncmp(w, "--", 2) != 0) {
+                        a[n++] = (char *)w;
+                        continue;
+                }
+                const char *eq = strchr(w + 2, '=');
+                size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
+                if (!in_list(controller_only, w + 2, len)) {
+                        a[n++] = (char *)w;
+                        continue;
+                }
+                if (!eq && !in_list(controller_bools, w + 2, len) && i + 1 < p->argc)
+                        i++; /* its value */
+        }
+        if ((n = target_words(c, tgt, a, n)) < 0) {
+                free(a);
+                return NULL;
+        }
+        a[n++] = "--start-on-go";
+        a[n++] = "--quiet";
+        a[n] = NULL;
+        return a;
+}
+
+static int start_client(const struct blk_clients_plan *p, struct client *c, char *err,
+                        size_t errlen)
+{
+        char self[4096], tgt[2][4200];
+        int in[2], out[2], rc;
+        char **argv = client_argv(p, c, self, tgt);
+        struct lab_ssh_cmd sc = {0};
+
+        dp_self_exe(self, sizeof(self));
+        if (!argv)
+                return -ENOMEM;
+        if (c->remote) { /* ssh ... -- 'hcisweep' 'block' ...: the same words, there */
+                rc = lab_ssh_cmd_build(&sc, &c->d, (const char *const *)argv);
+                free(argv);
+                if (rc < 0) {
+                        lab_ssh_cmd_free(&sc);
+                        return rc;
+                }
+                argv = NULL;
+        }
+        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+                rc = -errno;
+                snprintf(err, errlen, "%s: pipe: %s", c->name, strerror(errno));
+                free(argv);
+                return rc;
+        }
+        int stdio[2] = {in[0], out[1]};
+        rc = proc_spawn_io(&(struct proc_spawn){argv ? argv : sc.argv, NULL, NULL, NULL}, stdio, 1,
+                           &c->pid, err, errlen);
+        free(argv);
+        lab_ssh_cmd_free(&sc);
+        close(in[0]);
+        close(out[1]);
+        if (rc < 0) {
+                close(in[1]);
+                close(out[0]);
+                c->pid = -1;
+                return rc;
+        }
+        char who[96];
+        snprintf(who, sizeof(who), "client %s", c->name);
+        c->car = dp_carrier_new(c->remote ? &dp_carrier_ssh : &dp_carrier_pipe, NULL, in[1], out[0],
+                                who);
+        return c->car ? 0 : -ENOMEM;
+}
+
+/* Mark c lost (once) with why, and end its input so it stops. */
+static void lose(struct client *c, const char *why)
+{
+        if (c->lost)
+                return;
+        c->lost = 1;
+        snprintf(c->error, sizeof(c->error), "lost: %s", why);
+        log_error("client %s %s", c->name, c->error);
+        dp_carrier_close_input(c->car);
+        if (c->pid > 0)
+                proc_stop(c->pid, NULL, SIGTERM, 2000, (char[128]){0}, 128);
+        c->pid = -1;
+}
+
+/* One message from c, handled for point k. */
+static void on_msg(struct client *c, const struct dp_msg *m, unsigned k)
+{
+        char why[128];
+
+        if (m->point != k && m->kind != DP_CLOCK) {
+                snprintf(why, sizeof(why), "said point %u while point %u runs", m->point, k);
+                lose(c, why);
+                return;
+        }
+        switch (m->kind) {
+        case DP_READY:
+                c->ready = 1;
+                break;
+        case DP_STARTED:
+                c->started = 1;
+                c->started_ns = m->local_ns;
+                break;
+        case DP_RESULT: {
+                json_error_t je;
+                json_decref(c->point);
+                c->point = json_loadb(m->doc, m->doclen, 0, &je);
+                if (!c->point || !json_is_object(c->point)) {
+                        json_decref(c->point);
+                        c->point = NULL;
+                        snprintf(why, sizeof(why), "its result is not JSON: %.80s", je.text);
+                        lose(c, why);
+                }
+                break;
+        }
+        default:
+                break;
+        }
+}
+
+/* Poll every live client until done(c) holds for all, or the deadline (0: none), or stop. */
+static int wait_all(struct client *cl, unsigned n, unsigned k, int (*done)(const struct client *),
+                    int64_t deadline_ns, const volatile sig_atomic_t *stop)
+{
+        for (;;) {
+                struct pollfd pf[MAX_CLIENTS];
+                unsigned map[MAX_CLIENTS], np = 0;
+                char err[512];
+
+                for (unsigned i = 0; i < n; i++) {
+                        struct dp_msg m;
+                        int rc = 0;
+                        /* not past done: the next point's ready stays queued for it */
+                        while (!cl[i].lost && !done(&cl[i]) &&
+                               (rc = dp_carrier_next(cl[i].car, &m, err, sizeof(err))) == 1)
+                                on_msg(&cl[i], &m, k);
+                        if (!cl[i].lost && rc < 0)
+                                lose(&cl[i], err);
+                        if (!cl[i].lost && !done(&cl[i]) && dp_carrier_out_fd(cl[i].car) < 0)
+                                lose(&cl[i], "its output ended");
+                        if (cl[i].lost || done(&cl[i]))
+                                continue;
+                        pf[np] =
+                            (struct pollfd){.fd = dp_carrier_out_fd(cl[i].car), .events = POLLIN};
+                        map[np++] = i;
+                }
+                if (!np)
+                        return 0;
+                if (stop && *stop)
+                        return -EINTR;
+                if (deadline_ns && dp_real_ns() > deadline_ns) {
+                        for (unsigned j = 0; j < np; j++)
+                                lose(&cl[map[j]], "no answer in time");
+                        return 0;
+                }
+                if (poll(pf, np, 200) < 0 && errno != EINTR)
+                        return -errno;
+                for (unsigned j = 0; j < np; j++)
+                        if (pf[j].revents)
+                                dp_carrier_fill(cl[map[j]].car);
+        }
+}
+
+static int is_ready(const struct client *c)
+{
+        return c->ready;
+}
+
+static int has_result(const struct client *c)
+{
+        return c->point != NULL;
+}
+
+/* The aggregate of point k from every client. */
+static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, unsigned n,
+                         int64_t go_ns, char *err, size_t errlen)
+{
+        struct blk_client_point cp[MAX_CLIENTS];
+
+        for (unsigned i = 0; i < n; i++) {
+                const struct client *c = &cl[i];
+                double st = (double)(c->started ? c->started_ns : go_ns) / 1e9 + p->ramp_s;
+                json_t *rt = json_object_get(c->point, "runtime_s");
+                cp[i] = (struct blk_client_point){
+                    .name = c->name,
+                    .where = c->remote ? "ssh" : "local",
+                    .host = c->host,
+                    .targets = c->tj,
+                    .point = c->point,
+                    .start_s = st,
+                    .end_s = st + (json_is_number(rt) ? json_number_value(rt) : p->runtime_s),
+                    .skew_ms = c->started ? (double)(c->started_ns - go_ns) / 1e6 : 0,
+                    .error = c->error[0] ? c->error : NULL,
+                };
+        }
+        return blk_clients_aggregate(cp, n, p->runtime_s, p->pcts, p->npct, p->stonewall_last, err,
+                                     errlen);
+}
+
+/* One point: every client ready, one go, every result. */
+static int run_point(const struct blk_clients_plan *p, struct client *cl, unsigned n, unsigned k,
+                     blk_clients_point_cb cb, void *user, int *degraded, char *err, size_t errlen)
+{
+        char why[256];
+        int rc = wait_all(cl, n, k, is_ready, 0, p->stop);
+        unsigned live = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                if (k == 0 && cl[i].lost) {
+                        snprintf(err, errlen, "client %s could not start: %s", cl[i].name,
+                                 cl[i].error);
+                        return -EHOSTUNREACH;
+                }
+                if (!cl[i].lost && cl[i].ready &&
+                    dp_carrier_measure(cl[i].car, 2000, why, sizeof(why)) < 0)
+                        lose(&cl[i], why);
+                live += !cl[i].lost;
+        }
+        if (rc < 0)
+                return rc;
+        if (!live) {
+                snprintf(err, errlen, "every client was lost");
+                return -EHOSTUNREACH;
+        }
+        int64_t go = dp_real_ns() + GO_AHEAD_MS * 1000000ll;
+        for (unsigned i = 0; i < n; i++) {
+                struct dp_msg m = {.kind = DP_GO, .point = k, .ns = go};
+                if (!cl[i].lost && dp_carrier_send(cl[i].car, &m, why, sizeof(why)) < 0)
+                        lose(&cl[i], why);
+        }
+        int64_t end = go + (int64_t)((p->ramp_s + p->runtime_s + p->io_timeout_s + 30) * 1e9);
+        rc = wait_all(cl, n, k, has_result, end, p->stop);
+        if (rc == -EINTR) { /* every client stops as on SIGINT and gives what it measured */
+                for (unsigned i = 0; i < n; i++)
+                        dp_carrier_close_input(cl[i].car);
+                wait_all(cl, n, k, has_result, dp_real_ns() + STOP_WAIT_MS * 1000000ll, NULL);
+        }
+        for (unsigned i = 0; i < n; i++)
+                if (!cl[i].point) {
+                        *degraded = 1;
+                        if (!cl[i].error[0])
+                                snprintf(cl[i].error, sizeof(cl[i].error), "gave no result");
+                }
+        json_t *agg = aggregate(p, cl, n, go, err, errlen);
+        if (agg) {
+                cb(user, k, agg);
+                json_decref(agg);
+        }
+        for (unsigned i = 0; i < n; i++) {
+                json_decref(cl[i].point);
+                cl[i].point = NULL;
+                cl[i].ready = cl[i].started = 0;
+        }
+        if (rc == -EINTR)
+                return rc;
+        return agg ? 0 : -EHOSTUNREACH;
+}
+
+/* End every client's input and reap it; one still there after a while is killed. */
+static void stop_all(struct client *cl, unsigned n)
+{
+        char err[256];
+
+        for (unsigned i = 0; i < n; i++)
+                if (cl[i].car) /* NULL: never started */
+                        dp_carrier_close_input(cl[i].car);
+        for (unsigned i = 0; i < n; i++) {
+                if (cl[i].pid > 0 && !proc_wait_gone(cl[i].pid, 5000))
+                        proc_stop(cl[i].pid, NULL, SIGTERM, 2000, err, sizeof(err));
+                dp_carrier_free(cl[i].car);
+                json_decref(cl[i].point);
+                /* ready to start again (the next client count) */
+                cl[i].car = NULL;
+                cl[i].point = NULL;
+                cl[i].pid = -1;
+                cl[i].lost = cl[i].ready = cl[i].started = 0;
+                cl[i].error[0] = 0;
+        }
+}
+
+/* ---- --clients inventory: the [host NAME] sections with role = client ---------- */
+
+struct inv {
+        struct client *cl;
+        unsigned n, max;
+        int in_host, is_client, has_ssh, line; /* the section being read */
+        char section[256];
+        char dir[4096]; /* the inventory's directory */
+        const char *path;
+        char *err;
+        size_t errlen;
+};
+
+/* The section just read, kept when it is a client. */
+static int inv_end_section(struct inv *v)
+{
+        struct client *c = &v->cl[v->n];
+
+        if (!v->in_host || !v->is_client)
+                return 0;
+        if (!v->has_ssh) {
+                snprintf(v->err, v->errlen,
+                         "%s:%d: [host %s] has role = client but no ssh = "
+                         "[user@]host[:port]",
+                         v->path, v->line, c->name);
+                return -EINVAL;
+        }
+        snprintf(c->host, sizeof(c->host), "%s", c->d.host);
+        c->remote = 1;
+        v->n++;
+        return 0;
+}
+
+/* A path of the inventory, relative to its directory. */
+static int inv_path(const struct inv *v, const char *val, char *out, size_t len)
+{
+        int n = val[0] == '/' ? snprintf(out, len, "%s", val)
+                              : snprintf(out, len, "%s/%s", v->dir, val);
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A new section begins: the one before is kept if it was a client. */
+static int inv_new_section(struct inv *v, const char *section, int line)
+{
+        struct client *c;
+        int rc = inv_end_section(v);
+
+        if (rc < 0)
+                return rc;
+        snprintf(v->section, sizeof(v->section), "%s", section);
+        v->in_host = !strncmp(section, "host ", 5);
+        v->is_client = v->has_ssh = 0;
+        v->line = line;
+        if (!v->in_host)
+                return 0;
+        if (v->n >= v->max) {
+                snprintf(v->err, v->errlen, "%s:%d: over %u client hosts", v->path, line, v->max);
+                return -EINVAL;
+        }
+        c = &v->cl[v->n];
+        json_decref(c->tj); /* a host section before, not a client's */
+        memset(c, 0, sizeof(*c));
+        snprintf(c->name, sizeof(c->name), "%s", section + 5);
+        c->pid = -1;
+        return (c->tj = json_array()) ? 0 : -ENOMEM;
+}
+
+static int inv_key(void *user, const char *section, const char *key, const char *val, int line)
+{
+        struct inv *v = user;
+        struct client *c;
+        char why[400];
+        int rc;
+
+        if (!section)
+                section = "";
+        if (strcmp(section, v->section) != 0 && (rc = inv_new_section(v, section, line)) < 0)
+                return rc;
+        if (!v->in_host)
+                return 0;
+        c = &v->cl[v->n];
+        if (!strcmp(key, "role"))
+                v->is_client = !strcmp(val, "client");
+        else if (!strcmp(key, "ssh")) {
+                if (lab_ssh_parse(val, &c->d, why, sizeof(why)) < 0) {
+                        snprintf(v->err, v->errlen, "%s:%d: %s", v->path, line, why);
+                        return -EINVAL;
+                }
+                v->has_ssh = 1;
+        } else if (!strcmp(key, "ssh_config") || !strcmp(key, "hcisweep")) {
+                char *dst = key[3] == '_' ? c->d.config : c->d.hcisweep;
+                size_t len = key[3] == '_' ? sizeof(c->d.config) : sizeof(c->d.hcisweep);
+                if ((key[3] == '_'                               ? inv_path(v, val, dst, len)
+                     : snprintf(dst, len, "%s", val) >= (int)len ? -1
+                                                                 : 0) < 0) {
+                        snprintf(v->err, v->errlen, "%s:%d: %s is too long", v->path, line, key);
+                        return -EINVAL;
+                }
+        } else if (!strcmp(key, "targets")) {
+                if (deal(val, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
+                        snprintf(v->err, v->errlen, "%s:%d: targets: too long", v->path, line);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+/* The inventory's clients into cl (max of them): their count, or -errno with err. */
+static int read_inventory(const char *path, struct client *cl, unsigned max, char *err,
+                          size_t errlen)
+{
+        struct inv v = {.cl = cl, .max = max, .path = path, .err = err, .errlen = errlen};
+        const char *slash = strrchr(path, '/');
+        int rc;
+
+        err[0] = 0;
+        snprintf(v.dir, sizeof(v.dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        rc = opt_read_ini(path, inv_key, &v, err, errlen);
+        if (rc == 0)
+                rc = inv_end_section(&v);
+        if (v.n < max) { /* the last host section read, not kept */
+                json_decref(cl[v.n].tj);
+                cl[v.n].tj = NULL;
+        }
+        if (rc < 0) {
+                for (unsigned i = 0; i < v.n; i++)
+                        json_decref(cl[i].tj);
+                if (!err[0])
+                        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+                return rc;
+        }
+        if (!v.n) {
+                snprintf(err, errlen, "%s: no [host NAME] section with role = client", path);
+                return -EINVAL;
+        }
+        return (int)v.n;
+}
+
+/* Every ssh destination answers with this version, before anything starts. */
+static int check_remote(const struct blk_clients_plan *p, struct client *cl, unsigned n, char *err,
+                        size_t errlen)
+{
+        char why[700];
+
+        for (unsigned i = 0; i < n; i++) {
+                if (!cl[i].remote)
+                        continue;
+                int rc = lab_ssh_check_version(&cl[i].d, HCISWEEP_VERSION, 20, p->stop, why,
+                                               sizeof(why));
+                if (rc < 0) {
+                        snprintf(err, errlen, "client %s: %s", cl[i].name, why);
+                        return rc == -EINTR ? rc : -EHOSTUNREACH;
+                }
+        }
+        return 0;
+}
+
+static void free_clients(struct client *cl, int n)
+{
+        for (int i = 0; i < n; i++)
+                json_decref(cl[i].tj);
+        free(cl);
+}
+
+/* The clients of p, named, with their targets, and the counts checked: their number, or -errno. */
+static int make_clients(const struct blk_clients_plan *p, struct client **out, char *err,
+                        size_t errlen)
+{
+        int n = blk_clients_count(p->spec, err, errlen), rc = 0;
+        const char *list = p->target_list ? p->target_list : p->file_list;
+        struct client *cl;
+
+        if (n < 0)
+                return n;
+        if (n == 0 && !p->inventory) {
+                snprintf(err, errlen, "option --clients: inventory needs --inventory FILE");
+                return -EINVAL;
+        }
+        if (!(cl = calloc(n ? (size_t)n : MAX_CLIENTS, sizeof(*cl))))
+                return -ENOMEM;
+        if (n == 0 && (n = read_inventory(p->inventory, cl, MAX_CLIENTS, err, errlen)) < 0) {
+                free(cl);
+                return n;
+        }
+        for (int i = 0; i < n && rc == 0; i++) {
+                if (!cl[i].remote) {
+                        snprintf(cl[i].name, sizeof(cl[i].name), "c%d", i + 1);
+                        snprintf(cl[i].host, sizeof(cl[i].host), "localhost");
+                        cl[i].pid = -1;
+                        if (!(cl[i].tj = json_array()))
+                                rc = -ENOMEM;
+                }
+                if (rc == 0 && !json_array_size(cl[i].tj) && !list) {
+                        snprintf(err, errlen,
+                                 "client %s: no targets (targets = in its section, or "
+                                 "--target/--filename to deal)",
+                                 cl[i].name);
+                        rc = -EINVAL;
+                } else if (rc == 0 && !json_array_size(cl[i].tj) &&
+                           (rc = deal(list, (unsigned)i, (unsigned)n, cl[i].targets,
+                                      sizeof(cl[i].targets), cl[i].tj)) < 0)
+                        snprintf(err, errlen, "option --clients: client %s's targets: %s",
+                                 cl[i].name, strerror(-rc));
+        }
+        for (unsigned j = 0; rc == 0 && j < p->ncounts; j++)
+                if (p->counts[j] < 1 || p->counts[j] > (unsigned)n) {
+                        snprintf(err, errlen, "option --client-counts: %u clients, but %d %s",
+                                 p->counts[j], n, n == 1 ? "is given" : "are given");
+                        rc = -EINVAL;
+                }
+        if (rc < 0) {
+                free_clients(cl, n);
+                return rc;
+        }
+        *out = cl;
+        return n;
+}
+
+int blk_clients_check(const struct blk_clients_plan *p, char *err, size_t errlen)
+{
+        struct client *cl = NULL;
+        int n = make_clients(p, &cl, err, errlen);
+
+        if (n < 0)
+                return n;
+        free_clients(cl, n);
+        return 0;
+}
+
+int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, void *user,
+                    int *degraded, char *err, size_t errlen)
+{
+        struct client *cl = NULL;
+        int n = make_clients(p, &cl, err, errlen), rc = 0;
+
+        *degraded = 0;
+        if (n < 0)
+                return n;
+        rc = check_remote(p, cl, (unsigned)n, err, errlen);
+        /* each count: its first N clients started, the sweep, every one of them stopped */
+        for (unsigned j = 0; rc == 0 && j < (p->ncounts ? p->ncounts : 1); j++) {
+                unsigned m = p->ncounts ? p->counts[j] : (unsigned)n;
+                for (unsigned i = 0; i < m && rc == 0; i++)
+                        rc = start_client(p, &cl[i], err, errlen);
+                for (unsigned k = 0; rc == 0 && k < p->npoints; k++)
+                        rc = run_point(p, cl, m, k, cb, user, degraded, err, errlen);
+                stop_all(cl, m);
+        }
+        free_clients(cl, n);
+        return rc;
+}

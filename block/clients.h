@@ -1,0 +1,86 @@
+/*
+ * clients.h - `hcisweep block --clients`: one sweep run on many block
+ * clients at once, in lockstep, from this process (the controller).
+ *
+ * Each client is this binary run as `hcisweep block --start-on-go` with
+ * the user's options and its own targets; it speaks the driver protocol
+ * (core/driverproto.h) on its stdin and stdout. For every point K of the
+ * sweep (rw x bs x iodepth, in block's order) the controller waits until
+ * every client said "ready K", reads each client's clock through its
+ * carrier, sends one go for one instant a little ahead, and records each
+ * client's start skew in its own clock ("started NS" moved into ours).
+ * The next point's go waits for every client's result of this one. Each
+ * point's client results become one exact aggregate (block/clients_agg.h).
+ *
+ * Clients: "local:N", N processes on this host (the pipe carrier); or
+ * "inventory", the [host NAME] sections of --inventory FILE with role =
+ * client, each run over OpenSSH (lab/ssh.h: ssh =, ssh_config =,
+ * hcisweep =; the ssh carrier reads its clock), its targets = URL|PATH[,...]
+ * there. Other sections and roles are the inventory's business, not read
+ * here. Every ssh destination's version is checked before any client
+ * starts. A client without targets = gets them dealt round-robin from
+ * --target/--filename: with as many targets as clients or more, client i
+ * takes targets i, i+N, ...; with fewer, client i takes target i mod count.
+ *
+ * Faults: a client whose output ends before its first "ready" is
+ * unreachable (-EHOSTUNREACH, naming it, before any go); one lost later
+ * makes that point degraded (it is named, its error kept) and the others
+ * go on. After an interrupt every client's input is closed, so each stops
+ * as on SIGINT and gives what it measured. Every client is reaped (or
+ * killed) before blk_clients_run returns.
+ */
+#ifndef HCI_BLK_CLIENTS_H
+#define HCI_BLK_CLIENTS_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <jansson.h>
+
+struct blk_clients_plan {
+        const char *spec;      /* --clients: "local:N" or "inventory" */
+        const char *inventory; /* --inventory FILE (spec "inventory") */
+        char *const *argv;     /* the user's block argv (argv[0] "block") */
+        int argc;
+        const char *target_list; /* --target, or NULL */
+        const char *file_list;   /* --filename, or NULL */
+        unsigned npoints;        /* points of the sweep */
+        double ramp_s, runtime_s;
+        double io_timeout_s; /* a client silent past ramp + runtime + this is lost */
+        const double *pcts;
+        unsigned npct;
+        int stonewall_last;
+        const unsigned *counts; /* --client-counts: the sweep on the first N clients, each N */
+        unsigned ncounts;       /* 0: once, on every client */
+        const volatile sig_atomic_t *stop; /* set by the caller's signal handler */
+};
+
+/*
+ * Called with each point's aggregate (borrowed; the callee takes a
+ * reference to keep it) as soon as every client gave its result.
+ */
+typedef void (*blk_clients_point_cb)(void *user, unsigned k, json_t *agg);
+
+/*
+ * The number of clients spec asks for: N >= 1, 0 for "inventory" (its
+ * file says), or -EINVAL with err naming the option. Checked before
+ * anything starts.
+ */
+int blk_clients_count(const char *spec, char *err, size_t errlen);
+
+/*
+ * What blk_clients_run would refuse before starting anything (the spec,
+ * the inventory, the targets, the counts): 0, or -EINVAL with err naming
+ * the option or FILE:LINE. Nothing is started or connected.
+ */
+int blk_clients_check(const struct blk_clients_plan *p, char *err, size_t errlen);
+
+/*
+ * Run the sweep on the clients. 0 done; -EINTR interrupted (the points
+ * so far were given, the last one partial); -EHOSTUNREACH a client could
+ * not start (err names it); other -errno with err. *degraded is set when a
+ * point lacked a client.
+ */
+int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, void *user,
+                    int *degraded, char *err, size_t errlen);
+
+#endif

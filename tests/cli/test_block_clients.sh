@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# hcisweep block --clients local:N: a lockstep sweep on N client processes.
+# Every point lists every client, its aggregate is the per-client sum (IOPS,
+# I/Os, the merged histogram's count), each client's start skew is recorded
+# and flagged late exactly when over 1% of the runtime (none a tenth of it); --per-client prints their rows; a client that
+# cannot start is exit 3 before the first point, naming it; a client killed
+# mid-point leaves that point degraded, named, the other counted; SIGINT is
+# exit 130 with every client's partial point kept. No client is left running
+# after any of these.
+. "$TESTLIB"
+cd "$T"
+F="$T/f1,$T/f2,$T/f3"
+common=(--engine psync --size 8m --bs 4k)
+left() { pgrep -f -- "=$T/.*--start-on-go" >/dev/null; }
+no_driver_left() { ! left || fail "a client is still running after $1: $(pgrep -af -- "$T/")"; }
+
+# --- the sweep: 2 rw x 2 qd, 3 clients, per-client rows
+expect_rc 0 "$HCISWEEP" block --clients local:3 --filename "$F" "${common[@]}" \
+        --rw randread,randwrite --iodepth 1,4 --runtime 3 --per-client --json "$T/r.json"
+no_driver_left "the sweep"
+[ "$(echo "$OUT" | grep -c 'all 3 clients')" -eq 4 ] || fail "4 aggregate rows: $OUT"
+[ "$(echo "$OUT" | grep -cE '^rand(read|write) .* c[123] ')" -eq 12 ] || fail "12 client rows: $OUT"
+jq -e '(.points | length) == 4 and all(.points[];
+          .n_clients == 3 and (.clients | length) == 3 and .stonewall.mode == "first"
+          and ([.clients[].name] | sort) == ["c1", "c2", "c3"]
+          and ([.clients[].targets[]] | length) == 3
+          and all(.clients[]; .error == null and .cpu_s > 0
+                  and .late == (.start_skew_ms | fabs > 30) and (.start_skew_ms | fabs) < 300)
+          and (.slowest | type) == "string")' "$T/r.json" >/dev/null ||
+        fail "the points: $(jq -c '[.points[] | {n_clients, slowest, c: [.clients[] | {name, start_skew_ms, late, error, targets}]}]' "$T/r.json")"
+# the aggregate is the per-client sum, within the JSON's float printing
+jq -r '.points[] | [(.read.iops + .write.iops), ([.clients[].iops] | add),
+        (.read.ios + .write.ios), ([.clients[] | .read.ios + .write.ios] | add),
+        ([.read.hist, .write.hist | .. | numbers] | length)] | @tsv' "$T/r.json" |
+        while read -r agg sum ios ios_sum _; do
+                near "$agg" "$sum" "$(awk -v a="$agg" 'BEGIN { print a * 1e-9 + 1e-6 }')" ||
+                        fail "aggregate IOPS $agg, per-client sum $sum"
+                [ "$ios" = "$ios_sum" ] || fail "aggregate I/Os $ios, per-client sum $ios_sum"
+        done
+jq -e 'all(.points[]; .read.lat_ns.percentile != null)' "$T/r.json" >/dev/null || fail "no percentiles"
+
+# --- --stonewall last is recorded, both windows are
+expect_rc 0 "$HCISWEEP" block --clients local:2 --filename "$F" "${common[@]}" --runtime 1 \
+        --stonewall last --json "$T/l.json"
+jq -e '.points[0].stonewall | .mode == "last" and .first.seconds > 0 and .last.seconds > 0
+        and .last.seconds >= .first.seconds' "$T/l.json" >/dev/null ||
+        fail "stonewall: $(jq -c '.points[0].stonewall' "$T/l.json")"
+no_driver_left "--stonewall last"
+
+# --- a client-count scan 1,2: the efficiency per count, and a verdict
+expect_rc 0 "$HCISWEEP" block --clients local:2 --client-counts 1,2 --filename "$F" "${common[@]}" \
+        --runtime 1 --json "$T/s.json"
+echo "$OUT" | grep -E '^scan: randread 4k qd 1: (linear to|saturates at) ' || fail "no verdict: $OUT"
+jq -e '[.points[].n_clients] == [1, 2] and .points[0].scaling_efficiency == 1
+        and (.points[1].scaling_efficiency - (.points[1].read.iops / (2 * .points[0].read.iops)) | fabs) < 1e-6
+        and (.scan | length) == 1 and (.scan[0].verdict | test("^(linear to|saturates at) "))
+        and (.tipping_point.verdict | test("randread 4k qd 1: "))' "$T/s.json" >/dev/null ||
+        fail "the scan: $(jq -c '{p: [.points[] | {n_clients, scaling_efficiency}], scan, tipping_point}' "$T/s.json")"
+jq -r '.points[] | "\(.n_clients) clients: \(.read.iops) IOPS, efficiency \(.scaling_efficiency)"' "$T/s.json"
+no_driver_left "a scan"
+
+# --- bad input: exit 2 naming the option, before any client starts
+expect_rc 2 "$HCISWEEP" block --clients local:0 --filename "$F" "${common[@]}" --json "$T/b.json"
+echo "$OUT" | grep -q -- '--clients' || fail "local:0: $OUT"
+expect_rc 2 "$HCISWEEP" block --clients local:2 --client-counts 1,3 --filename "$F" "${common[@]}" \
+        --json "$T/b.json"
+echo "$OUT" | grep -q -- '--client-counts: 3 clients, but 2' || fail "counts over the clients: $OUT"
+printf '[host a]\nrole = client\ntargets = %s/f1\n' "$T" >"$T/nossh.ini"
+expect_rc 2 "$HCISWEEP" block --clients inventory --inventory "$T/nossh.ini" "${common[@]}" \
+        --json "$T/b.json"
+echo "$OUT" | grep -q "nossh.ini:[0-9]*: \[host a\] has role = client but no ssh" || fail "no ssh: $OUT"
+[ ! -e "$T/b.json" ] || fail "a result was written for bad input: $(cat "$T/b.json")"
+no_driver_left "bad input"
+
+# --- a client that cannot start: exit 3 before the first point, naming it
+expect_rc 3 "$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/no/such/dir/f" \
+        "${common[@]}" --runtime 1 --json "$T/u.json"
+echo "$OUT" | grep -q 'client c2' || fail "the unreachable client is not named: $OUT"
+jq -e '.partial == true and (.points | length) == 0' "$T/u.json" >/dev/null ||
+        fail "points before the failed start: $(jq -c . "$T/u.json")"
+no_driver_left "a client that could not start"
+
+# --- a client killed mid-point: that point degraded, named; exit 3
+"$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" --runtime 8 \
+        --json "$T/k.json" >"$T/k.out" 2>&1 &
+ctl=$!
+on_exit "kill -9 $ctl 2>/dev/null; pkill -9 -f -- '=$T/.*--start-on-go' 2>/dev/null"
+two() { [ "$(pgrep -fc -- "=$T/.*--start-on-go")" -eq 2 ]; }
+wait_until 30 two
+sleep 2 # within the 8 s point
+pkill -9 -f -- "filename=$T/f2 .*--start-on-go"
+rc=0
+wait "$ctl" || rc=$?
+[ "$rc" -eq 3 ] || fail "a lost client: exit $rc: $(cat "$T/k.out")"
+jq -e '(.points | length) == 1 and .points[0].degraded == ["c2"]
+        and (.points[0].clients[1].error | test("lost"))
+        and .points[0].clients[0].iops > 0 and .points[0].read.iops == .points[0].clients[0].iops' \
+        "$T/k.json" >/dev/null || fail "the degraded point: $(jq -c '.points' "$T/k.json" | head -c 600)"
+no_driver_left "a lost client"
+
+# --- SIGINT: 130, every client's partial point kept
+"$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" --runtime 30 \
+        --iodepth 1,2 --json "$T/i.json" >"$T/i.out" 2>&1 &
+ctl=$!
+on_exit "kill -9 $ctl 2>/dev/null"
+wait_until 30 two
+sleep 2
+kill -INT "$ctl"
+rc=0
+wait "$ctl" || rc=$?
+[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc: $(cat "$T/i.out")"
+jq -e '.partial == true and (.points | length) == 1 and .points[0].n_clients == 2
+        and all(.points[0].clients[]; .error == null and .iops > 0)' "$T/i.json" >/dev/null ||
+        fail "after SIGINT: $(jq -c '{partial, p: [.points[] | {n_clients, c: [.clients[] | {iops, error}]}]}' "$T/i.json")"
+no_driver_left "SIGINT"
+pass "local:3 lockstep sweep (aggregate = per-client sum, skew recorded), stonewall last, unreachable exit 3, lost client degraded, SIGINT 130 partial, no client left"
