@@ -73,7 +73,8 @@ set -u
 H=/srv/hcisweep/bin/hcisweep
 L=/root/cg2lab
 R=/sys/fs/cgroup
-C=(--lab-dir $L --datadir-on host --vm-cpus 0.5 --vm-memory 384M)
+# the tgt package starts a tgtd of its own on 3260 in the guest: the lab takes another port
+C=(--lab-dir $L --datadir-on host --vm-cpus 0.5 --vm-memory 384M --target-port 13260)
 fail() { echo "FAIL: $*"; "$H" lab down --lab-dir $L >/dev/null 2>&1; exit 1; }
 stat_of() { awk -v k="$2" "\$1 == k { print \$2 }" "$1/cpu.stat"; }
 [ "$(stat -fc %T $R)" = cgroup2fs ] || fail "$R is $(stat -fc %T $R), not cgroup2fs"
