@@ -80,8 +80,14 @@ stat_of() { awk -v k="$2" "\$1 == k { print \$2 }" "$1/cpu.stat"; }
 [ "$(stat -fc %T $R)" = cgroup2fs ] || fail "$R is $(stat -fc %T $R), not cgroup2fs"
 echo "guest: kernel $(uname -r), $R cgroup2fs, controllers: $(cat $R/cgroup.controllers)"
 echo "guest: root subtree_control before: $(cat $R/cgroup.subtree_control)"
+# mariadb-install-db resolves the host name; the image has no /etc/hosts of its own
+grep -qw localhost /etc/hosts 2>/dev/null || echo "127.0.0.1 localhost $(hostname)" >>/etc/hosts
 t0=$(date +%s)
-UP=$("$H" lab up --vms 2 "${C[@]}" 2>&1) || fail "lab up: $UP"
+UP=$("$H" lab up --vms 2 "${C[@]}" 2>&1) || {
+        for f in $L/vm*/install.log; do [ -e $f ] && echo "--- $f" && tail -n 25 $f; done
+        dmesg | grep -i -m5 "oom\|killed process"
+        fail "lab up: $UP"
+}
 echo "guest: lab up in $(($(date +%s) - t0)) s"
 echo "$UP" | grep "^vm"
 CGS=()
