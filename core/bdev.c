@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* mountinfo escapes blanks and backslashes as \ooo. */
 static void unescape(char *s)
@@ -46,7 +47,7 @@ int bdev_mounted(const char *path, char *fstype, size_t len)
         return found;
 }
 
-int bdev_loop_of(const char *file)
+int bdev_loop_next(const char *file, int after)
 {
         char p[300], back[4096];
         struct dirent *e;
@@ -55,10 +56,10 @@ int bdev_loop_of(const char *file)
 
         if (!d)
                 return -1;
-        while (n < 0 && (e = readdir(d))) {
+        while ((e = readdir(d))) {
                 FILE *f;
 
-                if (sscanf(e->d_name, "loop%d", &num) != 1)
+                if (sscanf(e->d_name, "loop%d", &num) != 1 || num <= after || (n >= 0 && num > n))
                         continue;
                 snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", e->d_name);
                 if (!(f = fopen(p, "re")))
@@ -72,4 +73,62 @@ int bdev_loop_of(const char *file)
         }
         closedir(d);
         return n;
+}
+
+int bdev_loop_of(const char *file)
+{
+        return bdev_loop_next(file, -1);
+}
+
+/* 1 if the mountinfo at path has a mount of device devno ("MAJ:MIN", its third field). */
+static int mountinfo_has_dev(const char *path, const char *devno)
+{
+        char line[8192], dev[32];
+        FILE *f = fopen(path, "re");
+        int found = 0;
+
+        if (!f)
+                return 0;
+        while (!found && fgets(line, sizeof(line), f))
+                found = sscanf(line, "%*s %*s %31s", dev) == 1 && !strcmp(dev, devno);
+        fclose(f);
+        return found;
+}
+
+int bdev_loop_mounted_elsewhere(int n)
+{
+        char p[300], devno[32] = "", mine[64], ns[64];
+        struct dirent *e;
+        FILE *f;
+        DIR *d;
+        int pid = 0;
+        ssize_t len;
+
+        snprintf(p, sizeof(p), "/sys/block/loop%d/dev", n);
+        if (!(f = fopen(p, "re")))
+                return 0;
+        if (!fgets(devno, sizeof(devno), f))
+                devno[0] = '\0';
+        fclose(f);
+        devno[strcspn(devno, "\n")] = '\0';
+        len = readlink("/proc/self/ns/mnt", mine, sizeof(mine) - 1);
+        if (!devno[0] || len <= 0 || !(d = opendir("/proc")))
+                return 0;
+        mine[len] = '\0';
+        while (!pid && (e = readdir(d))) {
+                int num;
+                char end;
+
+                if (sscanf(e->d_name, "%d%c", &num, &end) != 1 || num <= 0)
+                        continue;
+                snprintf(p, sizeof(p), "/proc/%d/ns/mnt", num);
+                len = readlink(p, ns, sizeof(ns) - 1);
+                if (len <= 0 || (ns[len] = '\0', !strcmp(ns, mine)))
+                        continue;
+                snprintf(p, sizeof(p), "/proc/%d/mountinfo", num);
+                if (mountinfo_has_dev(p, devno))
+                        pid = num;
+        }
+        closedir(d);
+        return pid;
 }

@@ -14,7 +14,18 @@
 int bdev_mounted(const char *path, char *fstype, size_t len);
 
 /* The number N of the loop device /dev/loopN whose backing file is file
- * (absolute), or -1 if there is none. */
+ * (absolute), or -1 if there is none. With several, the lowest. */
 int bdev_loop_of(const char *file);
+
+/* The lowest N above after (-1: any) of a loop device on file, or -1. Walks
+ * every loop device on one file, e.g. one still bound beside a new one. */
+int bdev_loop_next(const char *file, int after);
+
+/* The PID of a process in another mount namespace than this one that has
+ * /dev/loopN mounted (its /proc/PID/mountinfo names the device), or 0 if none
+ * (or /proc cannot tell). Such a mount keeps the device open whatever is
+ * unmounted here: a namespace made by unshare -m, a container or a service
+ * with PrivateTmp while the filesystem was mounted holds a copy of it. */
+int bdev_loop_mounted_elsewhere(int n);
 
 #endif

@@ -25,19 +25,21 @@
 
 #include "core/bdev.h"
 #include "core/clock.h"
+#include "core/log.h"
 #include "lab/cgroup.h"
 #include "lab/proc.h"
 #include "lab/target.h"
 
-#define INITIATOR_COMM  "qemu-storage-daemon"
-#define EXPORT_READY_MS 20000U
-#define INITIATOR_STOP  10000U
-#define SYNC_MS         60000U
-#define UMOUNT_TRIES    25U /* 25 x 200 ms: a busy mount has 5 s to let go */
-#define UMOUNT_RETRY_NS (200 * 1000000ULL)
-#define LOOP_GONE_MS    10000U
-#define VERIFY_MAX      (16ULL << 20)
-#define EXT4_MAGIC_OFF  1080
+#define INITIATOR_COMM    "qemu-storage-daemon"
+#define EXPORT_READY_MS   20000U
+#define INITIATOR_STOP    10000U
+#define SYNC_MS           60000U
+#define UMOUNT_TRIES      25U /* 25 x 200 ms: a busy mount has 5 s to let go */
+#define UMOUNT_RETRY_NS   (200 * 1000000ULL)
+#define LOOP_GONE_MS      10000U
+#define LOOP_ELSEWHERE_NS (300 * 1000000ULL) /* then look for a mount elsewhere */
+#define VERIFY_MAX        (16ULL << 20)
+#define EXT4_MAGIC_OFF    1080
 
 /* ---- what is there ------------------------------------------------------ */
 
@@ -319,19 +321,35 @@ static int loop_detach(int n)
         return rc;
 }
 
-/* Detach every loop device on fuse, and wait (bounded) until the kernel has let them go. */
+/*
+ * Detach every loop device on fuse, and wait (bounded) until the kernel has let them go.
+ * A loop whose filesystem is still mounted in another mount namespace cannot go: a
+ * process that unshared its mounts while the lab was up (unshare -m, a container, a
+ * service with PrivateTmp) holds a copy of the ext4 mount, whatever is unmounted here.
+ * LOOP_CLR_FD has marked such a loop to detach itself at its last close, when that
+ * namespace ends; it is left to do so, with a warning, rather than failing the lab.
+ */
 static int loops_detach(unsigned i, const char *fuse, char *err, size_t errlen)
 {
-        uint64_t deadline = clk_now_ns() + LOOP_GONE_MS * 1000000ULL;
-        int n, rc;
+        uint64_t start = clk_now_ns(), deadline = start + LOOP_GONE_MS * 1000000ULL;
+        int n, rc, after = -1, pid;
 
-        while ((n = bdev_loop_of(fuse)) >= 0) {
+        while ((n = bdev_loop_next(fuse, after)) >= 0) {
                 if ((rc = loop_detach(n)) < 0) {
                         snprintf(err, errlen, "vm%u: detaching loop%d: %s", i, n, strerror(-rc));
                         return rc;
                 }
-                if (bdev_loop_of(fuse) != n)
+                if (bdev_loop_next(fuse, after) != n)
                         continue;
+                /* the usual holder (the umount finishing, a udev probe) lets go within ms */
+                if (clk_now_ns() - start > LOOP_ELSEWHERE_NS &&
+                    (pid = bdev_loop_mounted_elsewhere(n))) {
+                        log_warn("vm%u: loop%d stays on %s while the mount namespace of PID %d "
+                                 "holds its filesystem; it detaches itself once that lets go",
+                                 i, n, fuse, pid);
+                        after = n;
+                        continue;
+                }
                 if (clk_now_ns() > deadline) {
                         snprintf(err, errlen, "vm%u: loop%d still on %s %u s after detaching it", i,
                                  n, fuse, LOOP_GONE_MS / 1000);
@@ -482,7 +500,9 @@ int vmdisk_up(struct labdir *l, unsigned i, char *err, size_t errlen)
                 rc = loop_attach(fuse, dev, sizeof(dev), err, errlen);
         if (rc < 0)
                 return rc;
-        n = bdev_loop_of(fuse);
+        /* from the device attached, not the file: an old loop may still be on it (loops_detach) */
+        if (sscanf(dev, "/dev/loop%d", &n) != 1)
+                n = bdev_loop_of(fuse);
         snprintf(v->loop, sizeof(v->loop), "loop%d", n);
         rc = labdir_save(l, err, errlen);
         if (!rc)

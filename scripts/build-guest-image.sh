@@ -47,10 +47,13 @@ set -euo pipefail
 # Packages of the guest, beyond minbase. Part of the hash (this file is).
 # The second line: the guest agent, and the libraries of the hcisweep each lab copies in
 # (`ldd hcisweep`, libvirt's included), with the sanitizer runtimes of a -DWITH_SANITIZERS build.
+# The third: tgt, so the local lab (its tgtd) runs inside the guest on a real cgroup v2
+# kernel (tests/integration/test_lab_cgroup2_slow.sh).
 GUEST_PKGS=(systemd-sysv udev iproute2 mariadb-server mariadb-client
         linux-image-cloud-amd64 initramfs-tools kmod procps
         qemu-guest-agent libjansson4 libinih1 libmariadb3 libsqlite3-0 libmicrohttpd12 libcurl4
-        libiscsi7 liburing2 libvirt0 libasan8 libubsan1)
+        libiscsi7 liburing2 libvirt0 libasan8 libubsan1
+        tgt)
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 IMAGE_SIZE=${IMAGE_SIZE:-1G}
 NEED_MODULES=(virtio_blk virtio_net virtio_pci ext4)

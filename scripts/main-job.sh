@@ -6,8 +6,9 @@
 # (4k random read and write, QD 1,4,16, after a sequential precondition),
 # then a VM-count scale (1..6 VMs of half a CPU, sysbench oltp_read_write)
 # in the HCI topology and the same in two-layer, each with its tipping point
-# and the resource that limited it, then compare the two: each verdict (at
-# most four lines), the crossover, and the report paths.
+# and the resource that limited it, then compare the two: compare prints each
+# verdict once (at most four lines); the job ends with the crossover and the
+# report paths, not the verdicts a second time.
 # Usage: scripts/main-job.sh [extra hcisweep scale options...]
 # Env: HCISWEEP_LAB_DIR (runs/lab), HCISWEEP_TARGET_PORT (3260),
 #      HCISWEEP_BASE_PORT (13306), HCISWEEP_ADDR_BASE (127.0.1).
@@ -59,16 +60,20 @@ for topo in hci two-layer; do
         "$bin" report "${res[$topo]}"
 done
 
+# compare prints each verdict once, under "the answer:". The closing lines add
+# only what it does not: where the reports are. Its crossover line is the last
+# one it prints before its own paths, so it is repeated here next to them.
 echo "== HCI versus two-layer"
 cmp_dir="$root/runs/compare-$(date -u +%Y%m%dT%H%M%SZ)"
 "$bin" compare "${res[hci]}" "${res[two-layer]}" --output-dir "$cmp_dir" \
         --json "$cmp_dir/compare.json" | tee "$cmp_dir.txt"
 
-echo "== the answer"
-sed -n '/^the answer:$/,/^crossover: /p' "$cmp_dir.txt" | sed 1d
+echo "== where to read it"
+cross=$(sed -n 's/^crossover: //p' "$cmp_dir.txt" | tail -1)
+rm -f "$cmp_dir.txt"
+echo "crossover: ${cross:-none found}"
 echo "reports: $(dirname "${res[hci]}")/report.html $(dirname "${res[two-layer]}")/report.html"
 echo "comparison: $cmp_dir/compare.html $cmp_dir/compare.json"
-rm -f "$cmp_dir.txt"
 
 echo "== results"
 "$bin" results list | sed -n 1,8p # sed reads on: no SIGPIPE for a long index
