@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "oltp/report.h"
 #include "results/tipping.h"
 #include "scale/scale.h"
 #include "scale/scale_cluster.h"
@@ -306,15 +307,12 @@ static json_t *memory_json(const struct scale_rates *r, int measured)
                          "oom_kills", (json_int_t)r->oom_kills);
 }
 
+/* A step's or a VM's totals, by the one writer of them (oltp/report.h). */
 static json_t *totals_json(const struct oltp_counts *c, double seconds, double tps)
 {
         double q = (double)(c->reads + c->writes + c->other);
 
-        return json_pack("{s:I,s:f,s:{s:I,s:I,s:I},s:f,s:I,s:I,s:f}", "transactions",
-                         (json_int_t)c->txns, "tps", tps, "queries", "read", (json_int_t)c->reads,
-                         "write", (json_int_t)c->writes, "other", (json_int_t)c->other, "qps",
-                         seconds > 0 ? q / seconds : 0.0, "errors", (json_int_t)c->errors,
-                         "reconnects", (json_int_t)c->reconnects, "seconds", seconds);
+        return oltp_totals_json(c, tps, seconds > 0 ? q / seconds : 0.0, seconds);
 }
 
 static json_t *rep_json(const struct scale_rep *r, unsigned vms)
