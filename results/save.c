@@ -121,7 +121,7 @@ int res_save_final(struct res_save *sv, json_t *result, const char *why, int qui
         }
         if (sv->to_stdout)
                 return 0;
-        if (!sv->no_index && res_index_register(sv->path, err, sizeof(err)) < 0)
+        if (!sv->no_index && res_index_register_doc(sv->path, result, err, sizeof(err)) < 0)
                 log_warn("%s: not added to the run index: %s", sv->who, err);
         if (quiet)
                 printf("%s\n", sv->path);
