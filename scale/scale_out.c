@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "oltp/report.h"
 #include "results/tipping.h"
 #include "scale/scale.h"
@@ -315,6 +316,26 @@ static json_t *totals_json(const struct oltp_counts *c, double seconds, double t
         return oltp_totals_json(c, tps, seconds > 0 ? q / seconds : 0.0, seconds);
 }
 
+/* {start, end}: a wall-clock window in UTC with ms, as a dashboard's time range takes it; null
+ * when it was not reached. */
+static json_t *window_json(int64_t start_ms, int64_t end_ms)
+{
+        char a[32], b[32];
+
+        if (start_ms <= 0 || end_ms < start_ms)
+                return json_null();
+        clk_iso8601_ms(start_ms, a, sizeof(a));
+        clk_iso8601_ms(end_ms, b, sizeof(b));
+        return json_pack("{s:s,s:s}", "start", a, "end", b);
+}
+
+/* A repeat's (or a step's, first to last repeat) measured and warm-up windows into o. */
+static void add_windows(json_t *o, const struct scale_rep *first, const struct scale_rep *last)
+{
+        json_object_set_new(o, "window", window_json(first->win_start_ms, last->win_end_ms));
+        json_object_set_new(o, "warmup", window_json(first->warm_ms, first->win_start_ms));
+}
+
 static json_t *rep_json(const struct scale_rep *r, unsigned vms)
 {
         json_t *o =
@@ -323,6 +344,8 @@ static json_t *rep_json(const struct scale_rep *r, unsigned vms)
                       "storage", storage_json(&r->rates, r->load_iops, vms), "memory",
                       memory_json(&r->rates, 1), "vm_lost", r->lost, "interrupted", r->interrupted);
 
+        if (o)
+                add_windows(o, r, r);
         if (o && r->error[0])
                 json_object_set_new(o, "error", json_string(r->error));
         if (o && r->have_steady)
@@ -466,6 +489,8 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
 
         if (!o)
                 return NULL;
+        if (s->nrep)
+                add_windows(o, &s->rep[0], &s->rep[s->nrep - 1]);
         scale_cpu_owners(s, own, &quota);
         json_object_set_new(o, "cpu_by_owner",
                             json_pack("{s:o,s:o,s:o,s:f}", "vms", num_or_null(own[0]), "storage",
