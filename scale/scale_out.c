@@ -309,7 +309,7 @@ static json_t *memory_json(const struct scale_rates *r, int measured)
 }
 
 /* A step's or a VM's totals, by the one writer of them (oltp/report.h). */
-static json_t *totals_json(const struct oltp_counts *c, double seconds, double tps)
+static json_t *step_totals(const struct oltp_counts *c, double seconds, double tps)
 {
         double q = (double)(c->reads + c->writes + c->other);
 
@@ -362,7 +362,7 @@ static json_t *vm_json(const struct scale_step *s, unsigned i, const double *pct
         return json_pack(
             "{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:b}", "vm", (int)i, "host", v->host,
             "port", (int)v->port, "totals",
-            totals_json(&v->c, v->seconds, v->seconds > 0 ? (double)v->c.txns / v->seconds : 0),
+            step_totals(&v->c, v->seconds, v->seconds > 0 ? (double)v->c.txns / v->seconds : 0),
             "lat_ns", hist_lat_json(v->lat, pcts, npct), "cpu_pct", num_or_null(r->vm_cpu_pct[i]),
             "initiator_cpu_pct", num_or_null(r->ini_cpu_pct[i]), "cpu_source",
             r->vm_cpu_cg[i] ? "cgroup" : "processes", "nr_periods", num_or_null(r->vm_periods[i]),
@@ -479,7 +479,7 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
         double load_iops = load->on && s->load.ran ? scale_load_iops(&s->load) : -1;
         json_t *o = json_pack(
             "{s:i,s:s,s:o,s:{s:f,s:f,s:f},s:f,s:o,s:o,s:o,s:o,s:o}", "vms", (int)s->vms, "state",
-            scale_state_name(s->state), "totals", totals_json(&s->total, s->seconds, s->tps),
+            scale_state_name(s->state), "totals", step_totals(&s->total, s->seconds, s->tps),
             "tps_spread", "min", s->tps_min, "median", s->tps, "max", s->tps_max, "tps_per_vm",
             s->vms ? s->tps / s->vms : 0.0, "lat_ns", hist_lat_json(s->lat, pcts, npct), "hist",
             hist_to_json(s->lat), "host_cpu", cpu_json(&s->cpu), "storage",
