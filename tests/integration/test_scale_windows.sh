@@ -40,4 +40,8 @@ for st in r["steps"]:
         assert prev is None or prev <= ms(x["warmup"]["start"]), "repeats overlap"
         prev = ms(x["window"]["end"])
 PY
+# results show --windows: the run's, each step's, its warm-up's and each repeat's window
+expect_rc 0 "$HCISWEEP" results show "$RES" --windows
+n=$(grep -cE '^(run|step [0-9].*) +[0-9]{4}-[0-9-]+T[0-9:.]+Z [0-9]{4}-[0-9-]+T[0-9:.]+Z$' <<<"$OUT")
+[ "$n" -eq 9 ] || fail "want 9 windows (run, 2 x (step, warm-up, 2 repeats)), got $n: $OUT"
 pass
