@@ -24,4 +24,9 @@ void clk_sleep_ns(uint64_t ns);
 /* Wall-clock time as ISO-8601 UTC ("2026-11-30T03:36:09Z") into buf (>= 21 bytes). */
 void clk_iso8601_now(char *buf, size_t len);
 
+/* Wall-clock time in ms since the epoch (CLOCK_REALTIME): for windows a dashboard lines up. */
+int64_t clk_real_ms(void);
+/* ms as ISO-8601 UTC with milliseconds ("2026-11-30T03:36:09.123Z") into buf (>= 25 bytes). */
+void clk_iso8601_ms(int64_t ms, char *buf, size_t len);
+
 #endif

@@ -334,7 +334,8 @@ static int check_buckets(const struct hist_json_head *hd, char *err, size_t errl
         for (k = 0; k < json_array_size(hd->buckets); k++) {
                 if (read_pair(json_array_get(hd->buckets, k), k, &idx, &n, err, errlen))
                         return -EINVAL;
-                total += n;
+                if (__builtin_add_overflow(total, n, &total)) /* a wrapped sum would pass */
+                        return errf(err, errlen, -EINVAL, "histogram: bucket counts overflow");
                 first = idx < first ? idx : first;
                 last = idx > last ? idx : last;
         }
@@ -358,6 +359,8 @@ int hist_add_json(struct hist *h, const json_t *j, char *err, size_t errlen)
                 return -EINVAL;
         if (!hd.count)
                 return 0;
+        if (hd.count > UINT64_MAX - h->count)
+                return errf(err, errlen, -ERANGE, "histogram: merged count overflows");
         for (k = 0; k < json_array_size(hd.buckets); k++) {
                 read_pair(json_array_get(hd.buckets, k), k, &idx, &n, NULL, 0);
                 h->buckets[idx] += n;

@@ -30,8 +30,6 @@
 #include <unistd.h>
 
 #define NS_PER_S        1000000000ull
-#define STEAL_MEAN_MAX  5.0
-#define STEAL_PEAK_MAX  20.0
 #define MIN_INTERVAL_MS 100u
 
 typedef unsigned long long ull;
@@ -708,13 +706,13 @@ static json_t *summary_json(const struct mon *m)
         for (i = 0; i < m->nsamples; i++)
                 if (m->samples[i].cpu.steal > steal_max)
                         steal_max = m->samples[i].cpu.steal;
-        if (mean.steal > STEAL_MEAN_MAX)
+        if (mean.steal > MON_STEAL_MEAN_MAX)
                 n += snprintf(reason, sizeof(reason), "mean CPU steal %.1f%% > %.0f%%", mean.steal,
-                              STEAL_MEAN_MAX);
-        if (steal_max > STEAL_PEAK_MAX)
+                              MON_STEAL_MEAN_MAX);
+        if (steal_max > MON_STEAL_PEAK_MAX)
                 snprintf(reason + n, sizeof(reason) - (size_t)n,
                          "%sCPU steal reached %.1f%% > %.0f%%", n ? "; " : "", steal_max,
-                         STEAL_PEAK_MAX);
+                         MON_STEAL_PEAK_MAX);
         bad |= json_object_set_new(o, "cpu", cpu_json(&mean));
         bad |= json_object_set_new(o, "steal_max", json_real(steal_max));
         bad |= json_object_set_new(o, "untrusted", json_boolean(reason[0] != '\0'));

@@ -17,6 +17,11 @@
 #include <stdint.h>
 #include <jansson.h>
 
+/* A run whose CPU steal averaged over this % (or peaked over the second) is untrusted: the one
+ * definition, used by the host monitor and by the tipping verdict (results/tip_verdict.h). */
+#define MON_STEAL_MEAN_MAX 5.0
+#define MON_STEAL_PEAK_MAX 20.0
+
 struct mon;
 
 /* Percentages of all CPU time over an interval (sum ≈ 100). */

@@ -736,6 +736,10 @@ static int parse_merge(struct ctx *x, char **pos, int npos)
                 log_error("oltp run: option --merge: give two result files or more");
                 return HCI_EXIT_USAGE;
         }
+        if (npos - 1 > MERGE_MAX) {
+                log_error("oltp run: option --merge: at most %d result files", MERGE_MAX);
+                return HCI_EXIT_USAGE;
+        }
         for (int i = 1; i < npos; i++)
                 x->files[x->nfiles++] = pos[i];
         if (oltp_cli_check_outputs(x->c, err, sizeof(err))) {
@@ -781,7 +785,7 @@ static int parse_result_hosts(struct ctx *x, char *err, size_t errlen)
 
 static int parse(struct ctx *x, int argc, char **argv, const char **sub)
 {
-        char err[512], *pos[MERGE_MAX + 1];
+        char err[512], *pos[MERGE_MAX + 2]; /* the verb, the files, one over: named below */
         int npos = 0, help = 0;
 
         x->c = oltp_cli_new(&x->g[0]);
@@ -793,7 +797,7 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
         x->g[1] = (struct opt_group){merge_opt_defs, &x->m, NULL};
         x->g[2] = (struct opt_group){NULL, NULL, NULL};
         if (opt_defaults(x->g, err, sizeof(err)) ||
-            opt_parse_argv(x->g, argc - 1, argv + 1, pos, MERGE_MAX + 1, &npos, &help, err,
+            opt_parse_argv(x->g, argc - 1, argv + 1, pos, MERGE_MAX + 2, &npos, &help, err,
                            sizeof(err))) {
                 log_error("oltp: %s", err);
                 return HCI_EXIT_USAGE;

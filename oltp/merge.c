@@ -7,32 +7,35 @@
  * part degraded and merges the others.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/resfile.h"
 #include "oltp/merge.h"
+#include "oltp/report.h"
 
-#define MAX_PCTS 16
+#define MAX_PCTS  OLTP_MAX_PCTS
+#define MAX_FILES 256 /* the inputs one merge remembers, to refuse one given twice */
 
-struct mrow {
-        double t;
-        unsigned n; /* inputs that had a row at t */
-        double tps, qps, rd, wr, ot, err_s, rec_s, qlen, conc;
-        int has_queue;
-        uint64_t pct[MAX_PCTS]; /* the largest of the inputs' */
-};
-
+/*
+ * A host keeps its histogram as compact JSON text (hist_to_json's sparse
+ * buckets), not as a struct hist: a struct hist is ~76 KB, its text a few
+ * hundred bytes, so 20k hosts fit in tens of MB. The writer expands one
+ * host at a time into a scratch histogram.
+ */
 struct mhost {
-        char name[256];
+        char *name;
         unsigned port;
         struct oltp_counts c;
         double tps, qps, down_s;
         int down_at_end, degraded;
-        struct hist *lat;
+        char *hist;
 };
 
 struct oltp_merge {
@@ -43,12 +46,14 @@ struct oltp_merge {
         unsigned npct;
         double seconds, tps, qps;
         struct oltp_counts total;
-        struct hist *lat, *qwait;
+        struct hist *lat, *qwait, *scratch;
         unsigned threads, event_threads;
         struct mhost *hosts;
-        unsigned nhosts;
+        unsigned nhosts, hcap;
+        unsigned *slots; /* open-addressing index of hosts by name:port (UINT_MAX: empty) */
+        unsigned nslots;
         struct oltp_host_result *hres; /* for oltp_merge_result */
-        struct mrow *rows;
+        struct oltp_row *rows;         /* sorted by t, no two at the same t */
         unsigned nrows;
         json_t *inputs; /* the merge object's list */
         json_t *config; /* the first input's */
@@ -57,6 +62,11 @@ struct oltp_merge {
         int has_rate, overloaded;
         double target_tps, achieved_tps;
         uint64_t overflows, qw_min, qw_max;
+        struct {
+                dev_t dev;
+                ino_t ino;
+        } files[MAX_FILES];
+        unsigned nfiles;
 };
 
 struct oltp_merge *oltp_merge_new(void)
@@ -67,13 +77,20 @@ struct oltp_merge *oltp_merge_new(void)
                 return NULL;
         m->lat = hist_new();
         m->qwait = hist_new();
+        m->scratch = hist_new();
         m->inputs = json_array();
         m->qw_min = UINT64_MAX;
-        if (!m->lat || !m->qwait || !m->inputs) {
+        if (!m->lat || !m->qwait || !m->scratch || !m->inputs) {
                 oltp_merge_free(m);
                 return NULL;
         }
         return m;
+}
+
+static void host_free(struct mhost *h)
+{
+        free(h->name);
+        free(h->hist);
 }
 
 void oltp_merge_free(struct oltp_merge *m)
@@ -81,12 +98,14 @@ void oltp_merge_free(struct oltp_merge *m)
         if (!m)
                 return;
         for (unsigned i = 0; i < m->nhosts; i++)
-                hist_free(m->hosts[i].lat);
+                host_free(&m->hosts[i]);
         free(m->hosts);
+        free(m->slots);
         free(m->hres);
         free(m->rows);
         hist_free(m->lat);
         hist_free(m->qwait);
+        hist_free(m->scratch);
         json_decref(m->inputs);
         json_decref(m->config);
         free(m->partial);
@@ -124,6 +143,14 @@ static int get_num(const struct rd *r, const json_t *o, const char *key, double 
         return isfinite(*v) ? 0 : bad(r, "no finite number", key);
 }
 
+/* A rate, a length of time, a queue length: finite and not negative. */
+static int get_pos(const struct rd *r, const json_t *o, const char *key, double *v)
+{
+        if (get_num(r, o, key, v))
+                return -EINVAL;
+        return *v >= 0 ? 0 : bad(r, "a negative", key);
+}
+
 static int get_u64(const struct rd *r, const json_t *o, const char *key, uint64_t *v)
 {
         const json_t *x = json_object_get(o, key);
@@ -131,6 +158,38 @@ static int get_u64(const struct rd *r, const json_t *o, const char *key, uint64_
         if (!json_is_integer(x) || json_integer_value(x) < 0)
                 return bad(r, "no count", key);
         *v = (uint64_t)json_integer_value(x);
+        return 0;
+}
+
+/* A count that must fit max (a port, a thread count): never silently cut. */
+static int get_small(const struct rd *r, const json_t *o, const char *key, uint64_t max,
+                     unsigned *v)
+{
+        uint64_t x;
+
+        if (get_u64(r, o, key, &x))
+                return -EINVAL;
+        if (x > max)
+                return bad(r, "an out-of-range", key);
+        *v = (unsigned)x;
+        return 0;
+}
+
+/* Nanoseconds written as a JSON number of either kind: checked before the conversion. */
+static int get_ns(const struct rd *r, const json_t *o, const char *key, uint64_t *v)
+{
+        double x;
+
+        if (json_is_integer(json_object_get(o, key)) &&
+            json_integer_value(json_object_get(o, key)) < 0)
+                return bad(r, "a negative", key);
+        if (json_is_integer(json_object_get(o, key)))
+                return get_u64(r, o, key, v);
+        if (get_pos(r, o, key, &x))
+                return -EINVAL;
+        if (x >= 0x1p63)
+                return bad(r, "an out-of-range", key);
+        *v = (uint64_t)x;
         return 0;
 }
 
@@ -148,7 +207,7 @@ static int get_counts(const struct rd *r, const json_t *t, struct oltp_counts *c
                        get_u64(r, t, "errors", &c->errors) ||
                        get_u64(r, t, "reconnects", &c->reconnects) ||
                        get_u64(r, t, "failed_connects", &c->failed_connects) ||
-                       get_num(r, t, "tps", tps) || get_num(r, t, "qps", qps)
+                       get_pos(r, t, "tps", tps) || get_pos(r, t, "qps", qps)
                    ? -EINVAL
                    : 0;
 }
@@ -171,7 +230,6 @@ static int read_head(struct oltp_merge *one, const struct rd *r, const json_t *j
         const char *kind = json_string_value(json_object_get(j, "kind"));
         const char *wl =
             json_string_value(json_object_get(json_object_get(j, "config"), "workload"));
-        uint64_t thr = 0, ethr = 0;
 
         if (!json_is_object(j) || !json_is_number(ver))
                 return bad(r, "no", "schema_version");
@@ -192,12 +250,12 @@ static int read_head(struct oltp_merge *one, const struct rd *r, const json_t *j
         one->config = json_deep_copy(json_object_get(j, "config"));
         if (!one->config)
                 return -ENOMEM;
-        if (get_num(r, j, "seconds", &one->seconds) || get_u64(r, j, "threads", &thr))
+        if (get_pos(r, j, "seconds", &one->seconds) ||
+            get_small(r, j, "threads", UINT32_MAX, &one->threads))
                 return -EINVAL;
-        if (json_object_get(j, "event_threads") && get_u64(r, j, "event_threads", &ethr))
+        if (json_object_get(j, "event_threads") &&
+            get_small(r, j, "event_threads", UINT32_MAX, &one->event_threads))
                 return -EINVAL;
-        one->threads = (unsigned)thr;
-        one->event_threads = (unsigned)ethr;
         return get_counts(r, json_object_get(j, "totals"), &one->total, &one->tps, &one->qps) ||
                        get_hist(r, j, one->lat, "the")
                    ? -EINVAL
@@ -224,28 +282,34 @@ static int read_pcts(struct oltp_merge *one, const struct rd *r, const json_t *j
         return 0;
 }
 
-static int read_host(struct mhost *h, const struct rd *r, const json_t *o)
+/* h's histogram, validated through scratch, kept as compact text. */
+static int keep_hist(struct mhost *h, const struct rd *r, const json_t *o, struct hist *scratch)
+{
+        hist_reset(scratch);
+        if (get_hist(r, o, scratch, "a host's"))
+                return -EINVAL;
+        h->hist = json_dumps(json_object_get(o, "hist"), JSON_COMPACT);
+        return h->hist ? 0 : -ENOMEM;
+}
+
+static int read_host(struct mhost *h, const struct rd *r, const json_t *o, struct hist *scratch)
 {
         const char *name = json_string_value(json_object_get(o, "host"));
-        uint64_t port = 0;
-        double down = 0;
         const json_t *dae = json_object_get(o, "down_at_end"),
                      *deg = json_object_get(o, "degraded");
 
         if (!json_is_object(o) || !name)
                 return bad(r, "a hosts[] entry without", "host");
-        snprintf(h->name, sizeof(h->name), "%s", name);
-        if (get_u64(r, o, "port", &port) ||
-            get_counts(r, json_object_get(o, "totals"), &h->c, &h->tps, &h->qps) ||
-            get_hist(r, o, h->lat, "a host's"))
+        if (!(h->name = strdup(name)))
+                return -ENOMEM;
+        if (get_small(r, o, "port", 65535, &h->port) ||
+            get_counts(r, json_object_get(o, "totals"), &h->c, &h->tps, &h->qps))
                 return -EINVAL;
-        if (json_object_get(o, "down_s") && get_num(r, o, "down_s", &down))
+        if (json_object_get(o, "down_s") && get_pos(r, o, "down_s", &h->down_s))
                 return -EINVAL;
-        h->port = (unsigned)port;
-        h->down_s = down;
         h->down_at_end = json_is_true(dae);
         h->degraded = json_is_true(deg);
-        return 0;
+        return keep_hist(h, r, o, scratch);
 }
 
 static int read_hosts(struct oltp_merge *one, const struct rd *r, const json_t *j)
@@ -259,17 +323,16 @@ static int read_hosts(struct oltp_merge *one, const struct rd *r, const json_t *
         if (!one->hosts)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                struct mhost *h = &one->hosts[one->nhosts++];
+                int rc =
+                    read_host(&one->hosts[one->nhosts++], r, json_array_get(a, i), one->scratch);
 
-                if (!(h->lat = hist_new()))
-                        return -ENOMEM;
-                if (read_host(h, r, json_array_get(a, i)))
-                        return -EINVAL;
+                if (rc)
+                        return rc;
         }
         return 0;
 }
 
-static int read_row(struct mrow *w, const struct oltp_merge *one, const struct rd *r,
+static int read_row(struct oltp_row *w, const struct oltp_merge *one, const struct rd *r,
                     const json_t *o)
 {
         const json_t *q = json_object_get(o, "queries_s");
@@ -277,15 +340,15 @@ static int read_row(struct mrow *w, const struct oltp_merge *one, const struct r
 
         if (!json_is_object(o) || !json_is_object(q) || !json_is_object(p))
                 return bad(r, "an interval without", "queries_s or lat_ns.percentile");
-        if (get_num(r, o, "t", &w->t) || get_num(r, o, "tps", &w->tps) ||
-            get_num(r, o, "qps", &w->qps) || get_num(r, q, "read", &w->rd) ||
-            get_num(r, q, "write", &w->wr) || get_num(r, q, "other", &w->ot) ||
-            get_num(r, o, "errors_s", &w->err_s) || get_num(r, o, "reconnects_s", &w->rec_s))
+        if (get_pos(r, o, "t", &w->t) || get_pos(r, o, "tps", &w->tps) ||
+            get_pos(r, o, "qps", &w->qps) || get_pos(r, q, "read", &w->rd) ||
+            get_pos(r, q, "write", &w->wr) || get_pos(r, q, "other", &w->ot) ||
+            get_pos(r, o, "errors_s", &w->err_s) || get_pos(r, o, "reconnects_s", &w->rec_s))
                 return -EINVAL;
-        w->n = 1;
+        w->inputs = 1;
         w->has_queue = json_object_get(o, "queue_length") != NULL;
         if (w->has_queue &&
-            (get_num(r, o, "queue_length", &w->qlen) || get_num(r, o, "concurrency", &w->conc)))
+            (get_pos(r, o, "queue_length", &w->qlen) || get_pos(r, o, "concurrency", &w->conc)))
                 return -EINVAL;
         /* the interval rows use the same keys as the whole run's lat_ns */
         for (unsigned i = 0; i < one->npct; i++) {
@@ -294,11 +357,23 @@ static int read_row(struct mrow *w, const struct oltp_merge *one, const struct r
 
                 json_object_foreach((json_t *)p, k, v)
                 {
-                        if (strtod(k, NULL) == one->pcts[i] && json_is_integer(v))
-                                w->pct[i] = (uint64_t)json_integer_value(v);
+                        if (strtod(k, NULL) == one->pcts[i] && get_ns(r, p, k, &w->pct[i]))
+                                return -EINVAL;
                 }
         }
         return 0;
+}
+
+static int same_t(double a, double b)
+{
+        return fabs(a - b) <= 1e-6 * (fabs(a) > 1 ? fabs(a) : 1);
+}
+
+static int by_t(const void *a, const void *b)
+{
+        double x = ((const struct oltp_row *)a)->t, y = ((const struct oltp_row *)b)->t;
+
+        return (x > y) - (x < y);
 }
 
 static int read_rows(struct oltp_merge *one, const struct rd *r, const json_t *j)
@@ -308,6 +383,8 @@ static int read_rows(struct oltp_merge *one, const struct rd *r, const json_t *j
 
         if (!json_is_array(a))
                 return bad(r, "no array", "intervals");
+        if (n > UINT32_MAX)
+                return bad(r, "too many rows in", "intervals");
         one->rows = calloc(n ? n : 1, sizeof(*one->rows));
         if (!one->rows)
                 return -ENOMEM;
@@ -315,27 +392,33 @@ static int read_rows(struct oltp_merge *one, const struct rd *r, const json_t *j
                 if (read_row(&one->rows[one->nrows++], one, r, json_array_get(a, i)))
                         return -EINVAL;
         one->iv_len = n ? one->rows[0].t : 0;
+        qsort(one->rows, n, sizeof(*one->rows), by_t);
+        for (size_t i = 1; i < n; i++)
+                if (same_t(one->rows[i - 1].t, one->rows[i].t)) {
+                        snprintf(r->err, r->errlen, "%s: two intervals[] rows at t=%g", r->name,
+                                 one->rows[i].t);
+                        return -EINVAL;
+                }
         return 0;
 }
 
 static int read_rate(struct oltp_merge *one, const struct rd *r, const json_t *j)
 {
         const json_t *o = json_object_get(j, "rate"), *qw;
-        double mn = 0, mx = 0;
 
         if (!o)
                 return 0;
         qw = json_object_get(o, "queue_wait_ns");
         one->has_rate = 1;
         one->overloaded = json_is_true(json_object_get(o, "overloaded"));
-        if (get_num(r, o, "target_tps", &one->target_tps) ||
-            get_num(r, o, "achieved_tps", &one->achieved_tps) ||
-            get_u64(r, o, "queue_overflows", &one->overflows) || get_num(r, qw, "min", &mn) ||
-            get_num(r, qw, "max", &mx))
-                return -EINVAL;
-        one->qw_min = (uint64_t)mn;
-        one->qw_max = (uint64_t)mx;
-        return 0;
+        if (!json_is_object(qw))
+                return bad(r, "no object", "rate.queue_wait_ns");
+        return get_pos(r, o, "target_tps", &one->target_tps) ||
+                       get_pos(r, o, "achieved_tps", &one->achieved_tps) ||
+                       get_u64(r, o, "queue_overflows", &one->overflows) ||
+                       get_ns(r, qw, "min", &one->qw_min) || get_ns(r, qw, "max", &one->qw_max)
+                   ? -EINVAL
+                   : 0;
 }
 
 /* *dst gains "; " and text (or becomes text). 0 or -ENOMEM. */
@@ -384,82 +467,205 @@ static int read_marks(struct oltp_merge *one, const char *name, const json_t *j)
 
 /* ---- adding one merge into another ---- */
 
-static int same_t(double a, double b)
+/*
+ * m's rows and one's, both sorted by t, merged in one pass: rows at the
+ * same t add up, so a merge costs the rows' count, not its square.
+ */
+static int add_rows(struct oltp_merge *m, const struct oltp_merge *one)
 {
-        return fabs(a - b) <= 1e-6 * (fabs(a) > 1 ? fabs(a) : 1);
-}
+        size_t cap = (size_t)m->nrows + one->nrows, k = 0;
+        struct oltp_row *out = calloc(cap ? cap : 1, sizeof(*out));
+        unsigned i = 0, j = 0;
 
-static int add_row(struct oltp_merge *m, const struct mrow *s)
-{
-        struct mrow *d = NULL, *n;
+        if (!out)
+                return -ENOMEM;
+        while (i < m->nrows || j < one->nrows) {
+                const struct oltp_row *a = i < m->nrows ? &m->rows[i] : NULL,
+                                      *b = j < one->nrows ? &one->rows[j] : NULL;
 
-        for (unsigned i = 0; i < m->nrows && !d; i++)
-                if (same_t(m->rows[i].t, s->t))
-                        d = &m->rows[i];
-        if (!d) {
-                unsigned at = m->nrows;
+                if (a && b && same_t(a->t, b->t)) {
+                        struct oltp_row *d = &out[k++];
 
-                if (!(n = realloc(m->rows, (m->nrows + 1) * sizeof(*n))))
-                        return -ENOMEM;
-                m->rows = n;
-                while (at > 0 && m->rows[at - 1].t > s->t) /* keep the series in time order */
-                        at--;
-                memmove(&m->rows[at + 1], &m->rows[at], (m->nrows - at) * sizeof(*n));
-                m->nrows++;
-                m->rows[at] = *s;
-                return 0;
+                        *d = *a;
+                        d->inputs += b->inputs;
+                        d->tps += b->tps;
+                        d->qps += b->qps;
+                        d->rd += b->rd;
+                        d->wr += b->wr;
+                        d->ot += b->ot;
+                        d->err_s += b->err_s;
+                        d->rec_s += b->rec_s;
+                        d->qlen += b->qlen;
+                        d->conc += b->conc;
+                        d->has_queue |= b->has_queue;
+                        for (unsigned p = 0; p < MAX_PCTS; p++)
+                                d->pct[p] = b->pct[p] > d->pct[p] ? b->pct[p] : d->pct[p];
+                        i++, j++;
+                } else if (a && (!b || a->t < b->t)) {
+                        out[k++] = *a, i++;
+                } else {
+                        out[k++] = *b, j++;
+                }
         }
-        d->n += s->n;
-        d->tps += s->tps;
-        d->qps += s->qps;
-        d->rd += s->rd;
-        d->wr += s->wr;
-        d->ot += s->ot;
-        d->err_s += s->err_s;
-        d->rec_s += s->rec_s;
-        d->qlen += s->qlen;
-        d->conc += s->conc;
-        d->has_queue |= s->has_queue;
-        for (unsigned i = 0; i < MAX_PCTS; i++)
-                if (s->pct[i] > d->pct[i])
-                        d->pct[i] = s->pct[i];
+        free(m->rows);
+        m->rows = out;
+        m->nrows = (unsigned)k;
         return 0;
 }
 
-static int add_host(struct oltp_merge *m, const struct mhost *s)
+static unsigned host_hash(const char *name, unsigned port)
 {
-        struct mhost *d = NULL, *n;
+        uint32_t h = 2166136261u ^ port; /* FNV-1a over the whole name */
 
-        for (unsigned i = 0; i < m->nhosts && !d; i++)
-                if (!strcmp(m->hosts[i].name, s->name) && m->hosts[i].port == s->port)
-                        d = &m->hosts[i];
-        if (!d) {
-                if (!(n = realloc(m->hosts, (m->nhosts + 1) * sizeof(*n))))
+        for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+                h = (h ^ *p) * 16777619u;
+        return h;
+}
+
+/* The index of name:port in m->hosts, or the free slot where it goes (*slot). */
+static struct mhost *host_find(const struct oltp_merge *m, const char *name, unsigned port,
+                               unsigned *slot)
+{
+        unsigned s = host_hash(name, port) & (m->nslots - 1);
+
+        while (m->slots[s] != UINT32_MAX) {
+                struct mhost *h = &m->hosts[m->slots[s]];
+
+                if (h->port == port && !strcmp(h->name, name))
+                        return h;
+                s = (s + 1) & (m->nslots - 1);
+        }
+        *slot = s;
+        return NULL;
+}
+
+/* Room for one more host: the index at most half full. */
+static int host_room(struct oltp_merge *m)
+{
+        if (m->nhosts == m->hcap) {
+                unsigned cap = m->hcap ? m->hcap * 2 : 16;
+                struct mhost *n = realloc(m->hosts, cap * sizeof(*n));
+
+                if (!n)
                         return -ENOMEM;
                 m->hosts = n;
-                d = &m->hosts[m->nhosts];
-                memset(d, 0, sizeof(*d));
-                if (!(d->lat = hist_new()))
-                        return -ENOMEM;
-                m->nhosts++;
-                snprintf(d->name, sizeof(d->name), "%s", s->name);
-                d->port = s->port;
+                m->hcap = cap;
         }
+        if (2 * (m->nhosts + 1) > m->nslots) {
+                unsigned ns = m->nslots ? m->nslots * 2 : 32, slot;
+                unsigned *n = malloc(ns * sizeof(*n));
+
+                if (!n)
+                        return -ENOMEM;
+                free(m->slots);
+                m->slots = n;
+                m->nslots = ns;
+                memset(n, 0xff, ns * sizeof(*n));
+                for (unsigned i = 0; i < m->nhosts; i++) {
+                        host_find(m, m->hosts[i].name, m->hosts[i].port, &slot);
+                        m->slots[slot] = i;
+                }
+        }
+        return 0;
+}
+
+/* The histograms kept as text a and b, added: *out their sum's text. */
+static int hist_sum_text(struct hist *scratch, const char *a, const char *b, char **out)
+{
+        const char *t[2] = {a, b};
+        json_t *j;
+
+        hist_reset(scratch);
+        for (int i = 0; i < 2; i++) {
+                json_t *x = json_loads(t[i], 0, NULL);
+                int rc = x ? hist_add_json(scratch, x, NULL, 0) : -ENOMEM;
+
+                json_decref(x);
+                if (rc)
+                        return rc;
+        }
+        j = hist_to_json(scratch);
+        *out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        json_decref(j);
+        return *out ? 0 : -ENOMEM;
+}
+
+/* s (one input's host) into m; its strings move to m. */
+static int add_host(struct oltp_merge *m, struct mhost *s)
+{
+        unsigned slot;
+        struct mhost *d = m->nslots ? host_find(m, s->name, s->port, &slot) : NULL;
+        char *sum;
+        int rc;
+
+        if (!d) {
+                if (host_room(m))
+                        return -ENOMEM;
+                host_find(m, s->name, s->port, &slot);
+                m->slots[slot] = m->nhosts;
+                m->hosts[m->nhosts++] = *s;
+                memset(s, 0, sizeof(*s));
+                return 0;
+        }
+        if ((rc = hist_sum_text(m->scratch, d->hist, s->hist, &sum)))
+                return rc;
+        free(d->hist);
+        d->hist = sum;
         oltp_counts_add(&d->c, &s->c);
         d->tps += s->tps;
         d->qps += s->qps;
-        hist_merge(d->lat, s->lat);
         d->down_s = d->down_s > s->down_s ? d->down_s : s->down_s;
         d->down_at_end |= s->down_at_end;
         d->degraded |= s->degraded;
         return 0;
 }
 
+/* a + b fits the JSON's signed 64-bit integers. */
+static int fits(uint64_t a, uint64_t b)
+{
+        return a <= INT64_MAX && b <= INT64_MAX - a;
+}
+
+static int counts_fit(const struct oltp_counts *a, const struct oltp_counts *b)
+{
+        return fits(a->txns, b->txns) && fits(a->reads, b->reads) && fits(a->writes, b->writes) &&
+               fits(a->other, b->other) &&
+               fits(a->reads + a->writes + a->other, b->reads + b->writes + b->other) &&
+               fits(a->errors, b->errors) && fits(a->reconnects, b->reconnects) &&
+               fits(a->failed_connects, b->failed_connects);
+}
+
+/* The whole with one added stays within what the result can say, or -EINVAL naming it. */
+static int check_sums(const struct oltp_merge *m, const struct oltp_merge *one, const char *name,
+                      char *err, size_t errlen)
+{
+        const char *what = NULL;
+
+        if (!counts_fit(&m->total, &one->total) || !fits(m->overflows, one->overflows))
+                what = "counts";
+        else if (!fits(hist_count(m->lat), hist_count(one->lat)))
+                what = "latency samples";
+        else if (!isfinite(m->tps + one->tps) || !isfinite(m->qps + one->qps) ||
+                 !isfinite(m->target_tps + one->target_tps) ||
+                 !isfinite(m->achieved_tps + one->achieved_tps))
+                what = "rates";
+        else if ((uint64_t)m->threads + one->threads > INT32_MAX ||
+                 (uint64_t)m->event_threads + one->event_threads > INT32_MAX)
+                what = "thread counts";
+        for (unsigned r = 0; !what && r < one->nrows; r++)
+                if (!isfinite(one->rows[r].tps * (m->n + 1.0)))
+                        what = "interval rates";
+        if (!what)
+                return 0;
+        snprintf(err, errlen, "%s: the merged %s would exceed what a result holds", name, what);
+        return -EINVAL;
+}
+
 static int check_match(const struct oltp_merge *m, const struct oltp_merge *one, const char *name,
                        char *err, size_t errlen)
 {
         if (!m->n)
-                return 0;
+                return check_sums(m, one, name, err, errlen);
         if (strcmp(m->workload, one->workload)) {
                 snprintf(err, errlen, "%s: workload %s differs from the first input's %s", name,
                          one->workload, m->workload);
@@ -470,6 +676,27 @@ static int check_match(const struct oltp_merge *m, const struct oltp_merge *one,
                          "%s: intervals of %g s cannot be aligned with the first input's of %g s",
                          name, one->iv_len, m->iv_len);
                 return -EINVAL;
+        }
+        return check_sums(m, one, name, err, errlen);
+}
+
+/* A host's sums, checked before anything is added (so a refusal leaves m as it was). */
+static int check_hosts(struct oltp_merge *m, const struct oltp_merge *one, const char *name,
+                       char *err, size_t errlen)
+{
+        for (unsigned h = 0; h < one->nhosts; h++) {
+                const struct mhost *s = &one->hosts[h];
+                unsigned slot;
+                const struct mhost *d = m->nslots ? host_find(m, s->name, s->port, &slot) : NULL;
+
+                if (d && (!counts_fit(&d->c, &s->c) || !isfinite(d->tps + s->tps) ||
+                          !isfinite(d->qps + s->qps))) {
+                        snprintf(err, errlen,
+                                 "%s: host %s:%u's merged totals would exceed what a "
+                                 "result holds",
+                                 name, s->name, s->port);
+                        return -EINVAL;
+                }
         }
         return 0;
 }
@@ -497,9 +724,8 @@ static int combine(struct oltp_merge *m, struct oltp_merge *one)
         for (unsigned h = 0; h < one->nhosts; h++)
                 if (add_host(m, &one->hosts[h]))
                         return -ENOMEM;
-        for (unsigned r = 0; r < one->nrows; r++)
-                if (add_row(m, &one->rows[r]))
-                        return -ENOMEM;
+        if (add_rows(m, one))
+                return -ENOMEM;
         json_array_foreach(one->inputs, i, v)
         {
                 if (json_array_append(m->inputs, v))
@@ -546,11 +772,46 @@ int oltp_merge_add(struct oltp_merge *m, const char *name, const json_t *j, char
         if (!rc)
                 rc = check_match(m, one, name, err, errlen);
         if (!rc)
+                rc = check_hosts(m, one, name, err, errlen);
+        if (!rc)
                 rc = combine(m, one);
         if (rc == -ENOMEM)
                 snprintf(err, errlen, "%s: out of memory", name);
         oltp_merge_free(one);
         return rc;
+}
+
+/*
+ * path names a regular file not added before (a FIFO would block the
+ * read, the same file twice would count its transactions twice). Opened
+ * without blocking, so a FIFO with no writer is refused, not waited on.
+ */
+static int check_file(struct oltp_merge *m, const char *path, struct stat *st, char *err,
+                      size_t errlen)
+{
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+        if (fd < 0 || fstat(fd, st)) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                if (fd >= 0)
+                        close(fd);
+                return -EINVAL;
+        }
+        close(fd);
+        if (!S_ISREG(st->st_mode)) {
+                snprintf(err, errlen, "%s: not a regular file", path);
+                return -EINVAL;
+        }
+        for (unsigned i = 0; i < m->nfiles; i++)
+                if (m->files[i].dev == st->st_dev && m->files[i].ino == st->st_ino) {
+                        snprintf(err, errlen, "%s: the same file as an earlier input", path);
+                        return -EINVAL;
+                }
+        if (m->nfiles == MAX_FILES) {
+                snprintf(err, errlen, "%s: more than %d inputs", path, MAX_FILES);
+                return -EINVAL;
+        }
+        return 0;
 }
 
 int oltp_merge_add_file(struct oltp_merge *m, const char *path, char *err, size_t errlen)
@@ -559,8 +820,12 @@ int oltp_merge_add_file(struct oltp_merge *m, const char *path, char *err, size_
         json_t *j;
         size_t len;
         char *text;
-        int rc = res_read_file(path, &text, &len, err, errlen);
+        struct stat st;
+        int rc = check_file(m, path, &st, err, errlen);
 
+        if (rc)
+                return rc;
+        rc = res_read_file(path, &text, &len, err, errlen);
         if (rc)
                 return rc == -ENOMEM ? rc : -EINVAL;
         j = json_loadb(text, len, 0, &e);
@@ -571,6 +836,10 @@ int oltp_merge_add_file(struct oltp_merge *m, const char *path, char *err, size_
         }
         rc = oltp_merge_add(m, path, j, err, errlen);
         json_decref(j);
+        if (!rc) {
+                m->files[m->nfiles].dev = st.st_dev;
+                m->files[m->nfiles++].ino = st.st_ino;
+        }
         return rc;
 }
 
@@ -585,9 +854,8 @@ void oltp_merge_result(const struct oltp_merge *m, struct oltp_result *res)
         if (hr) {
                 mm->hres = hr;
                 for (unsigned i = 0; i < m->nhosts; i++)
-                        hr[i] =
-                            (struct oltp_host_result){m->hosts[i].c, m->hosts[i].lat,
-                                                      m->hosts[i].down_s, m->hosts[i].down_at_end};
+                        hr[i] = (struct oltp_host_result){m->hosts[i].c, NULL, m->hosts[i].down_s,
+                                                          m->hosts[i].down_at_end};
                 res->hosts = hr;
                 res->nhosts = m->nhosts;
         }
@@ -598,6 +866,20 @@ void oltp_merge_result(const struct oltp_merge *m, struct oltp_result *res)
         res->qwait = m->qwait;
         res->queue_overflows = m->overflows;
         res->threads_used = m->event_threads;
+}
+
+int oltp_merge_host_lat(const struct oltp_merge *m, unsigned i, struct hist *into)
+{
+        json_t *j;
+        int rc;
+
+        if (i >= m->nhosts)
+                return -EINVAL;
+        if (!(j = json_loads(m->hosts[i].hist, 0, NULL)))
+                return -ENOMEM;
+        rc = hist_add_json(into, j, NULL, 0);
+        json_decref(j);
+        return rc;
 }
 
 const char *oltp_merge_host(const struct oltp_merge *m, unsigned i, unsigned *port)
@@ -640,73 +922,18 @@ const char *oltp_merge_partial(const struct oltp_merge *m)
         return m->partial;
 }
 
-/* ---- the merged result as JSON ---- */
+/* ---- the merged result as JSON: report.c's writer, host by host ---- */
 
-static json_t *totals_json(const struct oltp_counts *c, double tps, double qps)
+static int merged_host(void *user, unsigned i, struct oltp_json_host *e,
+                       struct oltp_host_result *hr, struct hist *scratch)
 {
-        return json_pack("{s:I, s:f, s:{s:I, s:I, s:I}, s:f, s:I, s:I, s:I}", "transactions",
-                         (json_int_t)c->txns, "tps", tps, "queries", "read", (json_int_t)c->reads,
-                         "write", (json_int_t)c->writes, "other", (json_int_t)c->other, "qps", qps,
-                         "errors", (json_int_t)c->errors, "reconnects", (json_int_t)c->reconnects,
-                         "failed_connects", (json_int_t)c->failed_connects);
-}
+        const struct oltp_merge *m = user;
+        const struct mhost *h = &m->hosts[i];
+        int rc = oltp_merge_host_lat(m, i, scratch);
 
-static json_t *hosts_json(const struct oltp_merge *m)
-{
-        json_t *a = json_array();
-
-        for (unsigned i = 0; a && i < m->nhosts; i++) {
-                const struct mhost *h = &m->hosts[i];
-                json_t *o = json_pack(
-                    "{s:s, s:i, s:o, s:o, s:o, s:f, s:b, s:b}", "host", h->name, "port",
-                    (int)h->port, "totals", totals_json(&h->c, h->tps, h->qps), "lat_ns",
-                    hist_lat_json(h->lat, m->pcts, m->npct), "hist", hist_to_json(h->lat), "down_s",
-                    h->down_s, "down_at_end", h->down_at_end, "degraded", h->degraded);
-
-                if (!o || json_array_append_new(a, o)) {
-                        json_decref(a);
-                        return NULL;
-                }
-        }
-        return a;
-}
-
-static json_t *row_json(const struct oltp_merge *m, const struct mrow *w)
-{
-        json_t *p = json_object(), *o;
-        char key[32];
-
-        for (unsigned i = 0; p && i < m->npct; i++) {
-                /* the keys of an oltp run's interval rows (oltp/report.c) */
-                snprintf(key, sizeof(key), "%.1f", m->pcts[i]);
-                if (fabs(m->pcts[i] * 10 - floor(m->pcts[i] * 10)) > 1e-9)
-                        snprintf(key, sizeof(key), "%g", m->pcts[i]);
-                json_object_set_new(p, key, json_integer((json_int_t)w->pct[i]));
-        }
-        o = json_pack("{s:f, s:f, s:f, s:{s:f, s:f, s:f}, s:f, s:f, s:{s:o}, s:i}", "t", w->t,
-                      "tps", w->tps, "qps", w->qps, "queries_s", "read", w->rd, "write", w->wr,
-                      "other", w->ot, "errors_s", w->err_s, "reconnects_s", w->rec_s, "lat_ns",
-                      "percentile", p, "inputs", (int)w->n);
-        if (o && w->has_queue) {
-                json_object_set_new(o, "queue_length", json_real(w->qlen));
-                json_object_set_new(o, "concurrency", json_real(w->conc));
-        }
-        return o;
-}
-
-static json_t *rows_json(const struct oltp_merge *m)
-{
-        json_t *a = json_array();
-
-        for (unsigned i = 0; a && i < m->nrows; i++) {
-                json_t *o = row_json(m, &m->rows[i]);
-
-                if (!o || json_array_append_new(a, o)) {
-                        json_decref(a);
-                        return NULL;
-                }
-        }
-        return a;
+        *hr = (struct oltp_host_result){h->c, scratch, h->down_s, h->down_at_end};
+        *e = (struct oltp_json_host){h->name, h->port, hr, h->tps, h->qps, m->seconds, h->degraded};
+        return rc ? -ENOMEM : 0;
 }
 
 static json_t *rate_json(const struct oltp_merge *m)
@@ -727,20 +954,27 @@ static json_t *merge_obj(const struct oltp_merge *m)
 
 int oltp_merge_json(const struct oltp_merge *m, json_t *top)
 {
-        int rc = 0;
+        struct oltp_result res;
+        struct oltp_json_over o = {
+            .tps = m->tps,
+            .qps = m->qps,
+            .threads = m->threads,
+            .rows = m->rows,
+            .nrows = m->nrows,
+            .nhosts = m->nhosts,
+            .host = merged_host,
+            .user = (void *)m,
+            .rate = m->has_rate ? rate_json(m) : NULL,
+        };
+        int rc;
 
-        rc |= json_object_set_new(top, "seconds", json_real(m->seconds));
-        rc |= json_object_set_new(top, "threads", json_integer(m->threads));
-        rc |= json_object_set_new(top, "event_threads", json_integer(m->event_threads));
-        rc |= json_object_set_new(top, "totals", totals_json(&m->total, m->tps, m->qps));
-        rc |= json_object_set_new(top, "lat_ns", hist_lat_json(m->lat, m->pcts, m->npct));
-        rc |= json_object_set_new(top, "hist", hist_to_json(m->lat));
-        rc |= json_object_set_new(top, "hosts", hosts_json(m));
-        rc |= json_object_set_new(top, "intervals", rows_json(m));
-        if (m->has_rate)
-                rc |= json_object_set_new(top, "rate", rate_json(m));
-        if (m->error)
-                rc |= json_object_set_new(top, "error", json_string(m->error));
-        rc |= json_object_set_new(top, "merge", merge_obj(m));
-        return rc ? -ENOMEM : 0;
+        if (m->has_rate && !o.rate)
+                return -ENOMEM;
+        oltp_merge_result(m, &res);
+        rc = oltp_result_json(&res, m->pcts, m->npct, &o, top);
+        if (!rc && m->error && json_object_set_new(top, "error", json_string(m->error)))
+                rc = -ENOMEM;
+        if (!rc && json_object_set_new(top, "merge", merge_obj(m)))
+                rc = -ENOMEM;
+        return rc;
 }

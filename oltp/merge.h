@@ -35,7 +35,12 @@
  * larger than RES_FILE_MAX (core/resfile.h), truncated JSON, and an input
  * whose workload or interval length differs from the first one's. A
  * refused input leaves the merge as it was, so a caller may go on without
- * it. One thread.
+ * it. Also refused: a negative or non-finite rate or time, a port over
+ * 65535, a count that does not fit, two intervals at the same t, sums
+ * that would exceed what the result's integers hold (never wrapped), and
+ * through oltp_merge_add_file an input that is not a regular file or is
+ * one already added. Rows are merged in one pass and hosts found by hash,
+ * so a merge takes time linear in its rows and hosts. One thread.
  */
 #ifndef HCI_OLTP_MERGE_H
 #define HCI_OLTP_MERGE_H
@@ -64,11 +69,14 @@ unsigned oltp_merge_count(const struct oltp_merge *m);
 /*
  * The merged figures as an engine result, for oltp_report_final() and for
  * callers that merge on (scale's steps): seconds, total, lat, qwait (empty),
- * hosts[] (their names through oltp_merge_host), queue_overflows, nconns 0
- * (no per-connection figures). Points into m: valid until the next add or
+ * hosts[] (their names through oltp_merge_host, lat NULL: see oltp_merge_host_lat),
+ * queue_overflows, nconns 0 (no per-connection figures). Points into m: valid until the next add or
  * oltp_merge_free; do not oltp_result_free it.
  */
 void oltp_merge_result(const struct oltp_merge *m, struct oltp_result *res);
+/* Host i's merged latency added into `into` (hosts[].lat of oltp_merge_result is NULL: a merge
+ * keeps each host's histogram compact, so 20k hosts fit). 0, -EINVAL or -ENOMEM. */
+int oltp_merge_host_lat(const struct oltp_merge *m, unsigned i, struct hist *into);
 /* Host i of the merged result: its name and port. */
 const char *oltp_merge_host(const struct oltp_merge *m, unsigned i, unsigned *port);
 /* The merged intervals: how many, and row i's t and summed TPS. */

@@ -13,18 +13,12 @@
 
 #include "oltp/report.h"
 
-struct ivrow {
-        double t_s, len_s, queue_len, busy;
-        struct oltp_counts c;
-        uint64_t pct_ns[8];
-};
-
 struct oltp_report {
         FILE *out;
-        double pcts[8];
+        double pcts[OLTP_MAX_PCTS];
         unsigned npct;
         double rate;
-        struct ivrow *rows;
+        struct oltp_row *rows;
         unsigned nrows, cap;
 };
 
@@ -36,7 +30,7 @@ struct oltp_report *oltp_report_new(FILE *out, const double *pcts, unsigned npct
                 return NULL;
         r->out = out;
         r->rate = rate;
-        r->npct = npct > 8 ? 8 : npct;
+        r->npct = npct > OLTP_MAX_PCTS ? OLTP_MAX_PCTS : npct;
         for (unsigned i = 0; i < r->npct; i++)
                 r->pcts[i] = pcts[i];
         if (!r->npct) {
@@ -61,11 +55,12 @@ static double per_s(uint64_t n, double s)
 
 static int keep_row(struct oltp_report *r, const struct oltp_interval *iv)
 {
-        struct ivrow *row;
+        struct oltp_row *row;
+        double s = iv->len_s;
 
         if (r->nrows == r->cap) {
                 unsigned cap = r->cap ? r->cap * 2 : 64;
-                struct ivrow *n = realloc(r->rows, cap * sizeof(*n));
+                struct oltp_row *n = realloc(r->rows, cap * sizeof(*n));
 
                 if (!n)
                         return -ENOMEM;
@@ -73,13 +68,21 @@ static int keep_row(struct oltp_report *r, const struct oltp_interval *iv)
                 r->cap = cap;
         }
         row = &r->rows[r->nrows++];
-        row->t_s = iv->t_s;
-        row->len_s = iv->len_s;
-        row->c = iv->c;
-        row->queue_len = (double)iv->queue_len;
-        row->busy = iv->busy;
+        *row = (struct oltp_row){
+            .t = iv->t_s,
+            .tps = per_s(iv->c.txns, s),
+            .qps = per_s(iv->c.reads + iv->c.writes + iv->c.other, s),
+            .rd = per_s(iv->c.reads, s),
+            .wr = per_s(iv->c.writes, s),
+            .ot = per_s(iv->c.other, s),
+            .err_s = per_s(iv->c.errors, s),
+            .rec_s = per_s(iv->c.reconnects, s),
+            .qlen = (double)iv->queue_len,
+            .conc = iv->busy,
+            .has_queue = r->rate > 0,
+        };
         for (unsigned i = 0; i < r->npct; i++)
-                row->pct_ns[i] = hist_percentile(iv->lat, r->pcts[i]);
+                row->pct[i] = hist_percentile(iv->lat, r->pcts[i]);
         return 0;
 }
 
@@ -101,7 +104,7 @@ void oltp_report_interval(void *user, const struct oltp_interval *iv)
                 "lat (ms,%g%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
                 iv->t_s, iv->threads, per_s(iv->c.txns, s), per_s(q, s), per_s(iv->c.reads, s),
                 per_s(iv->c.writes, s), per_s(iv->c.other, s), r->pcts[0],
-                (double)r->rows[r->nrows - 1].pct_ns[0] / 1e6, per_s(iv->c.errors, s),
+                (double)r->rows[r->nrows - 1].pct[0] / 1e6, per_s(iv->c.errors, s),
                 per_s(iv->c.reconnects, s));
         if (r->rate > 0)
                 fprintf(r->out, "[ %gs ] queue length: %llu, concurrency: %u\n", iv->t_s,
@@ -203,16 +206,15 @@ void oltp_report_final(struct oltp_report *r, const struct oltp_result *res)
         fflush(f);
 }
 
-static json_t *totals_json(const struct oltp_counts *c, double s)
+json_t *oltp_totals_json(const struct oltp_counts *c, double tps, double qps, double seconds)
 {
-        uint64_t q = c->reads + c->writes + c->other;
-
-        return json_pack("{s:I, s:f, s:{s:I, s:I, s:I}, s:f, s:I, s:I, s:I}", "transactions",
-                         (json_int_t)c->txns, "tps", per_s(c->txns, s), "queries", "read",
-                         (json_int_t)c->reads, "write", (json_int_t)c->writes, "other",
-                         (json_int_t)c->other, "qps", per_s(q, s), "errors", (json_int_t)c->errors,
-                         "reconnects", (json_int_t)c->reconnects, "failed_connects",
-                         (json_int_t)c->failed_connects);
+        if (!isfinite(tps) || !isfinite(qps) || !isfinite(seconds))
+                return NULL;
+        return json_pack("{s:I, s:f, s:{s:I, s:I, s:I}, s:f, s:I, s:I, s:I, s:f}", "transactions",
+                         (json_int_t)c->txns, "tps", tps, "queries", "read", (json_int_t)c->reads,
+                         "write", (json_int_t)c->writes, "other", (json_int_t)c->other, "qps", qps,
+                         "errors", (json_int_t)c->errors, "reconnects", (json_int_t)c->reconnects,
+                         "failed_connects", (json_int_t)c->failed_connects, "seconds", seconds);
 }
 
 int oltp_rate_overloaded(const struct oltp_result *res, double rate)
@@ -232,32 +234,60 @@ int oltp_host_degraded(const struct oltp_host_result *h)
         return h->down_at_end || h->down_s > 0 || h->c.failed_connects > 0;
 }
 
-static json_t *hosts_json(const struct oltp_result *res, const struct oltp_dsn *hosts,
-                          const struct oltp_report *r)
+json_t *oltp_host_json(const struct oltp_json_host *e, const double *pcts, unsigned npct)
+{
+        const struct oltp_host_result *hr = e->h;
+
+        /* a host that lost connections is flagged: its share of the totals is short */
+        return json_pack(
+            "{s:s, s:i, s:o, s:o, s:o, s:f, s:b, s:b}", "host", e->name, "port", (int)e->port,
+            "totals", oltp_totals_json(&hr->c, e->tps, e->qps, e->seconds), "lat_ns",
+            hist_lat_json(hr->lat, pcts, npct), "hist", hist_to_json(hr->lat), "down_s", hr->down_s,
+            "down_at_end", hr->down_at_end, "degraded", e->degraded);
+}
+
+/* hosts[] of a run: its own figures, host by host. */
+static int run_host(void *user, unsigned i, struct oltp_json_host *e, struct oltp_host_result *hr,
+                    struct hist *scratch)
+{
+        const struct oltp_result *res = ((const void *const *)user)[0];
+        const struct oltp_dsn *hosts = ((const void *const *)user)[1];
+        const struct oltp_counts *c = &res->hosts[i].c;
+
+        (void)scratch;
+        *hr = res->hosts[i];
+        *e = (struct oltp_json_host){hosts[i].host,
+                                     hosts[i].port,
+                                     hr,
+                                     per_s(c->txns, res->seconds),
+                                     per_s(c->reads + c->writes + c->other, res->seconds),
+                                     res->seconds,
+                                     oltp_host_degraded(hr)};
+        return 0;
+}
+
+static json_t *hosts_json(const double *pcts, unsigned npct, const struct oltp_json_over *o)
 {
         json_t *a = json_array();
+        struct hist *scratch = hist_new();
 
-        for (unsigned h = 0; a && h < res->nhosts; h++) {
-                json_t *o = json_pack("{s:s, s:i, s:o, s:o, s:o}", "host", hosts[h].host, "port",
-                                      (int)hosts[h].port, "totals",
-                                      totals_json(&res->hosts[h].c, res->seconds), "lat_ns",
-                                      hist_lat_json(res->hosts[h].lat, r->pcts, r->npct), "hist",
-                                      hist_to_json(res->hosts[h].lat));
-                const struct oltp_host_result *hr = &res->hosts[h];
+        for (unsigned h = 0; a && scratch && h < o->nhosts; h++) {
+                struct oltp_json_host e;
+                struct oltp_host_result hr;
+                json_t *j = NULL;
 
-                /* a host that lost connections is flagged: its share of the totals is short */
-                if (o && json_object_update_new(
-                             o, json_pack("{s:f, s:b, s:b}", "down_s", hr->down_s, "down_at_end",
-                                          hr->down_at_end, "degraded", oltp_host_degraded(hr)))) {
-                        json_decref(o);
-                        o = NULL;
-                }
-                if (!o || json_array_append_new(a, o)) {
+                hist_reset(scratch);
+                if (!o->host(o->user, h, &e, &hr, scratch))
+                        j = oltp_host_json(&e, pcts, npct);
+                if (!j || json_array_append_new(a, j)) {
                         json_decref(a);
-                        return NULL;
+                        a = NULL;
                 }
         }
-        return a;
+        hist_free(scratch);
+        if (!scratch)
+                json_decref(a);
+        return scratch ? a : NULL;
 }
 
 static void pct_key(double p, char *buf, size_t len)
@@ -267,35 +297,34 @@ static void pct_key(double p, char *buf, size_t len)
                 snprintf(buf, len, "%g", p);
 }
 
-static json_t *interval_json(const struct oltp_report *r, const struct ivrow *row)
+json_t *oltp_row_json(const struct oltp_row *w, const double *pcts, unsigned npct)
 {
-        uint64_t q = row->c.reads + row->c.writes + row->c.other;
         json_t *p = json_object(), *o;
         char key[32];
 
-        for (unsigned i = 0; p && i < r->npct; i++) {
-                pct_key(r->pcts[i], key, sizeof(key));
-                json_object_set_new(p, key, json_integer((json_int_t)row->pct_ns[i]));
+        for (unsigned i = 0; p && i < npct; i++) {
+                pct_key(pcts[i], key, sizeof(key));
+                json_object_set_new(p, key, json_integer((json_int_t)w->pct[i]));
         }
-        o = json_pack("{s:f, s:f, s:f, s:{s:f, s:f, s:f}, s:f, s:f, s:{s:o}}", "t", row->t_s, "tps",
-                      per_s(row->c.txns, row->len_s), "qps", per_s(q, row->len_s), "queries_s",
-                      "read", per_s(row->c.reads, row->len_s), "write",
-                      per_s(row->c.writes, row->len_s), "other", per_s(row->c.other, row->len_s),
-                      "errors_s", per_s(row->c.errors, row->len_s), "reconnects_s",
-                      per_s(row->c.reconnects, row->len_s), "lat_ns", "percentile", p);
-        if (o && r->rate > 0) {
-                json_object_set_new(o, "queue_length", json_real(row->queue_len));
-                json_object_set_new(o, "concurrency", json_real(row->busy));
+        o = json_pack("{s:f, s:f, s:f, s:{s:f, s:f, s:f}, s:f, s:f, s:{s:o}}", "t", w->t, "tps",
+                      w->tps, "qps", w->qps, "queries_s", "read", w->rd, "write", w->wr, "other",
+                      w->ot, "errors_s", w->err_s, "reconnects_s", w->rec_s, "lat_ns", "percentile",
+                      p);
+        if (o && w->has_queue) {
+                json_object_set_new(o, "queue_length", json_real(w->qlen));
+                json_object_set_new(o, "concurrency", json_real(w->conc));
         }
+        if (o && w->inputs)
+                json_object_set_new(o, "inputs", json_integer(w->inputs));
         return o;
 }
 
-static json_t *intervals_json(const struct oltp_report *r)
+static json_t *rows_json(const double *pcts, unsigned npct, const struct oltp_row *rows, unsigned n)
 {
         json_t *a = json_array();
 
-        for (unsigned i = 0; a && i < r->nrows; i++) {
-                json_t *o = interval_json(r, &r->rows[i]);
+        for (unsigned i = 0; a && i < n; i++) {
+                json_t *o = oltp_row_json(&rows[i], pcts, npct);
 
                 if (!o || json_array_append_new(a, o)) {
                         json_decref(a);
@@ -305,10 +334,11 @@ static json_t *intervals_json(const struct oltp_report *r)
         return a;
 }
 
-static int add_rate(const struct oltp_report *r, const struct oltp_result *res, json_t *top)
+static int add_rate_obj(const struct oltp_report *r, const struct oltp_result *res, json_t **out)
 {
         json_t *o;
 
+        *out = NULL;
         if (r->rate <= 0)
                 return 0;
         o = json_pack("{s:f, s:f, s:o, s:I, s:b}", "target_tps", r->rate, "achieved_tps",
@@ -316,26 +346,51 @@ static int add_rate(const struct oltp_report *r, const struct oltp_result *res, 
                       hist_lat_json(res->qwait, r->pcts, r->npct), "queue_overflows",
                       (json_int_t)res->queue_overflows, "overloaded",
                       oltp_rate_overloaded(res, r->rate));
-        return o ? json_object_set_new(top, "rate", o) : -ENOMEM;
+        *out = o;
+        return o ? 0 : -ENOMEM;
 }
 
-int oltp_report_json(struct oltp_report *r, const struct oltp_result *res,
-                     const struct oltp_dsn *hosts, json_t *top)
+int oltp_result_json(const struct oltp_result *res, const double *pcts, unsigned npct,
+                     const struct oltp_json_over *o, json_t *top)
 {
         int rc = 0;
 
         rc |= json_object_set_new(top, "seconds", json_real(res->seconds));
-        rc |= json_object_set_new(top, "threads", json_integer(res->nconns));
+        rc |= json_object_set_new(top, "threads", json_integer(o->threads));
         rc |= json_object_set_new(top, "event_threads", json_integer(res->threads_used));
-        rc |= json_object_set_new(top, "totals", totals_json(&res->total, res->seconds));
-        rc |= json_object_set_new(top, "lat_ns", hist_lat_json(res->lat, r->pcts, r->npct));
+        rc |= json_object_set_new(top, "totals",
+                                  oltp_totals_json(&res->total, o->tps, o->qps, res->seconds));
+        rc |= json_object_set_new(top, "lat_ns", hist_lat_json(res->lat, pcts, npct));
         rc |= json_object_set_new(top, "hist", hist_to_json(res->lat));
-        rc |= json_object_set_new(top, "hosts", hosts_json(res, hosts, r));
-        rc |= json_object_set_new(top, "intervals", intervals_json(r));
-        rc |= add_rate(r, res, top);
+        rc |= json_object_set_new(top, "hosts", hosts_json(pcts, npct, o));
+        rc |= json_object_set_new(top, "intervals", rows_json(pcts, npct, o->rows, o->nrows));
+        if (o->rate)
+                rc |= json_object_set_new(top, "rate", o->rate);
         if (res->have_steady)
                 rc |= json_object_set_new(top, "steady", steady_to_json(&res->steady));
         if (res->exit_code)
                 rc |= json_object_set_new(top, "error", json_string(res->err));
         return rc ? -ENOMEM : 0;
+}
+
+int oltp_report_json(struct oltp_report *r, const struct oltp_result *res,
+                     const struct oltp_dsn *hosts, json_t *top)
+{
+        const void *ctx[2] = {res, hosts};
+        const struct oltp_counts *c = &res->total;
+        struct oltp_json_over o = {
+            .tps = per_s(c->txns, res->seconds),
+            .qps = per_s(c->reads + c->writes + c->other, res->seconds),
+            .threads = res->nconns,
+            .rows = r->rows,
+            .nrows = r->nrows,
+            .nhosts = res->nhosts,
+            .host = run_host,
+            .user = ctx,
+            .rate = NULL,
+        };
+
+        if (add_rate_obj(r, res, &o.rate))
+                return -ENOMEM;
+        return oltp_result_json(res, r->pcts, r->npct, &o, top);
 }

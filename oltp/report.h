@@ -51,4 +51,65 @@ void oltp_report_final(struct oltp_report *r, const struct oltp_result *res);
 int oltp_report_json(struct oltp_report *r, const struct oltp_result *res,
                      const struct oltp_dsn *hosts, json_t *top);
 
+/* ---- the one writer of an OLTP result's parts (runs, merges, scale's steps and VMs) ---- */
+
+#define OLTP_MAX_PCTS 16
+
+/*
+ * totals{transactions, tps, queries{read,write,other}, qps, errors,
+ * reconnects, failed_connects, seconds}: tps and qps as given (a run's are
+ * its counts over its seconds, a merge's the sum of its inputs'). New
+ * reference, NULL on ENOMEM (or a rate that is not finite).
+ */
+json_t *oltp_totals_json(const struct oltp_counts *c, double tps, double qps, double seconds);
+
+/* One hosts[] entry: {host, port, totals, lat_ns, hist, down_s, down_at_end, degraded}. */
+struct oltp_json_host {
+        const char *name;
+        unsigned port;
+        const struct oltp_host_result *h;
+        double tps, qps, seconds;
+        int degraded;
+};
+json_t *oltp_host_json(const struct oltp_json_host *e, const double *pcts, unsigned npct);
+
+/* One intervals[] row, as rates over its length; inputs > 0 (a merge's) is written too. */
+struct oltp_row {
+        double t, tps, qps, rd, wr, ot, err_s, rec_s, qlen, conc;
+        int has_queue;
+        unsigned inputs;
+        uint64_t pct[OLTP_MAX_PCTS]; /* for the report's (or merge's) percentiles, in order */
+};
+json_t *oltp_row_json(const struct oltp_row *w, const double *pcts, unsigned npct);
+
+/*
+ * What a result not measured by one process (a merge, oltp/merge.h) gives
+ * instead of what oltp_report_json derives from res: the totals' rates,
+ * the threads, the rows, the hosts (one at a time, so a merge of many
+ * hosts never holds all their histograms at once: host(user, i, &e, hist)
+ * fills e and may point e.h->lat at hist, a scratch histogram the writer
+ * owns; 0 or -ENOMEM) and the rate object (a reference is stolen; NULL:
+ * none).
+ */
+struct oltp_json_over {
+        double tps, qps;
+        unsigned threads;
+        const struct oltp_row *rows;
+        unsigned nrows;
+        unsigned nhosts;
+        int (*host)(void *user, unsigned i, struct oltp_json_host *e, struct oltp_host_result *hr,
+                    struct hist *scratch);
+        void *user;
+        json_t *rate;
+};
+/*
+ * top gains seconds, threads, event_threads, totals, lat_ns, hist, hosts[],
+ * intervals[], rate, steady and error: res's figures, with over's in place
+ * of what only one process measures; lat_ns and the rows carry the npct
+ * percentiles pcts[]. oltp_report_json is this with a run's own. 0 or
+ * -ENOMEM (or a figure that is not finite).
+ */
+int oltp_result_json(const struct oltp_result *res, const double *pcts, unsigned npct,
+                     const struct oltp_json_over *over, json_t *top);
+
 #endif

@@ -16,6 +16,7 @@
 #include "core/exitcode.h"
 #include "core/log.h"
 #include "core/opts.h"
+#include "results/result.h"
 #include "results/results.h"
 #include "results/store.h"
 
@@ -23,6 +24,7 @@
 
 struct results_cfg {
         char *kind, *topology, *index;
+        int windows;
 };
 
 #define O(f) offsetof(struct results_cfg, f)
@@ -30,6 +32,10 @@ static const struct opt_def results_opts[] = {
     {"kind", OPT_STR, O(kind), NULL, 0, 0, "list: only runs of this kind (block, oltp, scale)",
      NULL, 0},
     {"topology", OPT_STR, O(topology), NULL, 0, 0, "list: only runs of this topology", NULL, 0},
+    {"windows", OPT_BOOL, O(windows), "0", 0, 0,
+     "show: each step's and repeat's wall-clock windows (UTC start end, as a Prometheus "
+     "query_range or a Grafana time range takes them)",
+     NULL, 0},
     {"index", OPT_STR, O(index), NULL, 0, 0,
      "index database (default $HCISWEEP_INDEX, else $XDG_DATA_HOME/hcisweep/index.sqlite)", NULL,
      0},
@@ -41,10 +47,11 @@ static const struct opt_def results_opts[] = {
 const struct opt_group cmd_results_options[] = {{results_opts, NULL, "results options"},
                                                 {NULL, NULL, NULL}};
 
-static const char usage_text[] = "hcisweep results list [--kind K] [--topology T]\n"
-                                 "       hcisweep results show RUN     (RUN: id or result path)\n"
-                                 "       hcisweep results add RESULT.json...\n"
-                                 "  every form takes --index FILE";
+static const char usage_text[] =
+    "hcisweep results list [--kind K] [--topology T]\n"
+    "       hcisweep results show RUN [--windows] (RUN: id or result path)\n"
+    "       hcisweep results add RESULT.json...\n"
+    "  every form takes --index FILE";
 
 static void fmt_num(double v, const char *fmt, char *buf, size_t len)
 {
@@ -74,7 +81,51 @@ static int do_list(struct res_index *ix, const struct results_cfg *c)
         return HCI_EXIT_OK;
 }
 
-static int do_show(struct res_index *ix, const char *what)
+/* "NAME START END" of window key of o, when it has one. */
+static void print_window(const char *name, const json_t *o, const char *key)
+{
+        const json_t *w = json_object_get(o, key);
+        const char *a = json_string_value(json_object_get(w, "start")),
+                   *b = json_string_value(json_object_get(w, "end"));
+
+        if (a && b)
+                printf("%-24s %s %s\n", name, a, b);
+}
+
+/* --windows: the run's, then each step's and repeat's measured and warm-up windows. */
+static int show_windows(const struct res_run *r)
+{
+        json_t *doc, *st, *rep;
+        const char *a, *b;
+        char err[1200], name[64];
+        size_t i, j;
+
+        if (res_load(r->path, &doc, err, sizeof(err))) {
+                log_error("results: %s", err);
+                return HCI_EXIT_USAGE;
+        }
+        a = json_string_value(json_object_get(doc, "started_at"));
+        b = json_string_value(json_object_get(doc, "ended_at"));
+        printf("%-24s %s %s\n", "run", a ? a : "-", b ? b : "-");
+        json_array_foreach(json_object_get(doc, "steps"), i, st)
+        {
+                unsigned vms = (unsigned)json_integer_value(json_object_get(st, "vms"));
+
+                snprintf(name, sizeof(name), "step %zu (%u VMs)", i + 1, vms);
+                print_window(name, st, "window");
+                snprintf(name, sizeof(name), "step %zu warm-up", i + 1);
+                print_window(name, st, "warmup");
+                json_array_foreach(json_object_get(st, "repeats"), j, rep)
+                {
+                        snprintf(name, sizeof(name), "step %zu repeat %zu", i + 1, j + 1);
+                        print_window(name, rep, "window");
+                }
+        }
+        json_decref(doc);
+        return HCI_EXIT_OK;
+}
+
+static int do_show(struct res_index *ix, const char *what, int windows)
 {
         struct res_run r;
         char err[512], t[32], p[32];
@@ -95,7 +146,7 @@ static int do_show(struct res_index *ix, const char *what)
                "path:        %s\n",
                r.id, r.kind, r.started_at, r.topology[0] ? r.topology : "-", r.headline,
                strcmp(r.kind, "block") ? "tps:" : "iops:", t, p, r.path);
-        return HCI_EXIT_OK;
+        return windows ? show_windows(&r) : HCI_EXIT_OK;
 }
 
 static int do_add(struct res_index *ix, char **paths, int n)
@@ -139,7 +190,7 @@ static int results_dispatch(const struct results_cfg *c, char **pos, int npos)
         if (!strcmp(pos[0], "list"))
                 rc = do_list(ix, c);
         else if (!strcmp(pos[0], "show"))
-                rc = do_show(ix, pos[1]);
+                rc = do_show(ix, pos[1], c->windows);
         else
                 rc = do_add(ix, pos + 1, npos - 1);
         res_index_close(ix);

@@ -123,21 +123,9 @@ static void scale_facts(const json_t *doc, struct res_run *r)
                  res_num(best, "vms"), t);
 }
 
-int res_run_from_file(const char *path, struct res_run *out, char *err, size_t errlen)
+/* The facts of doc, the result saved at path (already resolved to out->path). */
+static void run_facts(const json_t *doc, struct res_run *out)
 {
-        json_t *doc;
-        int rc;
-
-        memset(out, 0, sizeof(*out));
-        out->tps_or_iops = out->p99_ms = NAN;
-        if (!realpath(path, out->path)) {
-                rc = -errno;
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-                return rc;
-        }
-        rc = res_load(path, &doc, err, errlen);
-        if (rc)
-                return rc;
         snprintf(out->kind, sizeof(out->kind), "%s", jstr(doc, "kind"));
         snprintf(out->started_at, sizeof(out->started_at), "%s", jstr(doc, "started_at"));
         snprintf(out->topology, sizeof(out->topology), "%s",
@@ -151,6 +139,33 @@ int res_run_from_file(const char *path, struct res_run *out, char *err, size_t e
         if (json_is_true(json_object_get(doc, "partial")))
                 strncat(out->headline, " (partial)",
                         sizeof(out->headline) - strlen(out->headline) - 1);
-        json_decref(doc);
+}
+
+int res_run_from_doc(const char *path, const json_t *doc, struct res_run *out, char *err,
+                     size_t errlen)
+{
+        memset(out, 0, sizeof(*out));
+        out->tps_or_iops = out->p99_ms = NAN;
+        if (!realpath(path, out->path)) {
+                int rc = -errno;
+
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                return rc;
+        }
+        run_facts(doc, out);
         return 0;
+}
+
+int res_run_from_file(const char *path, struct res_run *out, char *err, size_t errlen)
+{
+        json_t *doc;
+        int rc = res_load(path, &doc, err, errlen);
+
+        if (rc) {
+                memset(out, 0, sizeof(*out));
+                return rc;
+        }
+        rc = res_run_from_doc(path, doc, out, err, errlen);
+        json_decref(doc);
+        return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/log.h"
 #include "core/resfile.h"
@@ -19,6 +20,7 @@ int res_save_open(struct res_save *sv, const char *who, const char *kind, const 
 
         memset(sv, 0, sizeof(*sv));
         snprintf(sv->who, sizeof(sv->who), "%s", who);
+        clk_iso8601_now(sv->started_at, sizeof(sv->started_at));
         if (json) {
                 snprintf(sv->path, sizeof(sv->path), "%s", json);
                 if (res_check_file(json, why, sizeof(why)) < 0) {
@@ -42,6 +44,7 @@ void res_save_open_stdout(struct res_save *sv, const char *who, const char *mark
 {
         memset(sv, 0, sizeof(*sv));
         snprintf(sv->who, sizeof(sv->who), "%s", who);
+        clk_iso8601_now(sv->started_at, sizeof(sv->started_at));
         snprintf(sv->path, sizeof(sv->path), "-");
         sv->marker = marker;
         sv->to_stdout = 1;
@@ -71,8 +74,24 @@ static int print_result(const struct res_save *sv, const json_t *result, char *e
         return 0;
 }
 
-static int write_once(const struct res_save *sv, const json_t *result, char *err, size_t errlen)
+/* started_at: the run's start (res_new stamps when the result was built: the end of a run). */
+static int stamp(const struct res_save *sv, json_t *result)
 {
+        char now[32];
+
+        clk_iso8601_now(now, sizeof(now));
+        if (sv->started_at[0] &&
+            json_object_set_new(result, "started_at", json_string(sv->started_at)))
+                return -ENOMEM;
+        return json_object_set_new(result, "ended_at", json_string(now)) ? -ENOMEM : 0;
+}
+
+static int write_once(const struct res_save *sv, json_t *result, char *err, size_t errlen)
+{
+        if (stamp(sv, result)) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
         if (sv->write)
                 return sv->write(sv->user, sv, result, err, errlen);
         if (sv->dir[0])
@@ -111,6 +130,10 @@ int res_save_final(struct res_save *sv, json_t *result, const char *why, int qui
                 log_error("%s: out of memory writing the result", sv->who);
                 return -ENOMEM;
         }
+        if (sv->to_stdout && stamp(sv, result)) {
+                log_error("%s: out of memory writing the result", sv->who);
+                return -ENOMEM;
+        }
         rc = sv->to_stdout ? print_result(sv, result, err, sizeof(err))
                            : write_once(sv, result, err, sizeof(err));
         if (rc < 0) {
@@ -121,7 +144,7 @@ int res_save_final(struct res_save *sv, json_t *result, const char *why, int qui
         }
         if (sv->to_stdout)
                 return 0;
-        if (!sv->no_index && res_index_register(sv->path, err, sizeof(err)) < 0)
+        if (!sv->no_index && res_index_register_doc(sv->path, result, err, sizeof(err)) < 0)
                 log_warn("%s: not added to the run index: %s", sv->who, err);
         if (quiet)
                 printf("%s\n", sv->path);

@@ -37,6 +37,7 @@ struct res_save {
         int to_stdout;      /* res_save_open_stdout: no file at all */
         res_save_write_fn write;
         void *user;
+        char started_at[32]; /* UTC, when the save was opened: the run's start */
 };
 
 /*
@@ -70,6 +71,8 @@ int res_save_progress(struct res_save *sv, json_t *result, const char *why);
  * the last progress save kept named.
  */
 int res_save_final(struct res_save *sv, json_t *result, const char *why, int quiet);
+/* Every save sets the result's "started_at" to when res_save_open* was called (the run's
+ * start, which is also the run directory's name) and "ended_at" to now (UTC, ISO 8601). */
 
 /* A command's other output files (compare --json/--html, analyze --json,
  * report --output-dir): written atomically, "LABEL: PATH" printed; on

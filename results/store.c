@@ -155,12 +155,13 @@ static const char upsert_sql[] =
     "headline = excluded.headline, tps_or_iops = excluded.tps_or_iops, "
     "p99_ms = excluded.p99_ms RETURNING id";
 
-int res_index_add(struct res_index *ix, const char *result_json_path, struct res_run *out,
-                  char *err, size_t errlen)
+static int index_add(struct res_index *ix, const char *result_json_path, const json_t *doc,
+                     struct res_run *out, char *err, size_t errlen)
 {
         struct res_run run;
         sqlite3_stmt *st = NULL;
-        int rc = res_run_from_file(result_json_path, &run, err, errlen);
+        int rc = doc ? res_run_from_doc(result_json_path, doc, &run, err, errlen)
+                     : res_run_from_file(result_json_path, &run, err, errlen);
 
         if (rc)
                 return rc;
@@ -285,14 +286,26 @@ int res_index_find(struct res_index *ix, const char *id_or_path, struct res_run 
         return rc < 0 ? rc : 0;
 }
 
-int res_index_register(const char *result_json_path, char *err, size_t errlen)
+int res_index_add(struct res_index *ix, const char *result_json_path, struct res_run *out,
+                  char *err, size_t errlen)
+{
+        return index_add(ix, result_json_path, NULL, out, err, errlen);
+}
+
+int res_index_register_doc(const char *result_json_path, const json_t *doc, char *err,
+                           size_t errlen)
 {
         struct res_index *ix;
         int rc = res_index_open(NULL, &ix, err, errlen);
 
         if (rc)
                 return rc;
-        rc = res_index_add(ix, result_json_path, NULL, err, errlen);
+        rc = index_add(ix, result_json_path, doc, NULL, err, errlen);
         res_index_close(ix);
         return rc;
+}
+
+int res_index_register(const char *result_json_path, char *err, size_t errlen)
+{
+        return res_index_register_doc(result_json_path, NULL, err, errlen);
 }

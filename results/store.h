@@ -43,6 +43,9 @@ void res_index_close(struct res_index *ix);
  * figures, absolute path; id = 0).
  */
 int res_run_from_file(const char *result_json_path, struct res_run *out, char *err, size_t errlen);
+/* The same from doc, the result already in memory that was saved at result_json_path. */
+int res_run_from_doc(const char *result_json_path, const json_t *doc, struct res_run *out,
+                     char *err, size_t errlen);
 
 /* Read a result.json and add or refresh its row; *out (may be NULL) gets the row. */
 int res_index_add(struct res_index *ix, const char *result_json_path, struct res_run *out,
@@ -67,5 +70,9 @@ int res_index_find(struct res_index *ix, const char *id_or_path, struct res_run 
  * command calls after writing its result. 0 or negative errno with err set.
  */
 int res_index_register(const char *result_json_path, char *err, size_t errlen);
+/* The same for doc, the result just saved at result_json_path: not read back (a merge of
+ * 20k hosts would hold its result twice). */
+int res_index_register_doc(const char *result_json_path, const json_t *doc, char *err,
+                           size_t errlen);
 
 #endif

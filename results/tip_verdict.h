@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "core/monitor.h"
 #include "results/tipping.h"
 
 #define RES_VERDICT_LINES 4
@@ -80,7 +81,7 @@ void res_trust_of_monitor(const json_t *monitor, struct res_trust *t);
  * than RES_TRUST_STEAL_MEAN % makes the run untrusted too, the host named
  * ("CPU steal 12.3% on h2 at 4 VMs > 5%"). Leaves t as it is otherwise.
  */
-#define RES_TRUST_STEAL_MEAN 5.0 /* as the host monitor's mean-steal rule */
+#define RES_TRUST_STEAL_MEAN MON_STEAL_MEAN_MAX /* the host monitor's mean-steal rule */
 void res_trust_of_cluster(const json_t *steps, struct res_trust *t);
 
 /* The verdict of t, found on the n steps s (those res_tip_find was given). */

@@ -62,6 +62,7 @@ static void open_window(struct scale *s)
         scale_cluster_begin(s->watch.cluster);
         s->run.t0 = s->run.snap0.t_ns;
         s->run.window_open = 1;
+        s->run.step->rep[s->run.rep].win_start_ms = clk_real_ms();
         scale_load_measure(s->watch.ld);
 }
 
@@ -284,6 +285,8 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         s->run.ci[0] = 0;
         r->load_iops = -1;
         r->niv = 0;
+        r->warm_ms = clk_real_ms();
+        r->win_start_ms = r->win_end_ms = 0;
         /* With --target-ci no one knows the run's length up front: the block
          * load warms up until the OLTP window opens, then runs until the
          * OLTP run ends. */
@@ -303,6 +306,7 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
                 rc = oltp_engine_run(&ec, &res, err, errlen);
         if (!s->run.window_open)
                 open_window(s);
+        r->win_end_ms = clk_real_ms();
         scale_probe_take(s->watch.probe, &snap1);
         r->hosts_missed =
             scale_cluster_end(s->watch.cluster, &st->hosts, r->host_error, sizeof(r->host_error));

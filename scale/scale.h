@@ -132,6 +132,9 @@ struct scale_rep {
          * noise band without repeats): interval i ended iv_t[i] s in. */
         double *iv_tps, *iv_t;
         unsigned niv, iv_cap;
+        /* Wall clock (clk_real_ms, 0: not reached): warm-up from warm_ms to win_start_ms, the
+         * measured window from win_start_ms to win_end_ms. */
+        int64_t warm_ms, win_start_ms, win_end_ms;
 };
 
 struct scale_vm {

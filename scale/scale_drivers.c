@@ -512,7 +512,7 @@ static int to_result(const struct oltp_merge *m, struct scale *s, unsigned vms,
 
                         if (!strcmp(name, s->lab.dsn[v].host) && port == s->lab.dsn[v].port) {
                                 res->hosts[v].c = mr.hosts[h].c;
-                                hist_merge(res->hosts[v].lat, mr.hosts[h].lat);
+                                oltp_merge_host_lat(m, h, res->hosts[v].lat);
                                 res->hosts[v].down_s = mr.hosts[h].down_s;
                                 res->hosts[v].down_at_end = mr.hosts[h].down_at_end;
                         }

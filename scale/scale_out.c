@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+#include "oltp/report.h"
 #include "results/tipping.h"
 #include "scale/scale.h"
 #include "scale/scale_cluster.h"
@@ -306,15 +308,32 @@ static json_t *memory_json(const struct scale_rates *r, int measured)
                          "oom_kills", (json_int_t)r->oom_kills);
 }
 
-static json_t *totals_json(const struct oltp_counts *c, double seconds, double tps)
+/* A step's or a VM's totals, by the one writer of them (oltp/report.h). */
+static json_t *step_totals(const struct oltp_counts *c, double seconds, double tps)
 {
         double q = (double)(c->reads + c->writes + c->other);
 
-        return json_pack("{s:I,s:f,s:{s:I,s:I,s:I},s:f,s:I,s:I,s:f}", "transactions",
-                         (json_int_t)c->txns, "tps", tps, "queries", "read", (json_int_t)c->reads,
-                         "write", (json_int_t)c->writes, "other", (json_int_t)c->other, "qps",
-                         seconds > 0 ? q / seconds : 0.0, "errors", (json_int_t)c->errors,
-                         "reconnects", (json_int_t)c->reconnects, "seconds", seconds);
+        return oltp_totals_json(c, tps, seconds > 0 ? q / seconds : 0.0, seconds);
+}
+
+/* {start, end}: a wall-clock window in UTC with ms, as a dashboard's time range takes it; null
+ * when it was not reached. */
+static json_t *window_json(int64_t start_ms, int64_t end_ms)
+{
+        char a[32], b[32];
+
+        if (start_ms <= 0 || end_ms < start_ms)
+                return json_null();
+        clk_iso8601_ms(start_ms, a, sizeof(a));
+        clk_iso8601_ms(end_ms, b, sizeof(b));
+        return json_pack("{s:s,s:s}", "start", a, "end", b);
+}
+
+/* A repeat's (or a step's, first to last repeat) measured and warm-up windows into o. */
+static void add_windows(json_t *o, const struct scale_rep *first, const struct scale_rep *last)
+{
+        json_object_set_new(o, "window", window_json(first->win_start_ms, last->win_end_ms));
+        json_object_set_new(o, "warmup", window_json(first->warm_ms, first->win_start_ms));
 }
 
 static json_t *rep_json(const struct scale_rep *r, unsigned vms)
@@ -325,6 +344,8 @@ static json_t *rep_json(const struct scale_rep *r, unsigned vms)
                       "storage", storage_json(&r->rates, r->load_iops, vms), "memory",
                       memory_json(&r->rates, 1), "vm_lost", r->lost, "interrupted", r->interrupted);
 
+        if (o)
+                add_windows(o, r, r);
         if (o && r->error[0])
                 json_object_set_new(o, "error", json_string(r->error));
         if (o && r->have_steady)
@@ -341,7 +362,7 @@ static json_t *vm_json(const struct scale_step *s, unsigned i, const double *pct
         return json_pack(
             "{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:b}", "vm", (int)i, "host", v->host,
             "port", (int)v->port, "totals",
-            totals_json(&v->c, v->seconds, v->seconds > 0 ? (double)v->c.txns / v->seconds : 0),
+            step_totals(&v->c, v->seconds, v->seconds > 0 ? (double)v->c.txns / v->seconds : 0),
             "lat_ns", hist_lat_json(v->lat, pcts, npct), "cpu_pct", num_or_null(r->vm_cpu_pct[i]),
             "initiator_cpu_pct", num_or_null(r->ini_cpu_pct[i]), "cpu_source",
             r->vm_cpu_cg[i] ? "cgroup" : "processes", "nr_periods", num_or_null(r->vm_periods[i]),
@@ -458,7 +479,7 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
         double load_iops = load->on && s->load.ran ? scale_load_iops(&s->load) : -1;
         json_t *o = json_pack(
             "{s:i,s:s,s:o,s:{s:f,s:f,s:f},s:f,s:o,s:o,s:o,s:o,s:o}", "vms", (int)s->vms, "state",
-            scale_state_name(s->state), "totals", totals_json(&s->total, s->seconds, s->tps),
+            scale_state_name(s->state), "totals", step_totals(&s->total, s->seconds, s->tps),
             "tps_spread", "min", s->tps_min, "median", s->tps, "max", s->tps_max, "tps_per_vm",
             s->vms ? s->tps / s->vms : 0.0, "lat_ns", hist_lat_json(s->lat, pcts, npct), "hist",
             hist_to_json(s->lat), "host_cpu", cpu_json(&s->cpu), "storage",
@@ -468,6 +489,8 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
 
         if (!o)
                 return NULL;
+        if (s->nrep)
+                add_windows(o, &s->rep[0], &s->rep[s->nrep - 1]);
         scale_cpu_owners(s, own, &quota);
         json_object_set_new(o, "cpu_by_owner",
                             json_pack("{s:o,s:o,s:o,s:f}", "vms", num_or_null(own[0]), "storage",

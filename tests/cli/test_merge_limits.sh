@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# test_merge_limits.sh - `oltp run --merge` holds its limits against hostile
+# inputs (issue 39 class 7): each refusal exits 2 naming the file, the sums
+# never wrap, and the merge is linear in rows and bounded per host.
+. "$TESTLIB"
+cd "$T"
+
+# gen NAME [key=value...]: an oltp result (tests/cli's least one, with the fields the cases change)
+gen() {
+        python3 - "$@" <<'PY'
+import json, sys
+name, kv = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
+def hist(n=0, lo=1000):
+    if n == 0:
+        return {"layout": "loglin-8", "count": 0, "min": 0, "max": 0, "sum": 0, "sumsq": 0, "buckets": []}
+    return {"layout": "loglin-8", "count": n, "min": 200, "max": 200, "sum": 200 * n, "sumsq": 0,
+            "buckets": [[200, n]]}
+def totals(tx=0, tps=0.0):
+    return {"transactions": tx, "tps": tps, "queries": {"read": 0, "write": 0, "other": 0},
+            "qps": 0, "errors": 0, "reconnects": 0, "failed_connects": 0}
+def row(t, tps=1.0):
+    return {"t": t, "tps": tps, "qps": 0, "queries_s": {"read": 0, "write": 0, "other": 0},
+            "errors_s": 0, "reconnects_s": 0, "lat_ns": {"percentile": {"95.0": 5}}}
+tx = int(kv.get("tx", 0))
+r = {"schema_version": 1, "kind": "oltp", "config": {"workload": "oltp_read_write"},
+     "seconds": 1, "threads": json.loads(kv.get("threads", "1")), "totals": totals(tx, json.loads(kv.get("tps", "0"))),
+     "lat_ns": {"percentile": {"95.0": 0}}, "hist": hist(), "hosts": [], "intervals": []}
+nrows, off = int(kv.get("rows", 0)), float(kv.get("off", 0))
+r["intervals"] = [row(1 + i + off) for i in range(nrows)]
+for t in json.loads(kv.get("ts", "[]")):
+    r["intervals"].append(row(t))
+nh = int(kv.get("hosts", 0))
+hn = kv.get("hostname", "h%d")
+r["hosts"] = [{"host": hn % i if "%d" in hn else hn, "port": json.loads(kv.get("port", "3306")),
+               "totals": totals(1, 1.0), "lat_ns": {}, "hist": hist(1)} for i in range(nh)]
+if "qw" in kv:
+    r["rate"] = {"target_tps": 10, "achieved_tps": 10, "queue_overflows": 0, "overloaded": False,
+                 "queue_wait_ns": {"min": json.loads(kv["qw"]), "max": json.loads(kv["qw"])}}
+if "buckets" in kv:
+    r["hist"] = {"layout": "loglin-8", "count": 0, "min": 200, "max": 202, "sum": 0, "sumsq": 0,
+                 "buckets": [[200, 2**63 - 1], [201, 2**63 - 1], [202, 2]]}
+json.dump(r, open(name, "w"))
+PY
+}
+N=0
+BAD=0
+# bad WANT FRAGMENT ARGS...: hcisweep ARGS exits WANT, prints FRAGMENT, no sanitizer report.
+bad() {
+        local want=$1 frag=$2 rc=0 out
+        shift 2
+        N=$((N + 1))
+        out=$(timeout 60 "$HCISWEEP" "$@" 2>&1 </dev/null) || rc=$?
+        if [ "$rc" -ne "$want" ] || ! grep -qF -- "$frag" <<<"$out" ||
+                grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' <<<"$out"; then
+                echo "case $N: want exit $want and '$frag', got exit $rc: hcisweep $*" >&2
+                tail -5 <<<"$out" | sed 's/^/    /' >&2
+                BAD=$((BAD + 1))
+        fi
+}
+MG=(oltp run --merge --json "$T/merged.json")
+
+gen ok.json
+gen ok2.json
+mkfifo fifo.json
+bad 2 "fifo.json: not a regular file" "${MG[@]}" ok.json fifo.json
+bad 2 "ok.json: the same file as an earlier input" "${MG[@]}" ok.json ok.json
+ln ok.json hard.json
+bad 2 "hard.json: the same file as an earlier input" "${MG[@]}" ok.json hard.json
+gen dup_t.json ts='[1, 2, 1]'
+bad 2 "dup_t.json: two intervals[] rows at t=1" "${MG[@]}" ok.json dup_t.json
+gen max1.json tx=9223372036854775807
+gen max2.json tx=9223372036854775807
+bad 2 "max2.json: the merged counts would exceed what a result holds" "${MG[@]}" max1.json max2.json
+gen big1.json tps=1.7e308
+gen big2.json tps=1.7e308
+bad 2 "big2.json: the merged rates would exceed what a result holds" "${MG[@]}" big1.json big2.json
+gen negtps.json tps=-5
+bad 2 "negtps.json: not an oltp result: a negative tps" "${MG[@]}" ok.json negtps.json
+gen qwneg.json qw=-5
+bad 2 "qwneg.json: not an oltp result: a negative min" "${MG[@]}" ok.json qwneg.json
+gen qwbig.json qw=1e30
+bad 2 "qwbig.json: not an oltp result: an out-of-range min" "${MG[@]}" ok.json qwbig.json
+gen wrap.json buckets=1
+bad 2 "wrap.json: not an oltp result: the hist: histogram: bucket counts overflow" "${MG[@]}" ok.json wrap.json
+gen port.json hosts=1 port=65536
+bad 2 "port.json: not an oltp result: an out-of-range port" "${MG[@]}" ok.json port.json
+gen thr.json threads=4294967297
+bad 2 "thr.json: not an oltp result: an out-of-range threads" "${MG[@]}" ok.json thr.json
+for i in $(seq 0 256); do cp ok.json "f$i.json"; done
+bad 2 "option --merge: at most 256 result files" "${MG[@]}" f[0-9]*.json
+[ -e "$T/merged.json" ] && fail "a refused --merge wrote its result"
+[ "$BAD" -eq 0 ] || fail "$BAD of $N cases failed"
+
+# Host names are compared in full: two that differ only after character 255 stay two.
+L=$(printf 'h%.0s' $(seq 300))
+gen ha.json hosts=1 hostname="${L}a"
+gen hb.json hosts=1 hostname="${L}b"
+expect_rc 0 "$HCISWEEP" "${MG[@]}" ha.json hb.json
+python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hosts"]; assert len(h) == 2 and len(h[0]["host"]) == 301, len(h)' \
+        merged.json || fail "long host names merged into one"
+# A merge of 256 files is taken (the limit is 256, not 255).
+rm -f f256.json
+expect_rc 0 "$HCISWEEP" "${MG[@]}" f[0-9]*.json
+
+# Linear in rows: two inputs of 100k intervals each, 200k in all, align into 100k rows
+# (the time and memory are printed: no timing assert on a shared machine).
+gen r1.json rows=100000
+gen r2.json rows=100000
+/usr/bin/time -f '%e s %M KB' -o r.time "$HCISWEEP" "${MG[@]}" r1.json r2.json >/dev/null ||
+        fail "200k-row merge failed"
+echo "merge of 200k intervals: $(cat r.time)"
+python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["intervals"]; assert len(r) == 100000 and all(x["inputs"] == 2 for x in r)' merged.json ||
+        fail "200k rows not aligned"
+# Bounded memory per host: 20k hosts in one input and 20k (the same names) in another.
+gen h1.json hosts=20000
+gen h2.json hosts=20000
+/usr/bin/time -f '%e s %M KB' -o h.time "$HCISWEEP" "${MG[@]}" h1.json h2.json >/dev/null ||
+        fail "20k-host merge failed"
+echo "merge of 2 x 20k hosts: $(cat h.time)"
+python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))["hosts"]
+assert len(h) == 20000 and all(x["hist"]["count"] == 2 and x["totals"]["transactions"] == 2 for x in h)' \
+        merged.json || fail "20k hosts not merged host by host"
+# memory: under 200 MB where no sanitizer shadow memory is counted
+if ! "$HCISWEEP" --version 2>&1 | grep -qi sanit && ! nm -an "$HCISWEEP" 2>/dev/null | grep -q __asan_init; then
+        kb=$(awk '{print $3}' h.time)
+        [ "$kb" -lt 204800 ] || fail "20k hosts took $kb KB (over 200 MB)"
+fi
+pass
