@@ -794,6 +794,14 @@ bad 2 "inv_twicekey.ini:5: port is given twice in [db1] (first on line 3)" "${LS
 printf '[host h1]\nrole = compute\nrole = storage\n[db1]\nhost = %s\npassword_file = pw\n' $NUL >"$T/inv_twicerole.ini"
 bad 2 "inv_twicerole.ini:3: role is given twice in [host h1] (first on line 2)" "${LS[@]}" --backend static --inventory inv_twicerole.ini
 
+# --- 20. Figures no measurement gives, and limits that are none ---
+printf 'load,throughput,cpu_busy_pct\n1,100,10\n2,190,1e308\n' >"$T/busy.csv"
+bad 2 "busy.csv: line 3: column cpu_busy_pct: 1e308 is over 100%" analyze busy.csv
+printf 'load,throughput,host,role,disk_util_pct\n1,100,h1,storage,250\n' >"$T/util.csv"
+bad 2 "util.csv: line 2: column disk_util_pct: 250 is over 100%" analyze util.csv
+bad 2 "option --latency-slo: 'inf' is not a finite number" "${S[@]}" --latency-slo inf --dry-run
+bad 2 "option --latency-slo: '-inf' is not a finite number" "${S[@]}" --latency-slo -inf --dry-run
+
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"
         exit 0
