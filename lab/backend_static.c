@@ -448,17 +448,20 @@ static int check_inventory(struct lab_backend *b)
                                            b->vm[i].section, b->vm[k].section, b->vm[k].line,
                                            b->vm[i].ep.host, b->vm[i].ep.port);
         for (unsigned i = 1; i <= b->n; i++)
+                if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0 ||
+                    check_driver_place(b, i) < 0)
+                        return -EINVAL;
+        if (check_hosts(b) < 0)
+                return -EINVAL;
+        /* last, so each mistake above is named as without the guard; still before any dial */
+        for (unsigned i = 1; i <= b->n; i++)
                 /* "localhost" is Connector/C's Unix socket, not an address it dials */
                 if (strcmp(b->vm[i].ep.host, "localhost") && !hostport_dial_ok(b->vm[i].ep.host))
                         return bad(b, b->vm[i].line,
                                    "[%s]: host '%s': a test reaches loopback IP literals only "
                                    "(127.0.0.0/8, [::1])",
                                    b->vm[i].section, b->vm[i].ep.host);
-        for (unsigned i = 1; i <= b->n; i++)
-                if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0 ||
-                    check_driver_place(b, i) < 0)
-                        return -EINVAL;
-        return check_hosts(b);
+        return 0;
 }
 
 static int static_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
