@@ -35,6 +35,79 @@ static int bad(struct cursor *c, const char *fmt, ...)
         return -EINVAL;
 }
 
+/* The series of a body seen so far, by a 64-bit hash of the name and the label set (whose
+ * order does not matter), with the line each came on: open addressing, kept half empty. */
+struct seen {
+        uint64_t *hash; /* 0: empty slot */
+        unsigned *line;
+        size_t cap, n;
+};
+
+static uint64_t fnv(uint64_t h, const char *p)
+{
+        for (; *p; p++)
+                h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+        return (h ^ 0xff) * 0x100000001b3ULL; /* the end, so "ab","c" differs from "a","bc" */
+}
+
+static uint64_t series_hash(const struct expo_sample *s)
+{
+        uint64_t set = 0, h = fnv(0xcbf29ce484222325ULL, s->name);
+
+        for (size_t i = 0; i < s->nlabels; i++) {
+                uint64_t l = fnv(fnv(0xcbf29ce484222325ULL, s->labels[i].name), s->labels[i].value);
+
+                set += l ^ (l >> 29); /* a sum: the same set in any order */
+        }
+        h = (h ^ set) * 0x9e3779b97f4a7c15ULL;
+        return h ? h : 1;
+}
+
+static int seen_grow(struct seen *t)
+{
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        uint64_t *hash = calloc(cap, sizeof(*hash));
+        unsigned *line = calloc(cap, sizeof(*line));
+
+        if (!hash || !line) {
+                free(hash);
+                free(line);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < t->cap; i++) {
+                size_t k;
+
+                if (!t->hash[i])
+                        continue;
+                for (k = t->hash[i] & (cap - 1); hash[k]; k = (k + 1) & (cap - 1))
+                        ;
+                hash[k] = t->hash[i];
+                line[k] = t->line[i];
+        }
+        free(t->hash);
+        free(t->line);
+        t->hash = hash;
+        t->line = line;
+        t->cap = cap;
+        return 0;
+}
+
+/* 0 when the series is new (and is now recorded), else the line it first came on; -ENOMEM. */
+static long seen_add(struct seen *t, uint64_t h, unsigned line)
+{
+        size_t k;
+
+        if ((t->n + 1) * 2 > t->cap && seen_grow(t) < 0)
+                return -ENOMEM;
+        for (k = h & (t->cap - 1); t->hash[k]; k = (k + 1) & (t->cap - 1))
+                if (t->hash[k] == h)
+                        return (long)t->line[k];
+        t->hash[k] = h;
+        t->line[k] = line;
+        t->n++;
+        return 0;
+}
+
 const char *expo_label(const struct expo_sample *s, const char *name)
 {
         for (size_t i = 0; i < s->nlabels; i++)
@@ -178,7 +251,10 @@ static int number(const char *t, double *v)
                 return -1;
         errno = 0;
         *v = strtod(t, &end);
-        return (end == t || *end || errno == ERANGE) ? -1 : 0;
+        if (end == t || *end)
+                return -1;
+        /* Go prints subnormals (1e-320): an underflow is a value; an overflow Go writes as +Inf */
+        return errno == ERANGE && isinf(*v) ? -1 : 0;
 }
 
 static int timestamp(const char *t, int64_t *ms)
@@ -250,10 +326,24 @@ static int comment_line(struct cursor *c)
         return bad(c, "# TYPE %s: unknown type", name);
 }
 
+/* A series given twice in one body: Prometheus refuses the scrape, so summing or keeping
+ * either would report a figure the exporter never meant. */
+static int once(struct cursor *c, struct seen *t, const struct expo_sample *s)
+{
+        long first = seen_add(t, series_hash(s), c->line);
+
+        if (first < 0)
+                return (int)first;
+        if (first)
+                return bad(c, "%s: the same series again (first on line %ld)", s->name, first);
+        return 0;
+}
+
 int expo_parse(const char *body, size_t len, int (*fn)(void *user, const struct expo_sample *s),
                void *user, char *err, size_t errlen)
 {
         struct cursor c = {.err = err, .errlen = errlen};
+        struct seen seen = {0};
         struct expo_sample *s;
         char *buf;
         size_t off = 0;
@@ -296,9 +386,13 @@ int expo_parse(const char *body, size_t len, int (*fn)(void *user, const struct 
                 }
                 ret = sample_line(&c, s);
                 if (ret == 0)
+                        ret = once(&c, &seen, s);
+                if (ret == 0)
                         ret = fn(user, s);
         }
 out:
+        free(seen.hash);
+        free(seen.line);
         free(buf);
         free(s);
         return ret;

@@ -10,7 +10,10 @@
  * timestamp in milliseconds. Anything else is an error naming the line:
  * a metric or label name that is not one, an unterminated label value, a
  * value that is not a number, a NUL byte, a line over EXPO_MAX_LINE bytes,
- * a body over EXPO_MAX_BODY bytes or a label set over EXPO_MAX_LABELS.
+ * a body over EXPO_MAX_BODY bytes, a label set over EXPO_MAX_LABELS, or a
+ * series (a name and a label set, in any order) given a second time, which
+ * Prometheus too refuses in one scrape. A value that underflows to a
+ * subnormal or zero (Go prints 1e-320) is a value; one that overflows is not.
  *
  * Pure code with no state: any thread may call it; it is in the fuzz harness
  * (tests/fuzz/fuzz_expo.c).

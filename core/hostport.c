@@ -9,12 +9,42 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
 
 #define NAME_MAX_LEN  253
 #define LABEL_MAX_LEN 63
+
+void hostport_printable(const char *s, size_t max, char *out, size_t outlen)
+{
+        static const char hex[] = "0123456789abcdef";
+        size_t o = 0, i;
+
+        if (!outlen)
+                return;
+        for (i = 0; i < max && s[i]; i++) {
+                unsigned char c = (unsigned char)s[i];
+                int plain = c >= 0x20 && c != 0x7f && c != '\\';
+
+                if (o + (plain ? 1 : 4) >= outlen)
+                        break;
+                if (plain) {
+                        out[o++] = (char)c;
+                        continue;
+                }
+                out[o++] = '\\';
+                out[o++] = 'x';
+                out[o++] = hex[c >> 4];
+                out[o++] = hex[c & 15];
+        }
+        if (s[i] && o + 3 < outlen) { /* i <= strlen(s) */
+                memcpy(out + o, "...", 3);
+                o += 3;
+        }
+        out[o] = '\0';
+}
 
 /* The item as a message may show it: from its last '@' on (a password may stand before). */
 static const char *shown(const char *s)
@@ -27,9 +57,10 @@ static const char *shown(const char *s)
 static int hp_fail(const char *s, char *err, size_t errlen, const char *why)
 {
         const char *p = shown(s);
+        char show[64 * 4 + 4];
 
-        return errf(err, errlen, -EINVAL, "'%s%.*s%s': %s", p == s ? "" : "...", 64, p,
-                    strlen(p) > 64 ? "..." : "", why);
+        hostport_printable(p, 64, show, sizeof(show));
+        return errf(err, errlen, -EINVAL, "'%s%s': %s", p == s ? "" : "...", show, why);
 }
 
 /* A host name of RFC 1123 (underscores allowed, as resolvers do): 1 if it is one. */
@@ -56,6 +87,32 @@ static int is_host_name(const char *h, size_t n)
         return 1;
 }
 
+/*
+ * 1 when a name is one the resolver or libcurl would read as an IPv4 number
+ * rather than look up: a last label of digits only (no top-level domain is
+ * numeric), or anything inet_aton() takes (hex labels such as 0x7f.1 too).
+ * Only called for what inet_pton(AF_INET) refused.
+ */
+static int numeric_lookalike(const char *h, size_t n)
+{
+        const char *end = h + n, *last = h, *p;
+        struct in_addr a4;
+        char buf[NAME_MAX_LEN + 1];
+
+        if (n && h[n - 1] == '.')
+                end--; /* a fully qualified "name." ends in its root label */
+        for (p = h; p < end; p++)
+                if (*p == '.')
+                        last = p + 1;
+        for (p = last; p < end && isdigit((unsigned char)*p); p++)
+                ;
+        if (p == end)
+                return 1;
+        memcpy(buf, h, n);
+        buf[n] = '\0';
+        return inet_aton(buf, &a4) != 0;
+}
+
 /* PORT of digits only, 1..65535: 0, or -1. */
 static int port_of(const char *p, unsigned *port)
 {
@@ -74,6 +131,18 @@ static int port_of(const char *p, unsigned *port)
                 return -1;
         *port = (unsigned)v;
         return 0;
+}
+
+static int is_ipv4(const char *h, size_t n)
+{
+        struct in_addr a4;
+        char buf[INET_ADDRSTRLEN + 1];
+
+        if (n >= sizeof(buf))
+                return 0;
+        memcpy(buf, h, n);
+        buf[n] = '\0';
+        return inet_pton(AF_INET, buf, &a4) == 1;
 }
 
 static int copy_host(const char *h, size_t n, char *host, size_t hostlen)
@@ -135,12 +204,39 @@ int hostport_parse(const char *s, unsigned defport, char *host, size_t hostlen, 
         if (colon && port_of(colon + 1, port) < 0)
                 return hp_fail(s, err, errlen, "the port must be a number 1..65535");
         if (n > NAME_MAX_LEN)
-                return errf(err, errlen, -EINVAL, "'%.32s...': a host name of over %d characters",
-                            s, NAME_MAX_LEN);
+                return hp_fail(s, err, errlen, "a host name of over 253 characters");
         if (!is_host_name(s, n))
                 return hp_fail(s, err, errlen,
                                "not a host name or IP address (letters, digits, '-', '.')");
+        if (!is_ipv4(s, n) && numeric_lookalike(s, n))
+                return hp_fail(s, err, errlen,
+                               "not a dotted-quad IPv4 address (four numbers 0..255 without "
+                               "leading zeros; octal, hex, short and integer forms are refused)");
         if (copy_host(s, n, host, hostlen))
                 return hp_fail(s, err, errlen, "too long");
         return 0;
+}
+
+int hostport_is_loopback(const char *host)
+{
+        struct in6_addr a6;
+        struct in_addr a4;
+
+        if (inet_pton(AF_INET, host, &a4) == 1)
+                return (ntohl(a4.s_addr) >> 24) == 127;
+        if (inet_pton(AF_INET6, host, &a6) != 1)
+                return 0;
+        return IN6_IS_ADDR_LOOPBACK(&a6) || (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+}
+
+int hostport_loopback_only(void)
+{
+        const char *env = getenv("HCISWEEP_LOOPBACK_ONLY");
+
+        return env && !strcmp(env, "1");
+}
+
+int hostport_dial_ok(const char *host)
+{
+        return !hostport_loopback_only() || hostport_is_loopback(host);
 }

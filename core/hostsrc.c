@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/hostport.h"
+#include "core/log.h"
 #include "core/procfs.h"
 
 static const struct hostsrc_ops *const sources[] = {&hostsrc_procfs_ops, &hostsrc_node_ops,
@@ -79,58 +81,51 @@ void hostsrc_close(struct hostsrc *s)
         s->priv = NULL;
 }
 
-static int loopback_host(const char *h, size_t n)
+/* The host[:port] of a URL, at h, n characters, checked by hostport.h: 0, or -EINVAL. */
+static int url_authority(const char *h, size_t n, char *host, char *why, size_t whylen)
 {
-        unsigned a, b, c, d;
-        char tail;
-        char buf[64];
+        char auth[HOSTPORT_HOST_MAX + 16];
+        unsigned port;
 
-        if (n >= sizeof(buf))
-                return 0;
-        memcpy(buf, h, n);
-        buf[n] = '\0';
-        if (!strcmp(buf, "[::1]"))
-                return 1;
-        return sscanf(buf, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a == 127 && b < 256 &&
-               c < 256 && d < 256;
+        if (n >= sizeof(auth))
+                return errf(why, whylen, -EINVAL, "the host is too long");
+        memcpy(auth, h, n);
+        auth[n] = '\0';
+        return hostport_parse(auth, 80, host, HOSTPORT_HOST_MAX, &port, why, whylen);
 }
 
 int hostsrc_url_check(const char *url, int loopback_only, char *err, size_t errlen)
 {
-        const char *h, *end;
+        char host[HOSTPORT_HOST_MAX], why[300], show[4 * 160 + 4];
+        const char *h = NULL;
+        size_t n;
 
+        /* quoted only as printable text: the URL came from a user or a file */
+        hostport_printable(url, 160, show, sizeof(show));
         if (!strncmp(url, "http://", 7))
                 h = url + 7;
         else if (!strncmp(url, "https://", 8))
                 h = url + 8;
-        else {
-                snprintf(err, errlen, "metrics URL %s: only http:// and https:// are read", url);
-                return -EINVAL;
-        }
-        if (strpbrk(url, " \t\r\n@")) {
-                snprintf(err, errlen, "metrics URL %s: blanks and user@ are not taken", url);
-                return -EINVAL;
-        }
-        /* the host part ends at the port, path or query; an IPv6 literal at its ']' */
-        end = *h == '[' ? strchr(h, ']') : h + strcspn(h, ":/?#");
-        if (!end || end == h) {
-                snprintf(err, errlen, "metrics URL %s: no host", url);
-                return -EINVAL;
-        }
-        if (*h == '[')
-                end++;
-        if (!loopback_only) {
-                const char *env = getenv("HCISWEEP_LOOPBACK_ONLY");
-
-                loopback_only = env && !strcmp(env, "1");
-        }
-        if (loopback_only && !loopback_host(h, (size_t)(end - h))) {
-                snprintf(err, errlen,
-                         "metrics URL %s: a test reads loopback IP literals only (127.0.0.0/8, "
-                         "[::1])",
-                         url);
-                return -EINVAL;
-        }
+        if (!h)
+                return errf(err, errlen, -EINVAL,
+                            "metrics URL %s: only http:// and https:// are read", show);
+        for (const char *p = url; *p; p++)
+                if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '\\' || *p == '@')
+                        return errf(err, errlen, -EINVAL,
+                                    "metrics URL %s: blanks, control characters, '\\' and "
+                                    "user@ are not taken",
+                                    show);
+        /* the host and port end at the path, query or fragment */
+        n = strcspn(h, "/?#");
+        if (n == 0 || *h == ':')
+                return errf(err, errlen, -EINVAL, "metrics URL %s: no host", show);
+        if (url_authority(h, n, host, why, sizeof(why)) < 0)
+                return errf(err, errlen, -EINVAL, "metrics URL %s: %s", show, why);
+        if ((loopback_only && !hostport_is_loopback(host)) || !hostport_dial_ok(host))
+                return errf(err, errlen, -EINVAL,
+                            "metrics URL %s: a test reads loopback IP literals only "
+                            "(127.0.0.0/8, [::1])",
+                            show);
         return 0;
 }
 

@@ -44,9 +44,41 @@ static size_t on_body(char *data, size_t size, size_t n, void *user)
         return len;
 }
 
+/*
+ * The fixed options of every GET, each checked: only http and https, no redirect, and no
+ * proxy, not even one named by http_proxy or all_proxy in the environment: none was named on
+ * the command line, and the token and the loopback guard must reach the server itself.
+ */
+static CURLcode setopts(CURL *c, struct hostsrc_http *h)
+{
+        CURLcode rc = CURLE_OK;
+
+        if (h->headers)
+                rc = curl_easy_setopt(c, CURLOPT_HTTPHEADER, h->headers);
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_PROXY, "");
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)HOSTSRC_HTTP_TIMEOUT_MS);
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
+                                      (curl_off_t)HOSTSRC_HTTP_MAX_BODY);
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+        if (!rc)
+                rc = curl_easy_setopt(c, CURLOPT_WRITEDATA, h);
+        return rc;
+}
+
 int hostsrc_http_open(struct hostsrc_http *h, const char *token, char *err, size_t errlen)
 {
         char auth[4200];
+        CURLcode rc;
         CURL *c;
 
         memset(h, 0, sizeof(*h));
@@ -66,15 +98,13 @@ int hostsrc_http_open(struct hostsrc_http *h, const char *token, char *err, size
                         snprintf(err, errlen, "out of memory");
                         return -ENOMEM;
                 }
-                curl_easy_setopt(c, CURLOPT_HTTPHEADER, h->headers);
         }
-        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)HOSTSRC_HTTP_TIMEOUT_MS);
-        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HOSTSRC_HTTP_MAX_BODY);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, h);
+        rc = setopts(c, h);
+        if (rc != CURLE_OK) {
+                hostsrc_http_close(h);
+                snprintf(err, errlen, "libcurl: %s", curl_easy_strerror(rc));
+                return -EINVAL;
+        }
         return 0;
 }
 
@@ -86,8 +116,9 @@ int hostsrc_http_get(struct hostsrc_http *h, const char *url, const char *shown,
         h->len = 0;
         h->too_big = 0;
         *status = 0;
-        curl_easy_setopt(h->curl, CURLOPT_URL, url);
-        rc = curl_easy_perform(h->curl);
+        rc = curl_easy_setopt(h->curl, CURLOPT_URL, url);
+        if (rc == CURLE_OK)
+                rc = curl_easy_perform(h->curl);
         if (h->too_big || rc == CURLE_FILESIZE_EXCEEDED) {
                 snprintf(err, errlen, "%s: body over %u bytes", shown, HOSTSRC_HTTP_MAX_BODY);
                 return -E2BIG;

@@ -110,12 +110,13 @@ int parse_double(const char *s, double *out, char *err, size_t errlen)
                 return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         if (errno == ERANGE && fabs(v) > 1.0)
                 return errf(err, errlen, -ERANGE, "'%s' is out of range", w);
+        /* "inf" is no limit to measure against (and isnormal(inf) is 0: test it first) */
+        if (isinf(v))
+                return errf(err, errlen, -EINVAL, "'%s' is not a finite number", w);
         /* Underflow: a non-zero value that would silently become 0 (or lose its digits). */
         if (errno == ERANGE || (v != 0 && !isnormal(v)))
                 return errf(err, errlen, -ERANGE, "'%s' is too small (not 0, yet below %g)", w,
                             DBL_MIN);
-        if (isinf(v))
-                return errf(err, errlen, -EINVAL, "'%s' is not a number", w);
         *out = v;
         return 0;
 }

@@ -5,7 +5,9 @@
 #include "core/secret.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 #define TARGET_PW "target_password="
@@ -65,24 +67,67 @@ int secret_redact(const char *in, char *out, size_t len)
         return redact_into(in, out, len) > 0;
 }
 
+/* log.h's errf, which this file cannot include (log.c redacts through it). */
+static int fail(char *why, size_t whylen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *why, size_t whylen, int rc, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(why, whylen, fmt, ap);
+        va_end(ap);
+        return rc;
+}
+
+int secret_read_line(const char *path, char *out, size_t len, char *why, size_t whylen)
+{
+        FILE *f = fopen(path, "r");
+        size_t n = 0;
+        int c, rc = 0, cr = 0;
+
+        if (!f)
+                return fail(why, whylen, -errno, "%s: %s", path, strerror(errno));
+        /* A directory opens for reading: only the read tells it apart. */
+        while ((c = getc(f)) != EOF && c != '\n') {
+                if (cr || c == 0 || (c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+                        rc = fail(why, whylen, -EINVAL,
+                                  "%s: a %s on the first line (a secret is printable text)", path,
+                                  c ? "control character" : "NUL byte");
+                        break;
+                }
+                if (c == '\r') { /* CRLF: only just before the line end */
+                        cr = 1;
+                        continue;
+                }
+                if (n + 1 >= len) {
+                        rc = fail(why, whylen, -EINVAL, "%s: the first line is over %zu characters",
+                                  path, len - 1);
+                        break;
+                }
+                out[n++] = (char)c;
+        }
+        if (!rc && ferror(f))
+                rc = fail(why, whylen, -errno, "%s: %s", path, strerror(errno));
+        fclose(f);
+        if (len)
+                out[rc < 0 ? 0 : n] = '\0';
+        if (rc < 0)
+                explicit_bzero(out, len);
+        return rc;
+}
+
 int secret_read_file(const char *opt, const char *path, char *out, size_t len, char *err,
                      size_t errlen)
 {
-        FILE *f = fopen(path, "r");
-        int rc = 0;
+        char why[PATH_MAX + 128];
+        int rc = secret_read_line(path, out, len, why, sizeof(why));
 
-        if (!f) {
-                rc = -errno;
-                snprintf(err, errlen, "option --%s: %s: %s", opt, path, strerror(-rc));
-                return rc;
-        }
-        if (!fgets(out, (int)len, f))
-                out[0] = '\0';
-        fclose(f);
-        out[strcspn(out, "\r\n")] = '\0';
-        if (!out[0]) {
-                snprintf(err, errlen, "option --%s: %s: the first line holds no secret", opt, path);
-                rc = -EINVAL;
-        }
-        return rc;
+        if (rc < 0)
+                return fail(err, errlen, rc, "option --%s: %s", opt, why);
+        if (!out[0])
+                return fail(err, errlen, -EINVAL, "option --%s: %s: the first line holds no secret",
+                            opt, path);
+        return 0;
 }

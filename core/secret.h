@@ -25,9 +25,17 @@
 int secret_redact(const char *in, char *out, size_t len);
 
 /*
+ * The first line of path (its "\n" or "\r\n" removed) into out: 0, or
+ * -errno / -EINVAL with why starting "PATH: ". A line of len characters or
+ * more, a NUL byte (/dev/zero) or a control character other than a tab is
+ * refused, never cut or sent on; out is wiped then. May be empty.
+ */
+int secret_read_line(const char *path, char *out, size_t len, char *why, size_t whylen);
+
+/*
  * Read a secret from the first line of path (line end removed) into out.
  * 0, or -errno with err naming the option opt and the file; an empty first
- * line is -EINVAL.
+ * line is -EINVAL, as is all secret_read_line() refuses.
  */
 int secret_read_file(const char *opt, const char *path, char *out, size_t len, char *err,
                      size_t errlen);

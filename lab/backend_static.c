@@ -46,7 +46,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/hostport.h"
 #include "core/hostsrc.h"
+#include "core/log.h"
 #include "core/opts.h"
 #include "lab/backend.h"
 #include "lab/labopts.h"
@@ -56,6 +58,17 @@
 #define PING_TIMEOUT_S 3
 /* s for `ssh DEST hcisweep --version`; ssh's own connect timeout is 10 */
 #define SSH_CHECK_TIMEOUT 30
+
+/* Every key a section may hold, so one given twice is found (the last would silently win). */
+static const char *const known_keys[] = {"host",     "port",       "user",   "password_file",
+                                         "database", "hypervisor", "ssh",    "ssh_config",
+                                         "hcisweep", "role",       "metrics"};
+#define NKEYS (sizeof(known_keys) / sizeof(known_keys[0]))
+
+/* The line each known key of one section was first given on (0: not yet). */
+struct key_lines {
+        int line[NKEYS];
+};
 
 /* The ssh keys of a section, each set or not, so a VM's override its host's one by one. */
 struct ssh_keys {
@@ -70,6 +83,7 @@ struct static_vm {
         char hypervisor[64];
         int hv_line;
         struct ssh_keys ssh;
+        struct key_lines seen;
         struct lab_endpoint ep;
 };
 
@@ -79,6 +93,7 @@ struct static_host {
         struct lab_hostinfo h;
         int line;
         struct ssh_keys ssh;
+        struct key_lines seen;
 };
 
 struct lab_backend {
@@ -105,6 +120,35 @@ static int bad(struct lab_backend *b, int line, const char *fmt, ...)
         va_end(ap);
         snprintf(b->err, b->errlen, "%s:%d: %s", b->spec->inventory, line, msg);
         return -EINVAL;
+}
+
+/* A key given a second time in its section: -EINVAL naming both lines; unknown keys pass
+ * (their own message names them). */
+static int once(struct lab_backend *b, struct key_lines *k, const char *section, const char *key,
+                int line)
+{
+        for (size_t i = 0; i < NKEYS; i++) {
+                if (strcmp(known_keys[i], key))
+                        continue;
+                if (k->line[i])
+                        return bad(b, line, "%s is given twice in [%s] (first on line %d)", key,
+                                   section, k->line[i]);
+                k->line[i] = line;
+        }
+        return 0;
+}
+
+/* The host key of a server: an address as --mysql-host takes it, without a port. */
+static int set_host(struct lab_backend *b, struct lab_endpoint *ep, const char *val, int line)
+{
+        char why[300];
+        unsigned port;
+
+        if (hostport_parse(val, 0, ep->host, sizeof(ep->host), &port, why, sizeof(why)) < 0)
+                return bad(b, line, "host %s", why);
+        if (port)
+                return bad(b, line, "host '%s': give the port as port = %u", ep->host, port);
+        return 0;
 }
 
 /* file relative to the inventory's directory into out: 0, or -ENAMETOOLONG. */
@@ -176,6 +220,8 @@ static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, 
 
         if (!val[0])
                 return bad(b, line, "%s has no value", key);
+        if (once(b, &v->seen, v->section, key, line) < 0)
+                return -EINVAL;
         if ((rc = ssh_key(b, &v->ssh, key, val, line)) != 0)
                 return rc < 0 ? rc : 0;
         if (!strcmp(key, "port")) {
@@ -185,9 +231,9 @@ static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, 
                 ep->port = (unsigned)port;
                 return 0;
         }
-        if (!strcmp(key, "host") && strlen(val) < sizeof(ep->host))
-                snprintf(ep->host, sizeof(ep->host), "%s", val);
-        else if (!strcmp(key, "user") && strlen(val) < sizeof(ep->user))
+        if (!strcmp(key, "host"))
+                return set_host(b, ep, val, line);
+        if (!strcmp(key, "user") && strlen(val) < sizeof(ep->user))
                 snprintf(ep->user, sizeof(ep->user), "%s", val);
         else if (!strcmp(key, "database") && strlen(val) < sizeof(ep->database))
                 snprintf(ep->database, sizeof(ep->database), "%s", val);
@@ -199,8 +245,7 @@ static int set_key(struct lab_backend *b, struct static_vm *v, const char *key, 
                     0)
                         return bad(b, line, "password_file: the path is too long");
                 v->pw_line = line;
-        } else if (strcmp(key, "host") && strcmp(key, "user") && strcmp(key, "database") &&
-                   strcmp(key, "hypervisor"))
+        } else if (strcmp(key, "user") && strcmp(key, "database") && strcmp(key, "hypervisor"))
                 return bad(b, line,
                            "unknown key '%s' in [%s] (host, port, user, password_file, database, "
                            "hypervisor, ssh, ssh_config, hcisweep)",
@@ -233,6 +278,9 @@ static int host_key(struct lab_backend *b, const char *name, const char *key, co
         }
         if (!val[0])
                 return bad(b, line, "%s has no value", key);
+        snprintf(why, sizeof(why), "host %s", h->h.name);
+        if (once(b, &h->seen, why, key, line) < 0)
+                return -EINVAL;
         if (!strcmp(key, "role")) {
                 if (strcmp(val, "compute") && strcmp(val, "storage") && strcmp(val, "both"))
                         return bad(b, line, "role '%s' is not compute, storage or both", val);
@@ -294,6 +342,10 @@ static int check_password(struct lab_backend *b, const struct static_vm *v)
         if (!v->ep.password_file[0])
                 return 0;
         rc = lab_read_password(v->ep.password_file, pw, sizeof(pw), why, sizeof(why));
+        if (!rc && !pw[0])
+                rc =
+                    errf(why, sizeof(why), -EINVAL,
+                         "password file %s: the first line holds no password", v->ep.password_file);
         memset(pw, 0, sizeof(pw));
         return rc < 0 ? bad(b, v->pw_line, "%s", why) : 0;
 }
@@ -399,7 +451,17 @@ static int check_inventory(struct lab_backend *b)
                 if (check_password(b, &b->vm[i]) < 0 || check_hypervisor(b, &b->vm[i]) < 0 ||
                     check_driver_place(b, i) < 0)
                         return -EINVAL;
-        return check_hosts(b);
+        if (check_hosts(b) < 0)
+                return -EINVAL;
+        /* last, so each mistake above is named as without the guard; still before any dial */
+        for (unsigned i = 1; i <= b->n; i++)
+                /* "localhost" is Connector/C's Unix socket, not an address it dials */
+                if (strcmp(b->vm[i].ep.host, "localhost") && !hostport_dial_ok(b->vm[i].ep.host))
+                        return bad(b, b->vm[i].line,
+                                   "[%s]: host '%s': a test reaches loopback IP literals only "
+                                   "(127.0.0.0/8, [::1])",
+                                   b->vm[i].section, b->vm[i].ep.host);
+        return 0;
 }
 
 static int static_open(const struct lab_spec *spec, struct lab_backend **out, char *err,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hostport.h"
 #include "core/hostsrc.h"
 #include "core/secret.h"
 
@@ -221,6 +222,13 @@ int lab_spec(struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_
         if (inet_pton(AF_INET, c->target_addr, &in) != 1 || in.s_addr == htonl(INADDR_ANY)) {
                 snprintf(err, errlen,
                          "option --target-addr: '%s' is not an IPv4 address VMs can connect to",
+                         c->target_addr);
+                return -EINVAL;
+        }
+        if (!hostport_dial_ok(c->target_addr)) {
+                snprintf(err, errlen,
+                         "option --target-addr: '%s': a test uses loopback IP literals only "
+                         "(127.0.0.0/8)",
                          c->target_addr);
                 return -EINVAL;
         }

@@ -7,6 +7,9 @@
  */
 #include "lab/sql.h"
 
+#include "core/log.h"
+#include "core/secret.h"
+
 #include <errno.h>
 #include <mysql.h>
 #include <mysqld_error.h>
@@ -15,26 +18,10 @@
 
 int lab_read_password(const char *path, char *out, size_t outlen, char *err, size_t errlen)
 {
-        FILE *f = fopen(path, "r");
-        int rc;
+        char why[LAB_PATH_MAX + 128];
+        int rc = secret_read_line(path, out, outlen, why, sizeof(why));
 
-        if (!f) {
-                rc = -errno;
-                snprintf(err, errlen, "password file %s: %s", path, strerror(errno));
-                return rc;
-        }
-        /* A directory opens for reading: only the read tells it apart. */
-        if (!fgets(out, (int)outlen, f))
-                out[0] = '\0';
-        if (ferror(f)) {
-                rc = -errno;
-                snprintf(err, errlen, "password file %s: %s", path, strerror(errno));
-                fclose(f);
-                return rc;
-        }
-        fclose(f);
-        out[strcspn(out, "\r\n")] = '\0';
-        return 0;
+        return rc < 0 ? errf(err, errlen, rc, "password file %s", why) : 0;
 }
 
 static int sql_error(MYSQL *m, const char *what, char *err, size_t errlen)

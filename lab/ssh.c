@@ -39,21 +39,9 @@ static int user_ok(const char *u, size_t n)
         return 1;
 }
 
-/* 1 for an IP literal in 127.0.0.0/8 or ::1 (no name: it would be looked up). */
-static int loopback_literal(const char *host)
-{
-        struct in6_addr a6;
-        struct in_addr a4;
-
-        if (inet_pton(AF_INET, host, &a4) == 1)
-                return (ntohl(a4.s_addr) >> 24) == 127;
-        return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
-}
-
 int lab_ssh_parse(const char *s, struct lab_ssh *d, char *err, size_t errlen)
 {
         const char *at = strchr(s, '@'), *hp = at ? at + 1 : s;
-        const char *env = getenv("HCISWEEP_LOOPBACK_ONLY");
         char why[300];
         int rc;
 
@@ -65,7 +53,7 @@ int lab_ssh_parse(const char *s, struct lab_ssh *d, char *err, size_t errlen)
         rc = hostport_parse(hp, 0, d->host, sizeof(d->host), &d->port, why, sizeof(why));
         if (rc < 0)
                 return errf(err, errlen, rc, "ssh %s (want [user@]host[:port])", why);
-        if (env && !strcmp(env, "1") && !loopback_literal(d->host))
+        if (!hostport_dial_ok(d->host))
                 return errf(err, errlen, -EINVAL,
                             "ssh '%s': a test reaches loopback IP literals only (127.0.0.0/8, "
                             "[::1])",

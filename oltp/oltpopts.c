@@ -12,6 +12,7 @@
 #include "oltp/oltpopts.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/hostport.h"
+#include "core/secret.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/parse.h"
@@ -157,6 +159,15 @@ static int parse_hosts(struct oltp_cli *x, char *err, size_t errlen)
                         rc = -EINVAL;
                         break;
                 }
+                /* "localhost" is Connector/C's Unix socket, not an address it dials */
+                if (strcmp(d->host, "localhost") && !hostport_dial_ok(d->host)) {
+                        snprintf(err, errlen,
+                                 "option --mysql-host: '%s': a test reaches loopback IP literals "
+                                 "only (127.0.0.0/8, [::1])",
+                                 d->host);
+                        rc = -EINVAL;
+                        break;
+                }
                 x->nhosts++;
         }
         free(list);
@@ -252,7 +263,6 @@ static int read_password(struct oltp_cli *x, char *err, size_t errlen)
 {
         const char *env = getenv("MYSQL_PWD");
         char line[1024];
-        FILE *f;
 
         /* A named option file is read even when another source wins: a mistyped
          * --mysql-defaults-file is bad input, never silently passed over. */
@@ -274,23 +284,13 @@ static int read_password(struct oltp_cli *x, char *err, size_t errlen)
         } else if (x->o.mysql_password) {
                 x->password = strdup(x->o.mysql_password);
         } else if (x->o.mysql_password_file) {
-                f = fopen(x->o.mysql_password_file, "r");
-                if (!f) {
-                        snprintf(err, errlen, "option --mysql-password-file: %s: %s",
-                                 x->o.mysql_password_file, strerror(errno));
+                char why[PATH_MAX + 128];
+
+                if (secret_read_line(x->o.mysql_password_file, line, sizeof(line), why,
+                                     sizeof(why)) < 0) {
+                        snprintf(err, errlen, "option --mysql-password-file: %s", why);
                         return -EINVAL;
                 }
-                /* A directory opens for reading: only the read tells it apart. */
-                if (!fgets(line, sizeof(line), f))
-                        line[0] = '\0';
-                if (ferror(f)) {
-                        snprintf(err, errlen, "option --mysql-password-file: %s: %s",
-                                 x->o.mysql_password_file, strerror(errno));
-                        fclose(f);
-                        return -EINVAL;
-                }
-                fclose(f);
-                line[strcspn(line, "\r\n")] = '\0';
                 x->password = strdup(line);
                 memset(line, 0, sizeof(line));
         } else if (env) {

@@ -246,18 +246,19 @@ static int blank_or_comment(const char *s)
 static const struct {
         const char *name;
         size_t off; /* into struct ramp_point */
+        int share;  /* a share of a whole, 0..100: above is not a measurement */
 } csv_opt[] = {
-    {"latency_ms", offsetof(struct ramp_point, lat_ms)},
-    {"throughput_min", offsetof(struct ramp_point, lo)},
-    {"throughput_max", offsetof(struct ramp_point, hi)},
-    {"cpu_busy_pct", offsetof(struct ramp_point, r.cpu_busy_pct)},
-    {"steal_pct", offsetof(struct ramp_point, r.steal_pct)},
-    {"storage_cpu_pct", offsetof(struct ramp_point, r.storage_cpu_pct)},
-    {"compute_cpu_pct", offsetof(struct ramp_point, r.compute_cpu_pct)},
-    {"storage_util_pct", offsetof(struct ramp_point, r.storage_util_pct)},
-    {"storage_lat_ms", offsetof(struct ramp_point, r.storage_lat_ms)},
-    {"vm_cpu_pct", offsetof(struct ramp_point, r.vm_cpu_pct)},
-    {"vm_throttled_time_pct", offsetof(struct ramp_point, r.vm_throttled_time_pct)},
+    {"latency_ms", offsetof(struct ramp_point, lat_ms), 0},
+    {"throughput_min", offsetof(struct ramp_point, lo), 0},
+    {"throughput_max", offsetof(struct ramp_point, hi), 0},
+    {"cpu_busy_pct", offsetof(struct ramp_point, r.cpu_busy_pct), 1},
+    {"steal_pct", offsetof(struct ramp_point, r.steal_pct), 1},
+    {"storage_cpu_pct", offsetof(struct ramp_point, r.storage_cpu_pct), 0},
+    {"compute_cpu_pct", offsetof(struct ramp_point, r.compute_cpu_pct), 0},
+    {"storage_util_pct", offsetof(struct ramp_point, r.storage_util_pct), 1},
+    {"storage_lat_ms", offsetof(struct ramp_point, r.storage_lat_ms), 0},
+    {"vm_cpu_pct", offsetof(struct ramp_point, r.vm_cpu_pct), 0},
+    {"vm_throttled_time_pct", offsetof(struct ramp_point, r.vm_throttled_time_pct), 1},
 };
 #define NOPT (sizeof(csv_opt) / sizeof(csv_opt[0]))
 
@@ -322,6 +323,19 @@ static int csv_cell(const struct line_iter *it, char **f, int col, const char *n
         return 0;
 }
 
+/* A share column: as csv_cell, and at most SHARE_MAX (100 and what rounding adds). */
+#define SHARE_MAX 100.5
+static int csv_share(const struct line_iter *it, char **f, int col, const char *name, double *out,
+                     char *err, size_t errlen)
+{
+        int rc = csv_cell(it, f, col, name, 1, out, err, errlen);
+
+        if (!rc && *out > SHARE_MAX)
+                return errf(err, errlen, -EINVAL, "line %u: column %s: %.32s%s is over 100%%",
+                            it->no, name, f[col], strlen(f[col]) > 32 ? "..." : "");
+        return rc;
+}
+
 /* A per-host row: its host's figures go to the host, not to the step. */
 static int csv_host(const struct line_iter *it, char **f, const struct csv_cols *c,
                     struct ramp_point *p, char *err, size_t errlen)
@@ -330,7 +344,7 @@ static int csv_host(const struct line_iter *it, char **f, const struct csv_cols 
         int rc = 0;
 
         if (c->disk >= 0)
-                rc = csv_cell(it, f, c->disk, "disk_util_pct", 1, &h.disk_util, err, errlen);
+                rc = csv_share(it, f, c->disk, "disk_util_pct", &h.disk_util, err, errlen);
         if (rc)
                 return rc;
         if (strlen(f[c->host]) >= sizeof(h.name))
@@ -366,7 +380,9 @@ static int csv_row(struct line_iter *it, const struct csv_cols *c, struct ramp *
         for (unsigned k = 0; !rc && k < NOPT; k++) {
                 double v = NAN;
 
-                if (c->opt[k] >= 0)
+                if (c->opt[k] >= 0 && csv_opt[k].share)
+                        rc = csv_share(it, f, c->opt[k], csv_opt[k].name, &v, err, errlen);
+                else if (c->opt[k] >= 0)
                         rc = csv_cell(it, f, c->opt[k], csv_opt[k].name, 1, &v, err, errlen);
                 memcpy((char *)&p + csv_opt[k].off, &v, sizeof(v));
         }

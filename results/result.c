@@ -18,6 +18,13 @@ double res_num(const json_t *o, const char *key)
         return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+double res_share(const json_t *o, const char *key)
+{
+        double v = res_num(o, key);
+
+        return v >= 0 && v <= 100.5 ? v : NAN;
+}
+
 int res_load(const char *path, json_t **out, char *err, size_t errlen)
 {
         json_error_t e;

@@ -19,6 +19,10 @@ int res_load(const char *path, json_t **out, char *err, size_t errlen);
  * number (a figure the result does not hold is never 0). */
 double res_num(const json_t *o, const char *key);
 
+/* As res_num for a share of a whole in percent (busy, steal, util): NaN too when it is outside
+ * 0..100 (and what rounding adds), which no measurement gives (a result edited or damaged). */
+double res_share(const json_t *o, const char *key);
+
 /* Mark a result partial (an interrupted run), with the reason. 0 or -ENOMEM. */
 int res_mark_partial(json_t *result, const char *why);
 

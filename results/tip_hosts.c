@@ -32,8 +32,8 @@ static void fig_of(const json_t *h, struct hfig *f)
         f->name = json_string_value(json_object_get(h, "name"));
         f->storage = role && !strcmp(role, "storage");
         f->controller = json_is_true(json_object_get(h, "controller"));
-        f->busy = res_num(cpu, "busy");
-        f->steal = res_num(cpu, "steal");
+        f->busy = res_share(cpu, "busy");
+        f->steal = res_share(cpu, "steal");
         f->disks = json_object_get(h, "disks");
         if (!f->name)
                 f->busy = NAN;
@@ -52,7 +52,8 @@ static void add_disks(const struct hfig *f, struct disks *d)
 
         json_array_foreach(f->disks, i, x)
         {
-                double u = res_num(x, "util_pct"), n = res_num(x, "iops"), l = res_num(x, "lat_ms");
+                double u = res_share(x, "util_pct"), n = res_num(x, "iops"),
+                       l = res_num(x, "lat_ms");
                 const char *name = json_string_value(json_object_get(x, "name"));
 
                 if (!isnan(u) && !(u <= d->util)) {

@@ -91,11 +91,11 @@ static void resources(const json_t *st, struct res_tip_res *r)
         const json_t *vq = json_object_get(st, "vm_quota");
         double secs = res_num(json_object_get(st, "totals"), "seconds");
 
-        r->cpu_busy_pct = first_known(res_num(st, "cpu_busy_pct"), res_num(cpu, "busy"));
+        r->cpu_busy_pct = first_known(res_share(st, "cpu_busy_pct"), res_share(cpu, "busy"));
         if (isnan(r->cpu_busy_pct) && json_is_object(cpu))
                 r->cpu_busy_pct =
                     100 - res_num(cpu, "idle") - first_known(res_num(cpu, "iowait"), 0);
-        r->steal_pct = res_num(cpu, "steal");
+        r->steal_pct = res_share(cpu, "steal");
         r->storage_cpu_pct =
             first_known(res_num(own, "storage"), res_num(sto, "target_host_share_pct"));
         r->storage_cpu_user_pct = res_num(sto, "target_cpu_user_pct");

@@ -716,6 +716,92 @@ bad 2 "inv_nossh.ini:4: [db1]: --driver-placement vm runs its driver over ssh, a
 bad 2 "inv_nopw.ini:2: [db1]: --driver-placement vm runs its driver over ssh, and [db1] has no ssh" "${SV[@]}" --mysql-password-file pw --inventory inv_nopw.ini
 bad 2 "inv_nossh.ini:4: [db1]: --driver-placement vm runs its driver over ssh" "${SV[@]}" --inventory inv_nossh.ini --dry-run
 
+
+# --- 15. Addresses that are not what they look like: one validator (core/hostport.h) ---
+# inet_aton's other forms (octal 0127.0.0.1 dials 87.0.0.1, hex, integer, short, overflowing)
+# are refused for every host string, naming the option or FILE:LINE, before any lookup.
+DQ="not a dotted-quad IPv4 address"
+for h in 0127.0.0.1 127.0.0.4294967297 4294967423.0.0.1 2130706433 127.1 0x7f.0.0.1 127.0.0.01; do
+        bad 2 "option --mysql-host: '$h': $DQ" "${O[@]}" --mysql-host "$h"
+        bad 2 "option --prometheus: metrics URL http://$h:9090/: '$h:9090': $DQ" "${LS[@]}" \
+                --metrics-source prometheus --prometheus "http://$h:9090/"
+        bad 2 "option --target-addr: '$h' is not an IPv4 address" "${LS[@]}" --target-addr "$h"
+        printf '[host h1]\nmetrics = http://%s:1/metrics\nssh = root@%s\n[db1]\nhost = %s\npassword_file = pw\n' \
+                "$h" "$h" "$h" >"$T/inv_aton.ini"
+        bad 2 "inv_aton.ini:2: metrics URL http://$h:1/metrics: '$h:1': $DQ" "${LS[@]}" --backend static --inventory inv_aton.ini
+        printf '[db1]\nhost = %s\npassword_file = pw\n' "$h" >"$T/inv_aton.ini"
+        bad 2 "inv_aton.ini:2: host '$h': $DQ" "${LS[@]}" --backend static --inventory inv_aton.ini
+        printf '[host h1]\nssh = root@%s\n[db1]\nhost = %s\npassword_file = pw\nhypervisor = h1\n' "$h" $NUL >"$T/inv_aton.ini"
+        bad 2 "inv_aton.ini:2: ssh '$h': $DQ" "${SV[@]}" --inventory inv_aton.ini
+done
+# the loopback guard covers every address a run dials, the inventory's database host too
+printf '[db1]\nhost = 192.0.2.10\npassword_file = pw\n' >"$T/inv_far.ini"
+bad 2 "inv_far.ini:2: [db1]: host '192.0.2.10': a test reaches loopback IP literals only" "${LS[@]}" --backend static --inventory inv_far.ini
+bad 2 "inv_far.ini:2: [db1]: host '192.0.2.10': a test reaches loopback" "${S[@]}" --backend static --inventory inv_far.ini --dry-run
+bad 2 "option --mysql-host: 'db.example': a test reaches loopback IP literals only" "${O[@]}" --mysql-host db.example
+bad 2 "option --mysql-host: '192.0.2.10': a test reaches loopback IP literals only" "${O[@]}" --mysql-host 192.0.2.10:1
+bad 2 "option --target-addr: '192.0.2.10': a test uses loopback IP literals only" "${LS[@]}" --target-addr 192.0.2.10
+
+# --- 16. The inventory's host is checked as --mysql-host is (exit 2, FILE:LINE) ---
+invh() { printf '[db1]\nhost = %s\npassword_file = pw\n' "$2" >"$T/$1.ini"; }
+invh inv_hsemi '127.0.0.1;touch X'
+bad 2 "inv_hsemi.ini:2: host '127.0.0.1;touch X': not a host name or IP address" "${LS[@]}" --backend static --inventory inv_hsemi.ini
+[ -e "$T/X" ] && fail "a host string ran a shell command"
+invh inv_hopt '-oProxyCommand=touch X'
+bad 2 "inv_hopt.ini:2: host '-oProxyCommand=touch X': not a host name or IP address" "${LS[@]}" --backend static --inventory inv_hopt.ini
+invh inv_hurl 'mysql://127.0.0.1'
+bad 2 "inv_hurl.ini:2: host 'mysql://127.0.0.1': a URL is not a host" "${LS[@]}" --backend static --inventory inv_hurl.ini
+invh inv_hevil 'evil://x'
+bad 2 "inv_hevil.ini:2: host 'evil://x': a URL is not a host" "${S[@]}" --backend static --inventory inv_hevil.ini
+invh inv_hport "$NUL:1"
+bad 2 "inv_hport.ini:2: host '$NUL': give the port as port = 1" "${LS[@]}" --backend static --inventory inv_hport.ini
+invh inv_hesc "$(printf '127.0.0.1\033[2J')"
+bad 2 "inv_hesc.ini:2: host '127.0.0.1\\x1b[2J': not a host name" "${LS[@]}" --backend static --inventory inv_hesc.ini
+grep -q $'\033' <<<"$OUT" && fail "an ESC of an inventory host reached the terminal raw"
+
+# --- 17. Metrics URLs: ports out of range, escape characters shown, not echoed ---
+PROM=("${LS[@]}" --metrics-source prometheus)
+bad 2 "'$NUL:99999': the port must be a number 1..65535" "${PROM[@]}" --prometheus "http://$NUL:99999/"
+bad 2 "'$NUL:-1': the port must be a number 1..65535" "${PROM[@]}" --prometheus "http://$NUL:-1/"
+bad 2 "'$NUL:0': the port must be a number 1..65535" "${PROM[@]}" --prometheus "http://$NUL:0/"
+bad 2 "metrics URL http://$NUL:9/\\x1b[31mred: blanks, control characters" "${PROM[@]}" --prometheus "$(printf 'http://%s:9/\033[31mred' $NUL)"
+grep -q $'\033' <<<"$OUT" && fail "an ESC of a metrics URL reached the terminal raw"
+printf '[host h1]\nmetrics = http://%s:99999/metrics\n[db1]\nhost = %s\npassword_file = pw\n' $NUL $NUL >"$T/inv_mport.ini"
+bad 2 "inv_mport.ini:2: metrics URL http://$NUL:99999/metrics: '$NUL:99999': the port must be" "${LS[@]}" --backend static --inventory inv_mport.ini
+bad 2 "only http:// and https:// are read" "${PROM[@]}" --prometheus "file:///etc/passwd"
+bad 2 "only http:// and https:// are read" "${PROM[@]}" --prometheus "gopher://$NUL:70/"
+
+# --- 18. Secret files: bounded, printable, not empty, named ---
+head -c 5000 /dev/zero | tr '\0' a >"$T/tok_long"
+printf 'ab\001cd\n' >"$T/tok_ctl"
+printf 'ab\033[2Jcd\n' >"$T/tok_esc"
+for f in tok_long tok_ctl tok_esc; do
+        bad 2 "option --metrics-token-file: $f: " "${PROM[@]}" --prometheus "http://$NUL:9/" --metrics-token-file "$f"
+done
+bad 2 "tok_long: the first line is over 4095 characters" "${PROM[@]}" --prometheus "http://$NUL:9/" --metrics-token-file tok_long
+bad 2 "tok_ctl: a control character on the first line" "${PROM[@]}" --prometheus "http://$NUL:9/" --metrics-token-file tok_ctl
+bad 2 "option --metrics-token-file: /dev/zero: a NUL byte" "${PROM[@]}" --prometheus "http://$NUL:9/" --metrics-token-file /dev/zero
+: >"$T/pw_empty"
+printf '[db1]\nhost = %s\npassword_file = pw_empty\n' $NUL >"$T/inv_pwempty.ini"
+bad 2 "inv_pwempty.ini:3: password file $T/pw_empty: the first line holds no password" "${LS[@]}" --backend static --inventory "$T/inv_pwempty.ini"
+printf '[db1]\nhost = %s\npassword_file = /dev/zero\n' $NUL >"$T/inv_pwzero.ini"
+bad 2 "inv_pwzero.ini:3: password file /dev/zero: a NUL byte" "${LS[@]}" --backend static --inventory inv_pwzero.ini
+bad 2 "option --mysql-password-file: /dev/zero: a NUL byte" "${O[@]}" --mysql-password-file /dev/zero
+
+# --- 19. A key given twice in an inventory section (the last would silently win) ---
+printf '[db1]\nhost = %s\nport = 1\npassword_file = pw\nport = 2\n' $NUL >"$T/inv_twicekey.ini"
+bad 2 "inv_twicekey.ini:5: port is given twice in [db1] (first on line 3)" "${LS[@]}" --backend static --inventory inv_twicekey.ini
+printf '[host h1]\nrole = compute\nrole = storage\n[db1]\nhost = %s\npassword_file = pw\n' $NUL >"$T/inv_twicerole.ini"
+bad 2 "inv_twicerole.ini:3: role is given twice in [host h1] (first on line 2)" "${LS[@]}" --backend static --inventory inv_twicerole.ini
+
+# --- 20. Figures no measurement gives, and limits that are none ---
+printf 'load,throughput,cpu_busy_pct\n1,100,10\n2,190,1e308\n' >"$T/busy.csv"
+bad 2 "busy.csv: line 3: column cpu_busy_pct: 1e308 is over 100%" analyze busy.csv
+printf 'load,throughput,host,role,disk_util_pct\n1,100,h1,storage,250\n' >"$T/util.csv"
+bad 2 "util.csv: line 2: column disk_util_pct: 250 is over 100%" analyze util.csv
+bad 2 "option --latency-slo: 'inf' is not a finite number" "${S[@]}" --latency-slo inf --dry-run
+bad 2 "option --latency-slo: '-inf' is not a finite number" "${S[@]}" --latency-slo -inf --dry-run
+
 if [ -n "${CATALOGUE_LIST:-}" ]; then
         echo "listed $N cases in $CATALOGUE_LIST"
         exit 0

@@ -161,6 +161,16 @@ mine=$("$HCISWEEP" --version | cut -d' ' -f2)
 grep -qF "root@$SSH_ADDR:$SSH_PORT: $T/other-hcisweep there is version 0.0.0-other, this one is $mine" <<<"$OUT" ||
         fail "other version: $OUT"
 [ -z "$(ls "$T/other" 2>/dev/null)" ] || fail "a step ran against another version"
+# ... and shell metacharacters in a remote word (the hcisweep path) reach the real remote
+# shell as one word: the program at that path answers, and nothing they spell is run
+ODD="$T/b in;touch \$HOME_SSH_X;'q\"\$(touch $T/pwned)\`touch $T/pwned2\`&|<>*"
+mkdir -p "$ODD"
+cp "$T/other-hcisweep" "$ODD/hcisweep"
+inventory "$T/odd.ini" ssh_config "$ODD/hcisweep"
+expect_rc 3 "$HCISWEEP" "${S[@]}" --inventory "$T/odd.ini" --vms 1 --time 4 --output-dir "$T/odd"
+grep -qF "root@$SSH_ADDR:$SSH_PORT: $ODD/hcisweep there is version 0.0.0-other" <<<"$OUT" ||
+        fail "metacharacters in a remote word: $OUT"
+ls "$T" | grep -q pwned && fail "a remote word's metacharacters ran a command"
 no_drivers
 pass "a refused key and another version: exit 3 naming the host, no step run"
 

@@ -136,6 +136,13 @@ static void test_expo_forms(void **state)
         assert_true(fabs(z.value - 0.0015) < 1e-12);
         assert_int_equal(parse1("g { a = \"1\" } 2\n", &z, err), 0);
         assert_string_equal(z.vals[0], "a=1");
+        /* Go prints subnormals; an underflow is a value (issue 39) */
+        assert_int_equal(parse1("s 1e-320\n", &z, err), 0);
+        assert_true(z.value > 0 && z.value < 1e-300);
+        /* series that differ in a label value, or by a label, are distinct */
+        assert_int_equal(parse1("m{a=\"1\"} 1\nm{a=\"2\"} 1\nm 3\nm{a=\"1\",b=\"\"} 1\n", &z, err),
+                         0);
+        assert_int_equal(z.n, 4);
 }
 
 static void bad1(const char *text, const char *want)
@@ -169,6 +176,11 @@ static void test_expo_bad(void **state)
         bad1("# TYPE m counterx\n", "unknown type");
         bad1("# TYPE 3m counter\n", "bad metric name");
         bad1("m-x 1\n", "bad metric name");
+        bad1("m 1e400\n", "not a number");
+        /* one series twice: Prometheus refuses the scrape; summing made 13% busy 39% */
+        bad1("m{a=\"1\",b=\"2\"} 1\nx 1\nm{b=\"2\",a=\"1\"} 2\n",
+             "line 3: m: the same series again (first on line 1)");
+        bad1("m 1\nm 1\n", "line 2: m: the same series again");
         assert_int_equal(expo_parse("m 1\0\n", 5, keep, &z, err, sizeof(err)), -EINVAL);
         assert_non_null(strstr(err, "NUL"));
         big = malloc(EXPO_MAX_LINE + 16);
