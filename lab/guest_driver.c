@@ -78,8 +78,8 @@ static int check_version(const struct guest_agent *a, unsigned i,
                 snprintf(err, errlen, "%s", why);
         } else if (st.exitcode != 0) {
                 first_line(st.errs, got, sizeof(got));
-                snprintf(err, errlen, "vm%u: %s --version in the guest exited %d%s: %s", i,
-                         GUEST_DRIVER_BIN, st.exitcode, st.signal ? " (killed)" : "",
+                snprintf(err, errlen, "vm%u: %s --version in the guest exited %lld%s: %s", i,
+                         GUEST_DRIVER_BIN, (long long)st.exitcode, st.signal ? " (killed)" : "",
                          got[0] ? got : "no message");
                 rc = -ENOEXEC;
         } else {
@@ -173,12 +173,6 @@ static const struct opt_def bridge_opt_defs[] = {
 };
 #undef O
 
-/* What the guest's clock reads minus this host's, and how sure that is. */
-struct offset {
-        int known;
-        int64_t ns, err_ns;
-};
-
 struct bridge {
         unsigned vm;
         struct qga *q;
@@ -196,18 +190,10 @@ struct bridge {
         char samples[104], measure[104], stop[104], order[16];
         uint64_t soff;
         size_t olen;
-        struct offset before, after;
-        struct qga_status st; /* how it ended */
+        struct dp_clock before, after; /* the guest's clock minus ours (core/driverproto.h) */
+        struct qga_status st;          /* how it ended */
         char err[1024];
 };
-
-static long long real_ns(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* --mysql-password-stdin: the controller's first line on our stdin, read byte by byte so
  * its "go" stays in the pipe; it goes on as the driver's stdin (input-data). */
@@ -365,26 +351,21 @@ static int wait_ready(struct bridge *g)
         }
 }
 
-/* The guest's clock minus this host's, from the sample with the shortest round trip. */
-static void measure_offset(struct bridge *g, struct offset *o)
+/* The guest's clock minus this host's, from the sample with the shortest round trip
+ * (dp_clock_add: a guest time that would overflow is dropped, never wrapped). */
+static void measure_offset(struct bridge *g, struct dp_clock *o)
 {
         char why[512];
 
-        o->known = 0;
+        *o = (struct dp_clock){0};
         for (int k = 0; k < OFFSET_SAMPLES; k++) {
-                long long t0 = real_ns(), t1;
-                int64_t guest;
+                int64_t t0 = dp_real_ns(), guest;
 
                 if (qga_get_time(g->q, &guest, why, sizeof(why)) < 0) {
                         log_warn("vm%u: the guest's clock: %s", g->vm, why);
                         return;
                 }
-                t1 = real_ns();
-                if (!o->known || (t1 - t0) / 2 < o->err_ns) {
-                        o->ns = guest - (t0 + (t1 - t0) / 2);
-                        o->err_ns = (t1 - t0) / 2;
-                        o->known = 1;
-                }
+                dp_clock_add(o, t0, guest, dp_real_ns());
         }
 }
 
@@ -515,25 +496,30 @@ static int wait_exit(struct bridge *g)
         }
 }
 
-/* The driver's stdout to ours, line by line, its start moved into this host's clock. */
+/* The driver's stdout to ours, line by line, its start moved into this host's clock
+ * (decoded and encoded by the one protocol: a guest's number out of range is dropped with
+ * a warning, and the move saturates). */
 static void relay_stdout(struct bridge *g)
 {
         const char *p = g->st.out, *end = g->st.out + g->st.outlen;
-        size_t slen = strlen(DRIVER_LINE_STARTED);
 
         while (p < end) {
                 const char *nl = memchr(p, '\n', (size_t)(end - p));
                 size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-                long long ns;
-                char buf[96];
+                struct dp_msg m;
+                char buf[DP_LINE_MAX + 2];
+                int rc = dp_decode(p, n, &m), len;
 
-                if (n == strlen(DRIVER_LINE_READY) && !memcmp(p, DRIVER_LINE_READY, n)) {
+                if (rc == 0 && m.kind == DP_READY) {
                         /* said already, when the ready file came */
-                } else if (n > slen && n < sizeof(buf) && !memcmp(p, DRIVER_LINE_STARTED, slen) &&
-                           sscanf(p + slen, " %lld", &ns) == 1) {
-                        snprintf(buf, sizeof(buf), "%s %lld\n", DRIVER_LINE_STARTED,
-                                 g->before.known ? ns - (long long)g->before.ns : ns);
-                        write_all(STDOUT_FILENO, buf, strlen(buf));
+                } else if (rc == 0 && m.kind == DP_STARTED) {
+                        m.ns = dp_clock_to_local(&g->before, m.ns);
+                        if ((len = dp_encode(&m, buf, sizeof(buf))) > 0)
+                                write_all(STDOUT_FILENO, buf, (size_t)len);
+                } else if (rc < 0 && n > strlen(DRIVER_LINE_STARTED) &&
+                           !memcmp(p, DRIVER_LINE_STARTED, strlen(DRIVER_LINE_STARTED))) {
+                        log_warn("vm%u: the guest's driver: %.*s: not a start", g->vm,
+                                 (int)(n < 80 ? n : 80), p);
                 } else {
                         write_all(STDOUT_FILENO, p, n);
                         write_all(STDOUT_FILENO, "\n", 1);
@@ -547,10 +533,10 @@ static void log_offsets(const struct bridge *g)
         char a[96] = "unknown", b[96] = "unknown";
 
         if (g->before.known)
-                snprintf(a, sizeof(a), "%+.3f ms (+-%.3f ms)", (double)g->before.ns / 1e6,
+                snprintf(a, sizeof(a), "%+.3f ms (+-%.3f ms)", (double)g->before.offset_ns / 1e6,
                          (double)g->before.err_ns / 1e6);
         if (g->after.known)
-                snprintf(b, sizeof(b), "%+.3f ms (+-%.3f ms)", (double)g->after.ns / 1e6,
+                snprintf(b, sizeof(b), "%+.3f ms (+-%.3f ms)", (double)g->after.offset_ns / 1e6,
                          (double)g->after.err_ns / 1e6);
         fprintf(stderr,
                 "guest-driver: vm%u: guest clock minus this host's: %s before go, %s after the "
@@ -624,6 +610,31 @@ static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv
         return 0;
 }
 
+/*
+ * Our exit status for how the guest's driver ended, as the guest agent said it. A signal
+ * is told as a shell tells it (128 + N), never raised on this process: the number is the
+ * guest's, and a SIGSTOP of ours would hang the controller. A status that no exit status
+ * can carry is logged as it came and is a lost driver (HCI_EXIT_TARGET), never 0.
+ */
+static int status_rc(const struct bridge *g)
+{
+        if (g->st.signal > 0 && g->st.signal < 128) {
+                log_warn("vm%u: the guest's driver was killed by signal %lld", g->vm,
+                         (long long)g->st.signal);
+                return 128 + (int)g->st.signal;
+        }
+        if (g->st.signal) {
+                log_error("vm%u: the guest's driver ended by signal %lld, which is no signal",
+                          g->vm, (long long)g->st.signal);
+                return HCI_EXIT_TARGET;
+        }
+        if (g->st.exitcode >= 0 && g->st.exitcode <= 255)
+                return (int)g->st.exitcode;
+        log_error("vm%u: the guest's driver exited with status %lld, which no exit status holds",
+                  g->vm, (long long)g->st.exitcode);
+        return HCI_EXIT_TARGET;
+}
+
 int guest_driver_main(int argc, char **argv)
 {
         struct sigaction sa = {.sa_handler = on_signal}, ign = {.sa_handler = SIG_IGN};
@@ -654,20 +665,13 @@ int guest_driver_main(int argc, char **argv)
         if (rc < 0) {
                 log_error("guest-driver: %s", g->err);
                 rc = rc == -EINVAL ? HCI_EXIT_USAGE : HCI_EXIT_TARGET;
-        } else if (g->st.signal) {
-                rc = -g->st.signal; /* below: killed as it was */
         } else {
-                rc = g->st.exitcode;
+                rc = status_rc(g);
         }
 out:
         qga_status_free(&g->st);
         qga_close(g->q);
         opt_free(grp);
         free(g);
-        if (rc < 0) {
-                signal(-rc, SIG_DFL);
-                raise(-rc);
-                rc = 128 - rc;
-        }
         return rc;
 }

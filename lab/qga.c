@@ -472,9 +472,9 @@ int qga_exec_status(struct qga *q, int64_t pid, struct qga_status *st, char *err
         st->exited = json_is_true(json_object_get(ret, "exited"));
         if (st->exited) {
                 v = json_object_get(ret, "exitcode");
-                st->exitcode = json_is_integer(v) ? (int)json_integer_value(v) : -1;
+                st->exitcode = json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
                 v = json_object_get(ret, "signal");
-                st->signal = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+                st->signal = json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
                 st->truncated = json_is_true(json_object_get(ret, "out-truncated")) ||
                                 json_is_true(json_object_get(ret, "err-truncated"));
                 rc = take_output(ret, "out-data", &st->out, &st->outlen);

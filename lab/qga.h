@@ -101,8 +101,8 @@ int qga_exec(struct qga *q, const char *path, char *const argv[], char *const en
 /* A guest process as guest-exec-status tells it. */
 struct qga_status {
         int exited;       /* 0: still running; the rest is unset */
-        int exitcode;     /* when it exited, -1 when killed */
-        int signal;       /* the signal that killed it, 0 if none */
+        int64_t exitcode; /* when it exited, -1 when killed; as the guest said it */
+        int64_t signal;   /* the signal that killed it, 0 if none; as the guest said it */
         char *out, *errs; /* its captured stdout and stderr, NUL-terminated (may hold NULs) */
         size_t outlen, errslen;
         int truncated; /* the agent kept only the first part of the output */

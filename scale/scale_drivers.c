@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/driverproto.h"
 #include "core/log.h"
 #include "core/resfile.h"
 #include "core/sbuf.h"
@@ -227,23 +228,46 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
         return 0;
 }
 
-/* A line from driver d. */
+/* The most a started line may lie from its go: beyond it, the driver's clock is not ours. */
+#define SKEW_MAX_NS (86400LL * 1000000000LL)
+
+/* A line from driver d, decoded by the one protocol (core/driverproto.h): its numbers are
+ * checked there, and its start is taken from the go with saturation, so a remote value
+ * can never overflow here. */
 static void on_line(struct drv *d, long long go_ns)
 {
-        unsigned long long done;
-        long long ns;
-        double t;
+        struct dp_msg m;
+        int64_t skew;
 
-        if (!strcmp(d->line, OLTP_DRIVER_READY))
+        if (dp_decode(d->line, strlen(d->line), &m) < 0) {
+                log_warn("vm%u's driver: not a line of this version: %.80s", d->vm, d->line);
+                return;
+        }
+        switch (m.kind) {
+        case DP_READY:
                 d->ready = 1;
-        else if (d->ci && sscanf(d->line, DRIVER_LINE_SAMPLE " %lf %llu", &t, &done) == 2)
-                drivers_ci_sample(d->ci, d->vm - 1, t, done);
-        else if (sscanf(d->line, OLTP_DRIVER_STARTED " %lld", &ns) == 1) {
+                break;
+        case DP_SAMPLE:
+                if (d->ci)
+                        drivers_ci_sample(d->ci, d->vm - 1, m.t_s, m.done);
+                break;
+        case DP_STARTED:
+                skew = dp_sub_sat(m.ns, go_ns);
+                if (skew < -SKEW_MAX_NS || skew > SKEW_MAX_NS) {
+                        log_warn("vm%u's driver: started %lld ns from its go: not a start, "
+                                 "left unmeasured",
+                                 d->vm, (long long)skew);
+                        break;
+                }
                 d->started = 1;
-                d->start_ns = ns - go_ns;
-        } else if (!strcmp(d->line, OLTP_DRIVER_RESULT)) {
+                d->start_ns = skew;
+                break;
+        case DP_RESULT:
                 sb_free(&d->result);
                 d->in_result = 1;
+                break;
+        default:
+                break;
         }
 }
 

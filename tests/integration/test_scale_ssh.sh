@@ -174,6 +174,33 @@ ls "$T" | grep -q pwned && fail "a remote word's metacharacters ran a command"
 no_drivers
 pass "a refused key and another version: exit 3 naming the host, no step run"
 
+# ... and a hostile remote driver: the right version, then started lines whose numbers
+# overflow the controller's arithmetic (INT64_MIN, then past int64). The controller must
+# neither overflow (UBSan halts on it here) nor take them for a start: the step degraded
+# (the run ends 0, as a run whose every step is degraded does), each line named, no skew.
+cat >"$T/hostile-hcisweep" <<EOF
+#!/bin/sh
+[ "\$1" = --version ] && exec "$HCISWEEP" --version
+echo "hcisweep-driver ready"
+while read -r l; do case "\$l" in go*) break ;; esac; done
+echo "hcisweep-driver started -9223372036854775808"
+echo "hcisweep-driver started 99999999999999999999"
+exit 7
+EOF
+chmod +x "$T/hostile-hcisweep"
+inventory "$T/hostile.ini" ssh_config "$T/hostile-hcisweep"
+expect_rc 0 "$HCISWEEP" "${S[@]}" --inventory "$T/hostile.ini" --vms 1 --time 2 --output-dir "$T/hostile"
+grep -q "runtime error" <<<"$OUT" && fail "a remote number overflowed: $OUT"
+grep -q "vm1's driver: started .* not a start" <<<"$OUT" || fail "INT64_MIN taken as a start: $OUT"
+grep -q "vm1's driver: not a line of this version: hcisweep-driver started 9999" <<<"$OUT" ||
+        fail "a start past int64 not refused: $OUT"
+R=$(result_of <(echo "$OUT"))
+jq -e '.steps[0].state == "degraded" and .steps[0].drivers[0].start_skew_ms == null
+        and .steps[0].drivers[0].exit == 7' "$R" >/dev/null ||
+        fail "a hostile start recorded: $(jq -c '.steps[0] | {state, drivers}' "$R")"
+no_drivers
+pass "a hostile remote driver: its overflowing numbers refused, the step degraded"
+
 # 3. vm2's ssh client SIGKILLed mid-step (a lost connection): its remote driver ends by
 #    itself, its input having ended, while vm1's still runs (both were told to go at once
 #    with the same --time, so vm2's did not just reach its end); then SIGINT: vm1's figures
