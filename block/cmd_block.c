@@ -1112,7 +1112,7 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
                    : b->degraded   ? HCI_EXIT_TARGET
                                    : HCI_EXIT_OK;
         if (rc < 0)
-                snprintf(b->why, sizeof(b->why), "%s", rc == -EINTR ? "interrupted" : err);
+                snprintf(b->why, sizeof(b->why), "%.500s", rc == -EINTR ? "interrupted" : err);
         if (c->client_counts.n && json_array_size(b->points))
                 scan_verdicts(b);
         rc = write_result(b, rc < 0, b->why);

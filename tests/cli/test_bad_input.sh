@@ -672,7 +672,7 @@ bad 2 "m_ps.json: workload oltp_point_select differs from the first input's oltp
 bad 2 "m_block.json: not an oltp result (kind 'block')" "${MG[@]}" m_rw.json m_block.json
 bad 2 "m_trunc.json:2: not an oltp result: JSON: premature end of input" "${MG[@]}" m_rw.json m_trunc.json
 bad 2 "big.json: $LIM" "${MG[@]}" m_rw.json big.json
-bad 2 "/dev/zero: $LIM" "${MG[@]}" m_rw.json /dev/zero
+bad 2 "/dev/zero: not a regular file" "${MG[@]}" m_rw.json /dev/zero
 bad 2 "m_hosts.json: not an oltp result: no array hosts" "${MG[@]}" m_rw.json m_hosts.json
 bad 2 "nosuch.json: No such file" "${MG[@]}" m_rw.json nosuch.json
 bad 2 "option --merge: give two result files or more" "${MG[@]}" m_rw.json
