@@ -57,7 +57,8 @@ static int child_join_cgroup(const char *procs)
 /* stdio given: those pipes for stdin and stdout, stderr to the log. */
 static void child_pipe_io(const struct proc_spawn *s, const int *stdio, int fd_report)
 {
-        int err = s->log_path ? open(s->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -2;
+        int err =
+            s->log_path ? open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -2;
 
         if (err == -1 || dup2(stdio[0], STDIN_FILENO) < 0 || dup2(stdio[1], STDOUT_FILENO) < 0 ||
             (err >= 0 && dup2(err, STDERR_FILENO) < 0))
@@ -66,8 +67,9 @@ static void child_pipe_io(const struct proc_spawn *s, const int *stdio, int fd_r
 
 static void child_setup_io(const char *log_path, int fd_report)
 {
-        int in = open("/dev/null", O_RDONLY);
-        int out = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644) : STDOUT_FILENO;
+        int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int out = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)
+                           : STDOUT_FILENO;
 
         if (in < 0 || out < 0)
                 child_report(fd_report, 0, 0);
@@ -82,11 +84,35 @@ static void child_setup_io(const char *log_path, int fd_report)
                 close(out);
 }
 
-static void child_main(const struct proc_spawn *s, const int *stdio, int pdeath, int fd_report)
+/* Every signal back to its default: a parent's SIG_IGN (scale ignores SIGPIPE) would
+ * otherwise pass through exec to a driver, which then writes on into a closed pipe. */
+static void child_reset_signals(void)
+{
+        struct sigaction dfl;
+
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        sigaction(sig, &dfl, NULL);
+}
+
+/* Every fd but stdio closed at exec: whatever the parent opened without O_CLOEXEC (a
+ * library's socket, another child's pipe end) must not keep a peer waiting on us. */
+static void child_cloexec_all(void)
+{
+        if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+                return;
+        for (int fd = 3; fd < 1024; fd++)
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static void child_main(const struct proc_spawn *s, const int *stdio, pid_t parent, int fd_report)
 {
         sigset_t none;
 
         setsid();
+        child_reset_signals();
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         for (int i = 0; s->cgroup_procs && s->cgroup_procs[i]; i++)
@@ -94,12 +120,14 @@ static void child_main(const struct proc_spawn *s, const int *stdio, int pdeath,
                         child_report(fd_report, 1, i);
         if (s->cpus && sched_setaffinity(0, sizeof(*s->cpus), s->cpus) < 0)
                 child_report(fd_report, 2, 0);
-        if (pdeath && prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+        /* The parent may have died before the prctl: then no signal would ever come. */
+        if (parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent))
                 child_report(fd_report, 3, 0);
         if (stdio)
                 child_pipe_io(s, stdio, fd_report);
         else
                 child_setup_io(s->log_path, fd_report);
+        child_cloexec_all();
         execvp(s->argv[0], s->argv);
         child_report(fd_report, 3, 0);
 }
@@ -128,6 +156,7 @@ int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int die_with_par
 {
         struct child_fail f;
         int fds[2], rc = 0, status;
+        pid_t parent = die_with_parent ? getpid() : 0;
         ssize_t n;
 
         if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -143,7 +172,7 @@ int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int die_with_par
         }
         if (*pid == 0) {
                 close(fds[0]);
-                child_main(s, stdio, die_with_parent, fds[1]);
+                child_main(s, stdio, parent, fds[1]);
         }
         close(fds[1]);
         fds[1] = -1;
