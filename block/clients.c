@@ -214,7 +214,7 @@ static void lose(struct client *c, const char *why)
         if (c->lost)
                 return;
         c->lost = 1;
-        snprintf(c->error, sizeof(c->error), "lost: %s", why);
+        snprintf(c->error, sizeof(c->error), "lost: %.300s", why);
         log_error("client %s %s", c->name, c->error);
         dp_carrier_close_input(c->car);
         if (c->pid > 0)

@@ -552,7 +552,7 @@ static int host_room(struct oltp_merge *m)
                 m->hcap = cap;
         }
         if (2 * (m->nhosts + 1) > m->nslots) {
-                unsigned ns = m->nslots ? m->nslots * 2 : 32, slot;
+                unsigned ns = m->nslots ? m->nslots * 2 : 32, slot = 0;
                 unsigned *n = malloc(ns * sizeof(*n));
 
                 if (!n)
@@ -593,7 +593,7 @@ static int hist_sum_text(struct hist *scratch, const char *a, const char *b, cha
 /* s (one input's host) into m; its strings move to m. */
 static int add_host(struct oltp_merge *m, struct mhost *s)
 {
-        unsigned slot;
+        unsigned slot = 0;
         struct mhost *d = m->nslots ? host_find(m, s->name, s->port, &slot) : NULL;
         char *sum;
         int rc;
