@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,6 +299,8 @@ int dp_reader_fill(struct dp_reader *r, int fd)
 {
         ssize_t n;
 
+        if (r->err) /* spent: what comes is read (the far end is not blocked) and dropped */
+                r->start = r->len = 0;
         if (room(r, CHUNK) < 0)
                 return -ENOMEM;
         do
@@ -475,6 +478,16 @@ void dp_self_exe(char *buf, size_t len)
                 snprintf(buf, len, "/proc/self/exe");
         else
                 buf[n] = '\0';
+}
+
+double dp_self_cpu_s(void)
+{
+        struct rusage ru;
+
+        if (getrusage(RUSAGE_SELF, &ru) < 0)
+                return -1;
+        return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+               ru.ru_stime.tv_usec / 1e6;
 }
 
 int64_t dp_sub_sat(int64_t a, int64_t b)

@@ -132,7 +132,9 @@ int dp_reader_push(struct dp_reader *r, const void *buf, size_t n);
  * (DP_OTHER lines are skipped), -EMSGSIZE a line or document over its
  * bound, -EPROTO / -ERANGE a bad protocol line, each with err naming who
  * and the line's kind. After an error the reader is spent: later calls
- * give the same error. A last line cut by the end of file is dropped.
+ * give the same error, and dp_reader_fill drops what it reads (a driver
+ * that goes on writing is neither blocked nor kept in memory). A last
+ * line cut by the end of file is dropped.
  */
 int dp_reader_next(struct dp_reader *r, struct dp_msg *m, char *err, size_t errlen);
 
@@ -166,6 +168,10 @@ int64_t dp_real_ns(void);
  * called "hcisweep", not "exe"), the path "/proc/self/exe" if that fails.
  */
 void dp_self_exe(char *buf, size_t len);
+
+/* This process's CPU time so far (user + system, every thread), seconds; -1 unknown.
+ * What a driver says as its result line's cpu=. */
+double dp_self_cpu_s(void);
 
 /* The remote clock minus ours, from the round trip with the smallest error. */
 struct dp_clock {

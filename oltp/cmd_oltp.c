@@ -3,19 +3,15 @@
  * oltpopts.h), dispatch, the run's report and its result file.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/hostport.h"
 #include "core/log.h"
@@ -26,6 +22,7 @@
 #include "core/resfile.h"
 #include "results/save.h"
 #include "oltp/driver.h"
+#include "oltp/drvside.h"
 #include "oltp/engine.h"
 #include "oltp/live.h"
 #include "oltp/merge.h"
@@ -97,11 +94,6 @@ static const char usage_line[] =
     "  that is not an oltp result or does not match the first one.";
 
 #define OLTP_SAVE_EVERY_S 5 /* a running result is saved this often, marked partial */
-/* How long a driver waits for its --go-file: its controller gives every driver 120 s to be
- * ready and then says go or ends them; past this no one is left to say it. */
-#define GO_FILE_WAIT_S      600
-#define GO_FILE_POLL_NS     (1000 * 1000LL) /* its poll: part of the start skew */
-#define OLTP_GUEST_PATH_MAX 4200            /* --go-file and a suffix */
 
 struct ctx {
         struct oltp_cli *c;
@@ -116,11 +108,7 @@ struct ctx {
         char *files[MERGE_MAX]; /* --merge's inputs */
         int nfiles;
         struct oltp_dsn *names; /* --result-hosts, one per host, or NULL */
-        int input_ended;        /* --start-on-go: stdin ended after "go" (watch_input) */
-        char in_line[32];       /* --steady-remote: a line of stdin so far */
-        size_t in_len;
-        enum steady_phase told; /* --steady-remote: what the controller said last */
-        int sample_fd;          /* --steady-remote with --go-file: GO-FILE.samples, or -1 */
+        struct drvside ds;      /* --start-on-go: the driver's side (drvside.h) */
 };
 
 static int do_prepare(struct ctx *x, int cleanup)
@@ -147,151 +135,20 @@ static void on_signal(int sig)
         oltp_engine_request_stop();
 }
 
-/* --go-file: 1 once it exists, 0 on a signal or when no one said go in time. */
-static int wait_go_file(struct ctx *x)
-{
-        struct timespec poll_ts = {0, GO_FILE_POLL_NS};
-        uint64_t deadline = clk_now_ns() + GO_FILE_WAIT_S * 1000000000ULL;
-        int fd, go = 0;
-
-        if (x->m.ready_file &&
-            (fd = open(x->m.ready_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
-                close(fd);
-        else if (x->m.ready_file)
-                log_error("oltp run: --ready-file %s: %s", x->m.ready_file, strerror(errno));
-        while (!got_signal && !(go = access(x->m.go_file, F_OK) == 0) && clk_now_ns() < deadline)
-                nanosleep(&poll_ts, NULL);
-        if (!go && !got_signal)
-                log_error("oltp run: no %s within %d s: not started", x->m.go_file, GO_FILE_WAIT_S);
-        if (x->m.ready_file)
-                unlink(x->m.ready_file);
-        unlink(x->m.go_file);
-        return go;
-}
-
-/* A "go" line on stdin: 1 once it came, 0 on end of input, another line or a signal. */
-static int wait_go_line(void)
-{
-        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
-        char line[16];
-        size_t len = 0;
-
-        while (!got_signal && len < sizeof(line) - 1) {
-                ssize_t n;
-
-                if (poll(&p, 1, 200) <= 0)
-                        continue;
-                n = read(STDIN_FILENO, line + len, 1);
-                if (n <= 0)
-                        return 0;
-                if (line[len++] == '\n')
-                        break;
-        }
-        line[len] = '\0';
-        return !got_signal && !strcmp(line, DRIVER_LINE_GO "\n");
-}
-
-/*
- * --start-on-go: the engine is connected and prepared; say so on stdout
- * and wait for "go" on stdin (or for --go-file), then say when it came
- * (CLOCK_REALTIME ns), so the one who started many drivers
- * (scale/scale_drivers.h) can give them one window and measure how late
- * each began. End of input or a signal: no run. After "go" on stdin,
- * watch_input() stops the run at the end of input.
- */
+/* The driver's side of the protocol (drvside.h), as the engine's callbacks. */
 static int on_ready(void *user)
 {
-        struct ctx *x = user;
-        struct timespec ts;
-
-        if (!x->m.start_on_go)
-                return 0;
-        printf("%s\n", OLTP_DRIVER_READY);
-        fflush(stdout);
-        if (!(x->m.go_file ? wait_go_file(x) : wait_go_line()))
-                return -1;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        printf("%s %lld\n", OLTP_DRIVER_STARTED, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-        fflush(stdout);
-        return 0;
+        return drvside_ready(&((struct ctx *)user)->ds);
 }
 
-/* --steady-remote: a whole line the controller wrote after "go". */
-static void on_line(struct ctx *x, const char *line)
+static void on_sample(void *user, double since_go_s, uint64_t done)
 {
-        if (!strcmp(line, DRIVER_LINE_MEASURE) && x->told == STEADY_WARMUP)
-                x->told = STEADY_MEASURE;
-        else if (!strcmp(line, DRIVER_LINE_STOP))
-                x->told = STEADY_DONE;
+        drvside_sample(&((struct ctx *)user)->ds, since_go_s, done);
 }
 
-/*
- * --start-on-go, once the run has begun: the end of stdin stops it as
- * SIGINT does (the result, partial, still goes out). That is how the
- * controller stops its drivers on Ctrl-C, and how a driver over ssh learns
- * that its controller or the connection is gone (no signal crosses ssh
- * without a terminal), so no driver outlives its run. Lines read are
- * --steady-remote's orders; anything else is dropped.
- */
-static void watch_input(struct ctx *x)
+static enum steady_phase remote_phase(void *user)
 {
-        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
-        char buf[64];
-        ssize_t n;
-
-        if (x->input_ended || poll(&p, 1, 0) <= 0)
-                return;
-        n = read(STDIN_FILENO, buf, sizeof(buf));
-        for (ssize_t k = 0; k < n; k++) {
-                if (buf[k] == '\n') {
-                        x->in_line[x->in_len] = '\0';
-                        on_line(x, x->in_line);
-                        x->in_len = 0;
-                } else if (x->in_len < sizeof(x->in_line) - 1) {
-                        x->in_line[x->in_len++] = buf[k];
-                }
-        }
-        if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
-                return;
-        x->input_ended = 1;
-        log_warn("oltp run: the controller closed this driver's input: stopping, as on SIGINT");
-        oltp_engine_request_stop();
-}
-
-/*
- * --mysql-password-stdin: the first line of stdin, read byte by byte so
- * nothing after it (the "go" of --start-on-go) is taken from the pipe.
- * 0, or -EINVAL with err.
- */
-static int password_from_stdin(struct ctx *x, char *err, size_t errlen)
-{
-        char line[1024];
-        size_t len = 0;
-        int rc = 0;
-
-        for (;;) {
-                ssize_t n = read(STDIN_FILENO, line + len, 1);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0 || len == sizeof(line) - 1) {
-                        rc = errf(err, errlen, -EINVAL, "option --mysql-password-stdin: %s",
-                                  n <= 0 ? "no password line on standard input"
-                                         : "a password line over 1023 bytes");
-                        goto out;
-                }
-                if (line[len] == '\n')
-                        break;
-                len++;
-        }
-        line[len] = '\0';
-        if (len && line[len - 1] == '\r')
-                line[len - 1] = '\0';
-        if (oltp_cli_give_password(x->c, line) < 0)
-                rc = errf(err, errlen, -ENOMEM, "out of memory");
-out:
-        memset(line, 0, sizeof(line));
-        return rc;
+        return drvside_phase(&((struct ctx *)user)->ds);
 }
 
 /* The result object of res (save.h marks it partial). NULL on ENOMEM. */
@@ -346,6 +203,7 @@ static int write_json(struct ctx *x, struct oltp_report *rep, const struct oltp_
         json_t *top = result_json(x, rep, res, mon);
         int rc;
 
+        drvside_result_cpu(&x->ds); /* the driver's own CPU, on its result line */
         if (!top) {
                 log_error("oltp: out of memory writing the result");
                 return -ENOMEM;
@@ -447,74 +305,10 @@ static void on_tick(void *user, double done_s)
 {
         struct ctx *x = user;
 
-        if (x->m.start_on_go && !x->m.go_file) /* a guest's stdin is not live */
-                watch_input(x);
+        drvside_tick(&x->ds);
         if (x->o->time > 0)
                 prog_update(x->prog, done_s, "%s, %lld connections", oltp_wl_names[x->o->workload],
                             x->o->threads);
-}
-
-/* --steady-remote with --go-file: GO-FILE.samples, .measure or .stop (core/driverproto.h). */
-static void guest_path(const struct ctx *x, const char *suffix, char *out, size_t len)
-{
-        snprintf(out, len, "%s.%s", x->m.go_file, suffix);
-}
-
-/* --steady-remote: the sample its controller merges (core/driverproto.h), on stdout, or
- * appended to GO-FILE.samples where stdout is not live (a guest). */
-static void on_sample(void *user, double since_go_s, uint64_t done)
-{
-        struct ctx *x = user;
-        char line[96], path[OLTP_GUEST_PATH_MAX];
-        int n = snprintf(line, sizeof(line), "%s %.6f %llu\n", DRIVER_LINE_SAMPLE, since_go_s,
-                         (unsigned long long)done);
-
-        if (!x->m.go_file) {
-                fputs(line, stdout);
-                fflush(stdout);
-                return;
-        }
-        if (x->sample_fd < 0) {
-                guest_path(x, "samples", path, sizeof(path));
-                x->sample_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-        }
-        if (x->sample_fd >= 0 && write(x->sample_fd, line, (size_t)n) != n)
-                log_warn("oltp run: a sample could not be written: %s", strerror(errno));
-}
-
-/* --steady-remote: what the controller said (read here, every few ms): a line on stdin,
- * or GO-FILE.measure and GO-FILE.stop made by the guest bridge. */
-static enum steady_phase remote_phase(void *user)
-{
-        struct ctx *x = user;
-        char path[OLTP_GUEST_PATH_MAX];
-
-        if (!x->m.go_file) {
-                watch_input(x);
-                return x->told;
-        }
-        guest_path(x, "stop", path, sizeof(path));
-        if (access(path, F_OK) == 0)
-                return x->told = STEADY_DONE;
-        guest_path(x, "measure", path, sizeof(path));
-        if (x->told == STEADY_WARMUP && access(path, F_OK) == 0)
-                x->told = STEADY_MEASURE;
-        return x->told;
-}
-
-/* The files remote_phase and on_sample used in a guest, once the run is over. */
-static void remove_guest_files(struct ctx *x)
-{
-        static const char *const suffix[] = {"samples", "measure", "stop"};
-        char path[OLTP_GUEST_PATH_MAX];
-
-        if (x->sample_fd >= 0)
-                close(x->sample_fd);
-        x->sample_fd = -1;
-        for (size_t i = 0; x->m.go_file && x->m.steady_remote && i < 3; i++) {
-                guest_path(x, suffix[i], path, sizeof(path));
-                unlink(path);
-        }
 }
 
 static void print_header(struct ctx *x)
@@ -579,7 +373,7 @@ static int run_engine(struct ctx *x)
         if (ec.report_s <= 0)
                 ec.report_s = default_interval(x->o->time);
         if (x->m.result_stdout)
-                res_save_open_stdout(&x->save, "oltp", OLTP_DRIVER_RESULT);
+                res_save_open_stdout(&x->save, "oltp", drvside_result_marker(&x->ds));
         else if (res_save_open(&x->save, "oltp", "oltp", x->o->json, x->o->output_dir, err,
                                sizeof(err)) < 0) {
                 log_error("oltp run: %s", err);
@@ -590,7 +384,7 @@ static int run_engine(struct ctx *x)
         x->rep = rep;
         x->prog = prog_start(oltp_engine_max_s(&ec));
         rc = oltp_engine_run(&ec, &res, err, sizeof(err));
-        remove_guest_files(x);
+        drvside_end(&x->ds);
         prog_end(x->prog);
         x->prog = NULL;
         if (mon)
@@ -822,7 +616,9 @@ static int parse(struct ctx *x, int argc, char **argv, const char **sub)
                 log_error("oltp: option --steady-remote: only with --start-on-go");
                 return HCI_EXIT_USAGE;
         }
-        if ((x->m.password_stdin && password_from_stdin(x, err, sizeof(err))) ||
+        drvside_init(&x->ds, x->m.start_on_go, x->m.steady_remote, x->m.ready_file, x->m.go_file,
+                     &got_signal);
+        if ((x->m.password_stdin && drvside_password(x->c, err, sizeof(err))) ||
             oltp_cli_setup(x->c, err, sizeof(err)) || parse_result_hosts(x, err, sizeof(err)) ||
             (!strcmp(*sub, "run") && oltp_cli_check_outputs(x->c, err, sizeof(err)))) {
                 log_error("oltp: %s", err);
@@ -859,7 +655,7 @@ int cmd_oltp(int argc, char **argv)
         int rc;
 
         memset(&x, 0, sizeof(x));
-        x.sample_fd = -1;
+        x.ds.sample_fd = -1;
         sigemptyset(&ign.sa_mask);
         sigaction(SIGPIPE, &ign, NULL);
         rc = parse(&x, argc, argv, &sub);

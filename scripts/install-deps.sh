@@ -43,6 +43,9 @@ PKGS=(
   # scale --driver-placement vm on a static inventory: drivers over OpenSSH, and the
   # test's own sshd (tests/integration/test_scale_ssh.sh)
   openssh-client openssh-server
+  # libfaketime: an ssh driver whose clock is shifted by seconds, so the controller's
+  # clock offset is tested across "hosts" (tests/integration/test_scale_ssh_clock.sh)
+  faketime
 )
 
 # sshd wants its privilege-separation directory, which lives on a tmpfs and is
