@@ -1,21 +1,22 @@
 /*
  * scale_drivers.c - a driver per VM, one window, merged (scale_drivers.h).
  *
- * The controller is one thread: it polls the drivers' stdout pipes (their
- * ready and started lines, their report, copied to nothing, and last their
- * result, which it writes into the run's directory; the driver's own log
- * holds stderr) with a short timeout, so it also opens the window on time,
- * ticks the progress line, passes Ctrl-C on and kills a driver that hangs.
- * The result comes back on the pipe, not in a file, so a driver on another
- * machine (over ssh, in a guest) is collected the same way.
+ * The controller is one thread and one loop (core/reactor.h): it watches
+ * every driver's stdout, read through its carrier (core/driverproto.h: the
+ * lines decoded there, the driver's clock known there), and every driver's
+ * exit (a pidfd); its timers open the window on time, tick the progress
+ * line and --target-ci's rule, and kill a driver that hangs. The result
+ * comes back on the pipe, not in a file, so a driver on another machine
+ * (over ssh, in a guest) is collected the same way; the driver's own log
+ * holds its stderr.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "core/clock.h"
 #include "core/driverproto.h"
 #include "core/log.h"
+#include "core/reactor.h"
 #include "core/resfile.h"
 #include "core/sbuf.h"
 #include "oltp/merge.h"
@@ -38,32 +40,50 @@
  * much later, only end it when they do not come */
 #define CI_SLACK_S 5
 #define MAX_ARGS   96
+/* The progress line and --target-ci's rule are fed this often (and a Ctrl-C that came
+ * just before the loop waited is seen within it); nothing else waits on a slice. */
+#define TICK_NS       (100 * 1000000ull)
+#define CLOCK_WAIT_MS 2000 /* one answer to the carrier's clock question */
+/* The most a started line may lie from its go: beyond it, the driver's clock is not ours. */
+#define SKEW_MAX_NS (86400LL * 1000000000LL)
+
+struct loop;
 
 struct drv {
         unsigned vm;
         char host[256]; /* where it runs, when not here (lab_endpoint.driver_host) */
         pid_t pid;
-        int in, out; /* our ends: its stdin, its stdout */
-        char line[256];
-        size_t llen;
-        struct sbuf result; /* the line after OLTP_DRIVER_RESULT */
-        int in_result, got_result;
-        int ready, started, eof, reaped, killed;
+        int pidfd;              /* its exit, watched; -1: none (the tick reaps it) */
+        struct dp_carrier *car; /* its lines and clock; NULL: not started */
+        struct re_file out_w, pid_w;
+        struct loop *L;
+        char *doc; /* its result document, as it came */
+        size_t doclen;
+        int ready, started, eof, reaped, broke;
         int status;
-        double cpu_s;
-        long long start_ns;
+        double cpu_s;     /* its own CPU, said on its result line; < 0: not said */
+        int64_t start_ns; /* its start minus the go, in the controller's clock */
         char json[LAB_PATH_MAX + 64], log[LAB_PATH_MAX + 64];
         char why[300];
         struct drivers_ci *ci; /* --target-ci: where its samples go; NULL */
 };
 
-static long long real_ns(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+/* The one loop of a run: its drivers, its timers, what it tells the step. */
+struct loop {
+        struct reactor *re;
+        struct drv *dv;
+        unsigned n;
+        struct scale *s;
+        const struct scale_drivers_cb *cb;
+        const struct oltp_engine_cfg *ec;
+        struct drivers_ci *ci;
+        int64_t go_ns; /* the go, controller's CLOCK_REALTIME; 0 before it */
+        uint64_t t_go; /* the same instant, clk_now_ns() */
+        double hang_s; /* past this, every driver still there is killed */
+        enum steady_phase told;
+        int stopped; /* Ctrl-C passed on */
+        struct re_timer tick, window, hang;
+};
 
 /* Options the driver gets from the controller's own, not from the echo. */
 static int skipped(const char *k)
@@ -121,47 +141,8 @@ static int echo_args(struct scale *s, struct sbuf *b)
         return b->oom ? -ENOMEM : 0;
 }
 
-/* End d's input: before "go" it ends without a run; after, it stops as on
- * SIGINT and prints what it measured (oltp/oltp.h). Over ssh the remote
- * driver sees the same end, also when the client is killed. */
-static void close_input(struct drv *d)
-{
-        if (d->in >= 0) {
-                close(d->in);
-                d->in = -1;
-        }
-}
-
-/*
- * The password goes to the driver as the first line of its input
- * (--mysql-password-stdin), never on its command line (other users of its
- * host read /proc/PID/cmdline; over ssh, the remote host's too) nor into a
- * file where it runs.
- */
-static int give_password(int fd, const char *pw, char *err, size_t errlen)
-{
-        size_t len = strlen(pw), off = 0;
-        char line[1024];
-
-        if (len >= sizeof(line) - 1 || strchr(pw, '\n'))
-                return errf(err, errlen, -EINVAL, "its password does not fit on one line");
-        memcpy(line, pw, len);
-        line[len++] = '\n';
-        while (off < len) { /* a fresh pipe takes it whole; a signal may cut the write */
-                ssize_t n = write(fd, line + off, len - off);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        break;
-                off += (size_t)n;
-        }
-        memset(line, 0, sizeof(line));
-        return off == len
-                   ? 0
-                   : errf(err, errlen, -EIO, "could not give it the password: %s", strerror(errno));
-}
-
+/* Start VM d->vm's driver through the backend's spawn op on two fresh pipes, its carrier
+ * on our ends; its password is its first line of input. */
 static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t wlen,
                      const struct oltp_engine_cfg *ec, char *err, size_t errlen)
 {
@@ -170,16 +151,10 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
         char a[8][LAB_PATH_MAX + 80];
         char *argv[MAX_ARGS + 12];
         struct lab_endpoint ep;
+        char self[LAB_PATH_MAX], who[64];
         int in[2], out[2], n = 0, rc;
 
-        char self[LAB_PATH_MAX];
-        ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-        /* this very binary, by its own name: the driver's comm is "hcisweep", not "exe" */
-        if (sl <= 0)
-                snprintf(self, sizeof(self), "/proc/self/exe");
-        else
-                self[sl] = '\0';
+        dp_self_exe(self, sizeof(self)); /* by its own name: the driver's comm is "hcisweep" */
         argv[n++] = self;
         argv[n++] = "oltp";
         argv[n++] = "run";
@@ -205,9 +180,12 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
                 argv[n++] = "--mysql-password-stdin";
         argv[n++] = "--start-on-go";
         argv[n] = NULL;
-        if (pipe2(in, O_CLOEXEC) < 0 || (pipe2(out, O_CLOEXEC) < 0 && (close(in[0]), 1))) {
-                rc = -errno;
-                snprintf(err, errlen, "pipe: %s", strerror(errno));
+        if (pipe2(in, O_CLOEXEC) < 0)
+                return errf(err, errlen, -errno, "pipe: %s", strerror(errno));
+        if (pipe2(out, O_CLOEXEC) < 0) {
+                rc = errf(err, errlen, -errno, "pipe: %s", strerror(errno));
+                close(in[0]);
+                close(in[1]);
                 return rc;
         }
         rc = s->lab.ops->spawn(s->lab.b, d->vm, &(struct proc_spawn){argv, d->log, NULL, NULL},
@@ -219,41 +197,97 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
                 close(out[0]);
                 return rc;
         }
-        d->in = in[1];
-        d->out = out[0];
-        fcntl(d->out, F_SETFL, O_NONBLOCK);
+        snprintf(who, sizeof(who), "vm%u's driver", d->vm);
+        /* a driver on another machine is asked for its clock; one here shares ours (a guest's
+         * bridge runs here and moves the guest's times into our clock itself) */
+        d->car = dp_carrier_new(d->host[0] ? &dp_carrier_ssh : &dp_carrier_pipe, NULL, in[1],
+                                out[0], who);
+#ifdef SYS_pidfd_open
+        d->pidfd = (int)syscall(SYS_pidfd_open, d->pid, 0);
+        if (d->pidfd >= 0)
+                fcntl(d->pidfd, F_SETFD, FD_CLOEXEC);
+#endif
         /* after this, d is running: a failure here is judged as its end */
-        if (dsn->password && give_password(d->in, dsn->password, d->why, sizeof(d->why)) < 0)
-                close_input(d);
+        if (!d->car) {
+                snprintf(d->why, sizeof(d->why), "out of memory");
+                d->eof = 1;
+        } else if (dsn->password &&
+                   dp_carrier_send_password(d->car, dsn->password, d->why, sizeof(d->why)) < 0)
+                dp_carrier_close_input(d->car);
         return 0;
 }
 
-/* The most a started line may lie from its go: beyond it, the driver's clock is not ours. */
-#define SKEW_MAX_NS (86400LL * 1000000000LL)
+/* ---- the loop ------------------------------------------------------------------- */
 
-/* A line from driver d, decoded by the one protocol (core/driverproto.h): its numbers are
- * checked there, and its start is taken from the go with saturation, so a remote value
- * can never overflow here. */
-static void on_line(struct drv *d, long long go_ns)
+static void kill_all(struct drv *dv, unsigned n, int sig)
 {
-        struct dp_msg m;
+        for (unsigned i = 0; i < n; i++)
+                if (dv[i].pid > 0 && !dv[i].reaped)
+                        kill(dv[i].pid, sig);
+}
+
+/* End d's input: before the go it ends without a run; after, it stops as on SIGINT and
+ * prints what it measured (oltp/drvside.h). Over ssh the remote driver sees the same end,
+ * also when the client is killed. */
+static void close_inputs(struct drv *dv, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (dv[i].car)
+                        dp_carrier_close_input(dv[i].car);
+}
+
+/* Reap d if it has exited. */
+static void reap(struct drv *d, int block)
+{
+        pid_t p;
+
+        if (d->reaped || d->pid <= 0)
+                return;
+        do
+                p = waitpid(d->pid, &d->status, block ? 0 : WNOHANG);
+        while (p < 0 && errno == EINTR);
+        if (p != d->pid)
+                return;
+        d->reaped = 1;
+        re_unwatch(d->L->re, &d->pid_w);
+        if (d->pidfd >= 0)
+                close(d->pidfd);
+        d->pidfd = -1;
+}
+
+static void on_exit_fd(struct re_file *f, unsigned fired)
+{
+        (void)fired;
+        reap(f->arg, 0);
+}
+
+/* d's output has ended (its carrier closed it): no more samples from it. */
+static void output_ended(struct drv *d)
+{
+        re_unwatch(d->L->re, &d->out_w);
+        d->eof = 1;
+        if (d->ci)
+                drivers_ci_gone(d->ci, d->vm - 1);
+}
+
+/* A message from driver d, decoded by the one protocol: its numbers are checked there, its
+ * start moved into our clock by its carrier, and taken from the go with saturation, so a
+ * remote value can never overflow here. */
+static void on_msg(struct drv *d, const struct dp_msg *m)
+{
         int64_t skew;
 
-        if (dp_decode(d->line, strlen(d->line), &m) < 0) {
-                log_warn("vm%u's driver: not a line of this version: %.80s", d->vm, d->line);
-                return;
-        }
-        switch (m.kind) {
+        switch (m->kind) {
         case DP_READY:
                 d->ready = 1;
                 break;
         case DP_SAMPLE:
                 if (d->ci)
-                        drivers_ci_sample(d->ci, d->vm - 1, m.t_s, m.done);
+                        drivers_ci_sample(d->ci, d->vm - 1, m->t_s, m->done);
                 break;
         case DP_STARTED:
-                skew = dp_sub_sat(m.ns, go_ns);
-                if (skew < -SKEW_MAX_NS || skew > SKEW_MAX_NS) {
+                skew = dp_sub_sat(m->local_ns, d->L->go_ns);
+                if (!d->L->go_ns || skew < -SKEW_MAX_NS || skew > SKEW_MAX_NS) {
                         log_warn("vm%u's driver: started %lld ns from its go: not a start, "
                                  "left unmeasured",
                                  d->vm, (long long)skew);
@@ -263,216 +297,213 @@ static void on_line(struct drv *d, long long go_ns)
                 d->start_ns = skew;
                 break;
         case DP_RESULT:
-                sb_free(&d->result);
-                d->in_result = 1;
+                free(d->doc);
+                d->doclen = 0;
+                if ((d->doc = malloc(m->doclen + 1))) {
+                        memcpy(d->doc, m->doc, m->doclen);
+                        d->doclen = m->doclen;
+                }
+                d->cpu_s = m->cpu_s;
                 break;
         default:
                 break;
         }
 }
 
-/* Take the result line's bytes of buf[0..n): how many were its. */
-static size_t take_result(struct drv *d, const char *buf, size_t n)
+/* What d wrote: every whole message handled; a line the protocol refuses ends its part
+ * (named, its input closed), what it writes after that is dropped. */
+static void on_output(struct re_file *f, unsigned fired)
 {
-        const char *nl = memchr(buf, '\n', n);
-        size_t k = nl ? (size_t)(nl - buf) : n;
+        struct drv *d = f->arg;
+        struct dp_msg m;
+        char e[400];
+        int rc;
 
-        sb_printf(&d->result, "%.*s", (int)k, buf);
-        if (nl) {
-                d->in_result = 0;
-                d->got_result = !d->result.oom && d->result.len > 0;
-                return k + 1;
-        }
-        return k;
-}
-
-/* Read what d wrote; lines over the buffer are cut (the report's are short),
- * but for the result's, which is kept whole. */
-static void drain(struct drv *d, long long go_ns)
-{
-        char buf[65536];
-        ssize_t n;
-
-        while ((n = read(d->out, buf, sizeof(buf))) > 0)
-                for (size_t i = 0; i < (size_t)n; i++) {
-                        if (d->in_result) {
-                                i += take_result(d, buf + i, (size_t)n - i) - 1;
-                        } else if (buf[i] == '\n') {
-                                d->line[d->llen] = '\0';
-                                on_line(d, go_ns);
-                                d->llen = 0;
-                        } else if (d->llen < sizeof(d->line) - 1) {
-                                d->line[d->llen++] = buf[i];
-                        }
+        (void)fired;
+        dp_carrier_fill(d->car);
+        while (!d->broke && (rc = dp_carrier_next(d->car, &m, e, sizeof(e))) != 0) {
+                if (rc == 1) {
+                        on_msg(d, &m);
+                        continue;
                 }
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-                d->eof = 1;
-                if (d->ci)
-                        drivers_ci_gone(d->ci, d->vm - 1);
+                d->broke = 1;
+                log_warn("%s", e);
+                if (!d->why[0])
+                        snprintf(d->why, sizeof(d->why), "broke the protocol: %.250s",
+                                 strchr(e, ':') ? strchr(e, ':') + 2 : e);
+                dp_carrier_close_input(d->car);
         }
+        if (dp_carrier_out_fd(d->car) < 0)
+                output_ended(d);
 }
 
-/* Reap d if it has exited (wait4: its CPU time). */
-static void reap(struct drv *d, int block)
+/* The tick: the progress line, --target-ci's rule, and the reaping of a driver whose exit
+ * is not watched (no pidfd). */
+static void on_tick_t(struct re_timer *t)
 {
-        struct rusage ru;
-        pid_t p;
+        struct loop *L = t->arg;
+        double el = (double)(clk_now_ns() - L->t_go) / 1e9;
 
-        if (d->reaped || d->pid <= 0)
-                return;
-        do
-                p = wait4(d->pid, &d->status, block ? 0 : WNOHANG, &ru);
-        while (p < 0 && errno == EINTR);
-        if (p != d->pid)
-                return;
-        d->reaped = 1;
-        d->cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-                   (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+        for (unsigned i = 0; i < L->n; i++)
+                if (L->dv[i].pidfd < 0)
+                        reap(&L->dv[i], 0);
+        if (L->go_ns && L->ci && !L->stopped) {
+                /* the rule on the merged series (scale_drivers_ci.h): "measure", then "stop",
+                 * to every driver as it says, the window opened with the first */
+                enum steady_phase ph = drivers_ci_merge(L->ci);
+                struct dp_msg m = {.kind = ph == STEADY_DONE ? DP_STOP : DP_MEASURE};
+                struct steady_res r;
+                double left;
+                char e[300];
+
+                if ((ph > STEADY_WARMUP && L->told < STEADY_MEASURE) ||
+                    (ph == STEADY_DONE && L->told < STEADY_DONE))
+                        for (unsigned i = 0; i < L->n; i++)
+                                if (L->dv[i].car && !L->dv[i].eof &&
+                                    dp_carrier_send(L->dv[i].car, &m, e, sizeof(e)) < 0)
+                                        log_warn("scale: %s", e);
+                L->told = ph;
+                drivers_ci_result(L->ci, &r, &left);
+                L->cb->steady(L->s, ph, &r, left); /* opens the window once it measures */
+        }
+        if (L->go_ns && L->cb->tick)
+                L->cb->tick(L->s, el);
+        re_timer_arm(L->re, t, clk_now_ns() + TICK_NS);
 }
 
-/* Poll every open pipe for up to ms; 1 while any driver still runs. */
-static int pump(struct drv *dv, unsigned n, int ms, long long go_ns)
+/* --warmup-time after the go (without --target-ci, whose rule opens it). */
+static void on_window_t(struct re_timer *t)
 {
-        struct pollfd p[LAB_MAX_VMS];
-        unsigned k = 0, map[LAB_MAX_VMS];
+        struct loop *L = t->arg;
 
-        for (unsigned i = 0; i < n; i++)
-                if (!dv[i].eof && dv[i].out >= 0) {
-                        p[k] = (struct pollfd){.fd = dv[i].out, .events = POLLIN};
-                        map[k++] = i;
-                }
-        if (!k)
-                return 0;
-        if (poll(p, k, ms) > 0)
-                for (unsigned j = 0; j < k; j++)
-                        if (p[j].revents)
-                                drain(&dv[map[j]], go_ns);
-        for (unsigned i = 0; i < n; i++)
-                if (dv[i].eof)
-                        reap(&dv[i], 0);
-        return 1;
+        if (!L->s->run.window_open)
+                L->cb->open_window(L->s);
 }
 
-static int all_ready(const struct drv *dv, unsigned n)
+static void on_hang_t(struct re_timer *t)
 {
-        for (unsigned i = 0; i < n; i++)
-                if (!dv[i].ready && !dv[i].eof)
+        struct loop *L = t->arg;
+
+        for (unsigned i = 0; i < L->n; i++)
+                if (!L->dv[i].reaped && !L->dv[i].why[0])
+                        snprintf(L->dv[i].why, sizeof(L->dv[i].why),
+                                 "hung past its window (%.0f s): killed", L->hang_s);
+        kill_all(L->dv, L->n, SIGKILL);
+        close_inputs(L->dv, L->n);
+}
+
+/* Rounds of the loop until done(L) holds or until (clk_now_ns() time) passes. */
+static void spin(struct loop *L, int (*done)(struct loop *), uint64_t until)
+{
+        while (!done(L) && clk_now_ns() < until)
+                if (re_run_once(L->re, until) < 0)
+                        break;
+}
+
+static int all_ready(struct loop *L)
+{
+        if (*L->cb->stop)
+                return 1;
+        for (unsigned i = 0; i < L->n; i++)
+                if (!L->dv[i].ready && !L->dv[i].eof)
                         return 0;
         return 1;
 }
 
-static void kill_all(struct drv *dv, unsigned n, int sig)
+/* The window runs while any driver's output is open; a Ctrl-C (*stop) ends every input:
+ * each saves what it measured, partial (a signal to an ssh client would end the client,
+ * not the driver, and lose its result). */
+static int all_ended(struct loop *L)
 {
-        for (unsigned i = 0; i < n; i++)
-                if (dv[i].pid > 0 && !dv[i].reaped)
-                        kill(dv[i].pid, sig);
+        if (*L->cb->stop && !L->stopped) {
+                close_inputs(L->dv, L->n);
+                L->stopped = 1;
+        }
+        for (unsigned i = 0; i < L->n; i++)
+                if (!L->dv[i].eof)
+                        return 0;
+        return 1;
 }
 
-static void close_inputs(struct drv *dv, unsigned n)
+static int all_reaped(struct loop *L)
 {
-        for (unsigned i = 0; i < n; i++)
-                close_input(&dv[i]);
+        for (unsigned i = 0; i < L->n; i++)
+                if (L->dv[i].pid > 0 && !L->dv[i].reaped)
+                        return 0;
+        return 1;
 }
 
-/* "go" to every driver that is ready; the others' input ends, and so do they. The
- * input of those told to go stays open: its end is how they are stopped. */
-static void go_all(struct drv *dv, unsigned n)
+/* Each ready driver's clock against ours (its carrier's), then "go" to every one at one
+ * instant; the others' input ends, and so do they. The input of those told to go stays
+ * open: its end is how they are stopped. */
+static void go_all(struct loop *L)
 {
-        for (unsigned i = 0; i < n; i++) {
-                if (dv[i].ready && !dv[i].eof && dv[i].in >= 0 && write(dv[i].in, "go\n", 3) == 3)
+        char e[400];
+
+        for (unsigned i = 0; i < L->n; i++) {
+                struct drv *d = &L->dv[i];
+
+                if (d->ready && !d->eof && !*L->cb->stop &&
+                    dp_carrier_measure(d->car, CLOCK_WAIT_MS, e, sizeof(e)) < 0)
+                        log_warn("%s: its times are taken in its own clock", e);
+        }
+        L->go_ns = dp_real_ns();
+        L->t_go = clk_now_ns();
+        for (unsigned i = 0; i < L->n; i++) {
+                struct drv *d = &L->dv[i];
+                struct dp_msg go = {.kind = DP_GO};
+
+                if (!d->car)
                         continue;
-                if (dv[i].ready && !dv[i].eof && !dv[i].why[0])
-                        snprintf(dv[i].why, sizeof(dv[i].why), "could not be told to go: %s",
-                                 dv[i].in >= 0 ? strerror(errno) : "its input is closed");
-                close_input(&dv[i]);
+                if (d->ready && !d->eof && dp_carrier_send(d->car, &go, e, sizeof(e)) == 0)
+                        continue;
+                if (d->ready && !d->eof && !d->why[0])
+                        snprintf(d->why, sizeof(d->why), "could not be told to go: %.250s", e);
+                dp_carrier_close_input(d->car);
         }
+        for (unsigned i = 0; L->ci && i < L->n; i++)
+                if (!L->dv[i].ready || L->dv[i].eof) /* not told to go: no samples to wait for */
+                        drivers_ci_gone(L->ci, i);
 }
 
-/* Every driver's output has ended: give each a moment to exit by itself.
- * An ssh client closes its output when the remote driver's ends, then waits
- * for the remote exit status: killing it there would lose a clean run. */
-static void settle(struct drv *dv, unsigned n)
+/* Every driver: ready, its clock, one go, its window, its exit. */
+static void run_loop(struct loop *L)
 {
-        uint64_t end = clk_now_ns() + (uint64_t)EXIT_GRACE_S * 1000000000ull;
-        int left;
+        uint64_t t0 = clk_now_ns();
 
-        do {
-                left = 0;
-                for (unsigned i = 0; i < n; i++) {
-                        reap(&dv[i], 0);
-                        left += dv[i].pid > 0 && !dv[i].reaped;
-                }
-                if (left)
-                        clk_sleep_ns(10000000);
-        } while (left && clk_now_ns() < end);
-}
+        for (unsigned i = 0; i < L->n; i++) {
+                struct drv *d = &L->dv[i];
 
-/* line to every driver still listening (one that is gone is judged by how it ended) */
-static void tell_all(struct drv *dv, unsigned n, const char *line)
-{
-        size_t len = strlen(line);
-
-        for (unsigned i = 0; i < n; i++)
-                if (dv[i].in >= 0 && !dv[i].eof && write(dv[i].in, line, len) != (ssize_t)len)
-                        log_warn("scale: vm%u's driver could not be told '%.*s': %s", dv[i].vm,
-                                 (int)len - 1, line, strerror(errno));
-}
-
-/* --target-ci: the rule on the merged series (scale_drivers_ci.h); "measure" and then
- * "stop" to every driver as it says, the window opened with the first. */
-static void steer(struct scale *s, struct drv *dv, unsigned n, struct drivers_ci *ci,
-                  const struct scale_drivers_cb *cb, enum steady_phase *told)
-{
-        enum steady_phase ph = drivers_ci_merge(ci);
-        struct steady_res r;
-        double left;
-
-        if (ph > STEADY_WARMUP && *told < STEADY_MEASURE)
-                tell_all(dv, n, DRIVER_LINE_MEASURE "\n");
-        if (ph == STEADY_DONE && *told < STEADY_DONE)
-                tell_all(dv, n, DRIVER_LINE_STOP "\n");
-        *told = ph;
-        drivers_ci_result(ci, &r, &left);
-        cb->steady(s, ph, &r, left); /* opens the window once it measures */
-}
-
-/* Wait for the go lines, open the window on time (or as --target-ci's rule says), pass
- * Ctrl-C on, kill hangs. */
-static void run_window(struct scale *s, struct drv *dv, unsigned n,
-                       const struct oltp_engine_cfg *ec, const struct scale_drivers_cb *cb,
-                       long long go_ns, struct drivers_ci *ci)
-{
-        uint64_t t_go = clk_now_ns();
-        double hang_s = oltp_engine_max_s(ec) + (ci ? 2 * CI_SLACK_S : 0) +
-                        s->conf.cfg.lost_timeout + HANG_GRACE_S;
-        enum steady_phase told = STEADY_WARMUP;
-        int stopped = 0, hung = 0;
-
-        while (pump(dv, n, 100, go_ns)) {
-                double el = (double)(clk_now_ns() - t_go) / 1e9;
-
-                if (ci && !stopped)
-                        steer(s, dv, n, ci, cb, &told);
-                else if (!ci && !s->run.window_open && el >= ec->warmup_s)
-                        cb->open_window(s);
-                if (cb->tick)
-                        cb->tick(s, el);
-                if (*cb->stop && !stopped) {
-                        /* each saves what it measured, partial; a signal to an ssh client
-                         * would end the client, not the driver, and lose its result */
-                        close_inputs(dv, n);
-                        stopped = 1;
-                }
-                if (el > hang_s && !hung) {
-                        for (unsigned i = 0; i < n; i++)
-                                if (!dv[i].reaped && !dv[i].why[0])
-                                        snprintf(dv[i].why, sizeof(dv[i].why),
-                                                 "hung past its window (%.0f s): killed", hang_s);
-                        kill_all(dv, n, SIGKILL);
-                        close_inputs(dv, n);
-                        hung = 1;
+                if (d->car && re_watch(L->re, &d->out_w, dp_carrier_out_fd(d->car), RE_READ) < 0)
+                        output_ended(d);
+                if (d->pidfd >= 0 && re_watch(L->re, &d->pid_w, d->pidfd, RE_READ) < 0) {
+                        close(d->pidfd);
+                        d->pidfd = -1;
                 }
         }
+        re_timer_arm(L->re, &L->tick, t0 + TICK_NS);
+        spin(L, all_ready, t0 + READY_TIMEOUT_S * 1000000000ull);
+        for (unsigned i = 0; i < L->n; i++)
+                if (!L->dv[i].ready && !L->dv[i].eof && !L->dv[i].why[0])
+                        snprintf(L->dv[i].why, sizeof(L->dv[i].why), "%s",
+                                 *L->cb->stop ? "interrupted before the window"
+                                              : "not ready in time (connect and prepare)");
+        go_all(L);
+        if (!L->ci)
+                re_timer_arm(L->re, &L->window, L->t_go + (uint64_t)(L->ec->warmup_s * 1e9));
+        re_timer_arm(L->re, &L->hang, L->t_go + (uint64_t)(L->hang_s * 1e9));
+        spin(L, all_ended, UINT64_MAX);
+        re_timer_cancel(L->re, &L->window);
+        re_timer_cancel(L->re, &L->hang);
+        /* every output has ended: each gets a moment to exit by itself (an ssh client closes
+         * its output when the remote driver's ends, then waits for the remote exit status:
+         * killing it there would lose a clean run) */
+        close_inputs(L->dv, L->n);
+        spin(L, all_reaped, clk_now_ns() + (uint64_t)EXIT_GRACE_S * 1000000000ull);
+        re_timer_cancel(L->re, &L->tick);
+        kill_all(L->dv, L->n, SIGKILL); /* none outlives its run */
+        for (unsigned i = 0; i < L->n; i++)
+                reap(&L->dv[i], 1);
 }
 
 /* Why d's part is left out ("" when it is kept): how it ended. */
@@ -490,17 +521,33 @@ static void judge(struct drv *d, int stopped)
                          d->log);
 }
 
+/* d's start against the go: over 1% of --time either way is late (its clock, if wrong,
+ * would show it early as well). */
+static int is_late(const struct drv *d, double time_s)
+{
+        return d->started && fabs((double)d->start_ns / 1e6) > time_s * 10.0;
+}
+
+static json_t *ms_or_null(int known, int64_t ns)
+{
+        return known ? json_real((double)ns / 1e6) : json_null();
+}
+
 static json_t *driver_json(const struct drv *d, const char *where, double time_s, double tps)
 {
-        double skew_ms = d->started ? (double)d->start_ns / 1e6 : -1;
+        const struct dp_clock *k = d->car ? dp_carrier_clock(d->car) : NULL;
+        int known = k && k->known;
         json_t *o = json_pack(
-            "{s:i, s:s, s:i, s:f, s:o, s:b, s:i, s:o, s:s}", "vm", (int)d->vm, "where", where,
-            "pid", (int)d->pid, "cpu_s", d->cpu_s, "start_skew_ms",
-            d->started ? json_real(skew_ms) : json_null(), "late",
-            d->started && skew_ms > time_s * 10.0, "exit",
+            "{s:i, s:s, s:i, s:o, s:o, s:b, s:i, s:o, s:s, s:s, s:o, s:o}", "vm", (int)d->vm,
+            "where", where, "pid", (int)d->pid, "cpu_s",
+            d->cpu_s >= 0 ? json_real(d->cpu_s) : json_null(), "start_skew_ms",
+            ms_or_null(d->started, d->start_ns), "late", is_late(d, time_s), "exit",
             d->reaped ? (WIFEXITED(d->status) ? WEXITSTATUS(d->status) : 128 + WTERMSIG(d->status))
                       : -1,
-            "tps", d->why[0] ? json_null() : json_real(tps), "result", d->json);
+            "tps", d->why[0] ? json_null() : json_real(tps), "result", d->json, "carrier",
+            d->car ? dp_carrier_name(d->car) : "none", "clock_offset_ms",
+            ms_or_null(known, known ? k->offset_ns : 0), "clock_err_ms",
+            ms_or_null(known, known ? k->err_ns : 0));
 
         if (o && d->host[0])
                 json_object_set_new(o, "host", json_string(d->host));
@@ -562,18 +609,18 @@ static void keep_intervals(const struct oltp_merge *m, struct scale_rep *r)
                 oltp_merge_interval(m, r->niv, &r->iv_t[r->niv], &r->iv_tps[r->niv]);
 }
 
-/* Write d's result line into d->json, where the merge and the user find it. */
+/* Write d's result document into d->json, where the merge and the user find it. */
 static void keep_result(struct drv *d)
 {
         char e[600];
 
-        if (!d->why[0] && !d->got_result)
+        if (!d->why[0] && !d->doc)
                 snprintf(d->why, sizeof(d->why), "gave no result (see %.200s)", d->log);
-        else if (d->got_result &&
-                 res_write_text(d->json, d->result.s, d->result.len, e, sizeof(e)) < 0 &&
+        else if (d->doc && res_write_text(d->json, d->doc, d->doclen, e, sizeof(e)) < 0 &&
                  !d->why[0])
                 snprintf(d->why, sizeof(d->why), "its result could not be kept: %.250s", e);
-        sb_free(&d->result);
+        free(d->doc);
+        d->doc = NULL;
 }
 
 /* Merge the drivers kept; the others named in r->error. */
@@ -613,7 +660,7 @@ static int merge_all(struct scale *s, struct scale_step *st, struct scale_rep *r
                                  "degraded",
                                  st->vms, d->vm, d->why);
                 }
-                if (d->started && (double)d->start_ns / 1e6 > ec->time_s * 10.0)
+                if (is_late(d, ec->time_s))
                         log_warn("scale: %u VMs: vm%u's driver started %.0f ms late, over 1%% of "
                                  "the window",
                                  st->vms, d->vm, (double)d->start_ns / 1e6);
@@ -655,12 +702,10 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                       struct oltp_result *res, char *err, size_t errlen)
 {
         struct drv dv[LAB_MAX_VMS];
-        struct drivers_ci *ci = NULL;
+        struct loop L = {.dv = dv, .n = st->vms, .s = s, .cb = cb, .ec = ec};
         struct sbuf words = {0};
         char dir[LAB_PATH_MAX];
         unsigned n = st->vms, started = 0;
-        uint64_t t0;
-        long long go_ns = 0;
         int rc;
 
         memset(res, 0, sizeof(*res));
@@ -669,19 +714,30 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                 return rc;
         if (echo_args(s, &words) < 0 ||
             (ec->target_ci_pct > 0 &&
-             !(ci =
-                   drivers_ci_new(n, ec->target_ci_pct, oltp_engine_warmup_max(ec), ec->time_s)))) {
+             !(L.ci =
+                   drivers_ci_new(n, ec->target_ci_pct, oltp_engine_warmup_max(ec), ec->time_s))) ||
+            !(L.re = re_new(8, err, errlen))) {
                 snprintf(err, errlen, "out of memory");
                 sb_free(&words);
+                drivers_ci_free(L.ci);
                 return -ENOMEM;
         }
+        L.hang_s = oltp_engine_max_s(ec) + (L.ci ? 2 * CI_SLACK_S : 0) + s->conf.cfg.lost_timeout +
+                   HANG_GRACE_S;
+        re_timer_init(&L.tick, on_tick_t, &L);
+        re_timer_init(&L.window, on_window_t, &L);
+        re_timer_init(&L.hang, on_hang_t, &L);
         for (unsigned i = 0; i < n; i++) {
                 struct drv *d = &dv[i];
                 char why[400];
 
                 d->vm = i + 1;
-                d->in = d->out = -1;
-                d->ci = ci;
+                d->L = &L;
+                d->pidfd = -1;
+                d->cpu_s = -1;
+                d->ci = L.ci;
+                re_file_init(&d->out_w, on_output, d);
+                re_file_init(&d->pid_w, on_exit_fd, d);
                 snprintf(d->json, sizeof(d->json), "%s/driver-%uvm-r%u-vm%u.json", dir, n,
                          st->nrep + 1, d->vm);
                 snprintf(d->log, sizeof(d->log), "%s/driver-%uvm-r%u-vm%u.log", dir, n,
@@ -690,8 +746,8 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                 if (spawn_one(s, d, words.s, words.len, ec, why, sizeof(why)) < 0) {
                         snprintf(d->why, sizeof(d->why), "could not start: %.280s", why);
                         d->eof = d->reaped = 1;
-                        if (ci)
-                                drivers_ci_gone(ci, i);
+                        if (L.ci)
+                                drivers_ci_gone(L.ci, i);
                         continue;
                 }
                 started++;
@@ -699,39 +755,27 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
         sb_free(&words);
         if (!started) {
                 snprintf(err, errlen, "no driver could start: vm1: %s", dv[0].why);
-                drivers_ci_free(ci);
-                return -EIO;
+                rc = -EIO;
+                goto out;
         }
-        t0 = clk_now_ns();
-        while (!all_ready(dv, n) && !*cb->stop &&
-               (double)(clk_now_ns() - t0) / 1e9 < READY_TIMEOUT_S)
-                pump(dv, n, 100, 0);
-        for (unsigned i = 0; i < n; i++)
-                if (!dv[i].ready && !dv[i].eof && !dv[i].why[0])
-                        snprintf(dv[i].why, sizeof(dv[i].why), "%s",
-                                 *cb->stop ? "interrupted before the window"
-                                           : "not ready in time (connect and prepare)");
-        go_ns = real_ns();
-        go_all(dv, n); /* one instant for all; the others see end of input and end */
-        for (unsigned i = 0; ci && i < n; i++)
-                if (!dv[i].ready || dv[i].eof) /* not told to go: no samples to wait for */
-                        drivers_ci_gone(ci, i);
-        run_window(s, dv, n, ec, cb, go_ns, ci);
-        close_inputs(dv, n);
-        settle(dv, n);
-        kill_all(dv, n, SIGKILL); /* none outlives its run */
-        for (unsigned i = 0; i < n; i++) {
-                reap(&dv[i], 1);
-                if (dv[i].out >= 0)
-                        close(dv[i].out);
-        }
+        run_loop(&L);
         rc = merge_all(s, st, r, dv, n, ec, *cb->stop != 0, res);
         if (rc < 0)
                 snprintf(err, errlen, "out of memory");
-        if (ci) { /* the rule was the controller's: its finding is the run's */
+        if (L.ci) { /* the rule was the controller's: its finding is the run's */
                 res->have_steady = 1;
-                drivers_ci_result(ci, &res->steady, NULL);
-                drivers_ci_free(ci);
+                drivers_ci_result(L.ci, &res->steady, NULL);
         }
+out:
+        for (unsigned i = 0; i < n; i++) {
+                re_unwatch(L.re, &dv[i].out_w);
+                re_unwatch(L.re, &dv[i].pid_w);
+                dp_carrier_free(dv[i].car);
+                free(dv[i].doc);
+                if (dv[i].pidfd >= 0)
+                        close(dv[i].pidfd);
+        }
+        drivers_ci_free(L.ci);
+        re_free(L.re);
         return rc;
 }

@@ -192,7 +192,7 @@ inventory "$T/hostile.ini" ssh_config "$T/hostile-hcisweep"
 expect_rc 0 "$HCISWEEP" "${S[@]}" --inventory "$T/hostile.ini" --vms 1 --time 2 --output-dir "$T/hostile"
 grep -q "runtime error" <<<"$OUT" && fail "a remote number overflowed: $OUT"
 grep -q "vm1's driver: started .* not a start" <<<"$OUT" || fail "INT64_MIN taken as a start: $OUT"
-grep -q "vm1's driver: not a line of this version: hcisweep-driver started 9999" <<<"$OUT" ||
+grep -q "vm1's driver: a number out of range in 'hcisweep-driver started 9999" <<<"$OUT" ||
         fail "a start past int64 not refused: $OUT"
 R=$(result_of <(echo "$OUT"))
 jq -e '.steps[0].state == "degraded" and .steps[0].drivers[0].start_skew_ms == null
