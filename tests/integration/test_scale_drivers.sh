@@ -35,7 +35,15 @@ CTL=$(sed -n 's/^result: //p' <<<"$OUT")
 [ -f "$CTL" ] || fail "no controller result: $OUT"
 jq -e '.steps[0].drivers == null' "$CTL" >/dev/null || fail "controller placement has drivers[]"
 
-# 2. vm placement: the drivers' cgroups read while they run
+# 2. vm placement: the drivers' cgroups read while they run, and every server's own count
+#    of commits (SHOW GLOBAL STATUS Com_commit; the workload commits each transaction)
+#    around the run, to check the merged figures against (the lab is kept up from 1.)
+commits() { # commits VM: the server's Com_commit
+        MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.$1" -P "$(test_port 0)" \
+                -u root -N -B -e "show global status like 'Com_commit'" | cut -f2
+}
+C1=$(commits 1) C2=$(commits 2)
+[ -n "$C1" ] && [ -n "$C2" ] || fail "Com_commit of the kept lab's servers: '$C1' '$C2'"
 "$HCISWEEP" "${S[@]}" --time 4 --driver-placement vm --output-dir "$T/vm" >"$T/vm.out" 2>&1 &
 SP=$!
 on_exit "kill $SP"
@@ -69,6 +77,20 @@ jq -e '.steps[0] | (.totals.tps - ([.drivers[].tps] | add) | fabs) <= 1e-6 * .to
         and .hist.count == .totals.transactions
         and ([.hosts[].totals.transactions] | add) == .totals.transactions' "$VMR" >/dev/null ||
         fail "merged TPS: $(jq -c '.steps[0] | {t: .totals, d: [.drivers[].tps]}' "$VMR")"
+# ... and against the servers' own counts: each VM's server committed at least every
+# transaction the merge gives that VM (the window is part of the run), and at most the
+# step's TPS kept up over the whole run (warm-up 0.5 s, 4 s, and 1.5 s for the go, the
+# stop and the tables' prepare: the merged TPS would be off by a factor, not by this)
+for v in 1 2; do
+        c=$(commits "$v") b=$([ "$v" = 1 ] && echo "$C1" || echo "$C2")
+        jq -e --argjson d "$((c - b))" --argjson v "$((v - 1))" '.steps[0] |
+                (.hosts[$v].totals.transactions) as $t | (.hosts[$v].totals.tps) as $tps
+                | $t > 0 and $d >= $t and $d <= $tps * (0.5 + 4 + 1.5)' "$VMR" >/dev/null ||
+                fail "vm$v: its server committed $((c - b)), the step says $(jq -c --argjson v "$((v - 1))" \
+                        '.steps[0].hosts[$v].totals | {transactions, tps}' "$VMR")"
+        echo "vm$v: Com_commit +$((c - b)), the step: $(jq -c --argjson v "$((v - 1))" \
+                '.steps[0].hosts[$v].totals | {transactions, tps}' "$VMR")"
+done
 # the load's CPU moved from driver to the VMs
 c_drv=$(jq '.steps[0].cpu_by_owner.driver' "$CTL") c_vms=$(jq '.steps[0].cpu_by_owner.vms' "$CTL")
 v_drv=$(jq '.steps[0].cpu_by_owner.driver' "$VMR") v_vms=$(jq '.steps[0].cpu_by_owner.vms' "$VMR")

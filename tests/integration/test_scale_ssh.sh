@@ -11,8 +11,9 @@
 # server does not know, and a remote hcisweep of another version, stop the
 # run before any step (exit 3 naming the host); an ssh client killed mid-step
 # degrades its VM and its remote driver still ends (its input ended); SIGINT
-# stops every driver with what each measured (exit 130). After every run no
-# driver is left, here or "there".
+# stops every driver with what each measured (exit 130); a remote clock shifted by 7 s
+# (libfaketime) is measured and the skew stays under 1% of the run; cpu_s is the driver's
+# own, from its result line. After every run no driver is left, here or "there".
 . "$TESTLIB"
 
 SSHD=/usr/sbin/sshd
@@ -248,5 +249,58 @@ jq -e '.partial == true and .steps[0].state == "partial"
         and .steps[0].totals.transactions > 0' "$IR" >/dev/null ||
         fail "interrupted: $(jq -c '{partial, s: .steps[0] | {state, drivers, totals}}' "$IR")"
 pass "SIGINT: exit 130, every driver over ssh stopped with its figures, none left"
+# 5. a driver whose host's clock is 7 s ahead (libfaketime on the remote hcisweep): the
+#    controller measures the offset over the line (the shortest of several round trips)
+#    and takes the driver's start in its own clock, so the recorded skew stays under 1% of
+#    the run (the "late" rule) and the offset reported is about the shift. Before the
+#    carrier the skew was the shift itself, late, and no offset was recorded.
+command -v faketime >/dev/null || fail "faketime is not installed (scripts/install-deps.sh)"
+cat >"$T/fake-hcisweep" <<EOF
+#!/bin/sh
+[ "\$1" = --version ] && exec "$HCISWEEP" --version
+# libfaketime comes before the sanitizers' runtime in the link order: allowed here
+export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0"
+exec faketime -f +7s "$HCISWEEP" "\$@"
+EOF
+chmod +x "$T/fake-hcisweep"
+inventory "$T/fake.ini" ssh_config "$T/fake-hcisweep"
+expect_rc 0 "$HCISWEEP" "${S[@]}" --inventory "$T/fake.ini" --vms 1 --time 10 --output-dir "$T/fake"
+R=$(result_of <(echo "$OUT"))
+[ -f "$R" ] || fail "no result with a shifted remote clock: $OUT"
+no_drivers
+jq -e '.steps[0] | .state == "ok" and (.drivers[0] | .carrier == "ssh" and .late == false
+        and (.start_skew_ms | fabs) < 0.01 * 10 * 1000
+        and (.clock_offset_ms - 7000 | fabs) < 1000 and .clock_err_ms >= 0 and .cpu_s > 0)' \
+        "$R" >/dev/null ||
+        fail "a remote clock 7 s ahead: $(jq -c '.steps[0] | {state, drivers}' "$R")"
+jq -r '.steps[0].drivers[0] | "remote clock +7 s: offset \(.clock_offset_ms) ms (+-\(.clock_err_ms)), skew \(.start_skew_ms) ms, cpu \(.cpu_s) s"' "$R"
+grep -q "over 1% of the window" <<<"$OUT" && fail "a shifted clock reported late: $OUT"
+pass "a remote clock 7 s ahead: the offset measured, the skew under 1% of the run"
+
+# ... and drivers[].cpu_s is what the driver says on its result line (its own getrusage),
+# not its ssh client's CPU: a driver that says cpu=123.5 is recorded so
+cat >"$T/cpu-hcisweep" <<EOF
+#!/bin/sh
+[ "\$1" = --version ] && exec "$HCISWEEP" --version
+echo "hcisweep-driver ready"
+while read -r l; do
+        case "\$l" in
+        clock) echo "hcisweep-driver clock \$(date +%s%N)" ;;
+        go*) break ;;
+        esac
+done
+echo "hcisweep-driver started \$(date +%s%N)"
+echo "hcisweep-driver result cpu=123.5"
+echo '{"not": "an oltp result"}'
+EOF
+chmod +x "$T/cpu-hcisweep"
+inventory "$T/cpu.ini" ssh_config "$T/cpu-hcisweep"
+expect_rc 0 "$HCISWEEP" "${S[@]}" --inventory "$T/cpu.ini" --vms 1 --time 2 --output-dir "$T/cpu"
+R=$(result_of <(echo "$OUT"))
+jq -e '.steps[0].drivers[0] | .cpu_s == 123.5 and .carrier == "ssh" and .start_skew_ms != null
+        and .clock_offset_ms != null' "$R" >/dev/null ||
+        fail "the driver's own CPU: $(jq -c '.steps[0].drivers' "$R")"
+no_drivers
+pass "drivers[].cpu_s is the driver's own, from its result line"
 [ "$(ssh_home)" = "$SSH_HOME_BEFORE" ] || fail "$HOME_SSH changed: $(ssh_home)"
 pass "the user's own ~/.ssh untouched"
