@@ -2,7 +2,9 @@
 # test_scale_drivers.sh - `scale --driver-placement vm` on the local lab (real
 # mariadbd "VMs" and tgtd): a driver per VM, each inside its VM's cgroups
 # (its /proc/PID/cgroup is its VM's mariadbd's, read while it runs), the
-# step's TPS the sum of the drivers' own, the load's CPU booked to the VMs
+# step's TPS the sum of the drivers' own and, VM by VM, within what each
+# server's own Com_commit counter (SHOW GLOBAL STATUS before and after) allows,
+# the load's CPU booked to the VMs
 # (cpu_by_owner.driver near zero where the controller run of the same step,
 # run first, had several percent; the VMs' share only sanity-checked, see
 # below), the password on no driver's command line (it comes on stdin),
