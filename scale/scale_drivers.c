@@ -337,6 +337,36 @@ static void on_output(struct re_file *f, unsigned fired)
                 output_ended(d);
 }
 
+/* kind (DP_MEASURE, DP_STOP) to every driver still listening (one that is gone is judged
+ * by how it ended) */
+static void tell_all(struct loop *L, enum dp_kind kind)
+{
+        struct dp_msg m = {.kind = kind};
+        char e[300];
+
+        for (unsigned i = 0; i < L->n; i++)
+                if (L->dv[i].car && !L->dv[i].eof &&
+                    dp_carrier_send(L->dv[i].car, &m, e, sizeof(e)) < 0)
+                        log_warn("scale: %s", e);
+}
+
+/* --target-ci: the rule on the merged series (scale_drivers_ci.h); "measure" and then
+ * "stop" to every driver as it says, the window opened with the first. */
+static void steer(struct loop *L)
+{
+        enum steady_phase ph = drivers_ci_merge(L->ci);
+        struct steady_res r;
+        double left;
+
+        if (ph > STEADY_WARMUP && L->told < STEADY_MEASURE)
+                tell_all(L, DP_MEASURE);
+        if (ph == STEADY_DONE && L->told < STEADY_DONE)
+                tell_all(L, DP_STOP);
+        L->told = ph;
+        drivers_ci_result(L->ci, &r, &left);
+        L->cb->steady(L->s, ph, &r, left); /* opens the window once it measures */
+}
+
 /* The tick: the progress line, --target-ci's rule, and the reaping of a driver whose exit
  * is not watched (no pidfd). */
 static void on_tick_t(struct re_timer *t)
@@ -347,25 +377,8 @@ static void on_tick_t(struct re_timer *t)
         for (unsigned i = 0; i < L->n; i++)
                 if (L->dv[i].pidfd < 0)
                         reap(&L->dv[i], 0);
-        if (L->go_ns && L->ci && !L->stopped) {
-                /* the rule on the merged series (scale_drivers_ci.h): "measure", then "stop",
-                 * to every driver as it says, the window opened with the first */
-                enum steady_phase ph = drivers_ci_merge(L->ci);
-                struct dp_msg m = {.kind = ph == STEADY_DONE ? DP_STOP : DP_MEASURE};
-                struct steady_res r;
-                double left;
-                char e[300];
-
-                if ((ph > STEADY_WARMUP && L->told < STEADY_MEASURE) ||
-                    (ph == STEADY_DONE && L->told < STEADY_DONE))
-                        for (unsigned i = 0; i < L->n; i++)
-                                if (L->dv[i].car && !L->dv[i].eof &&
-                                    dp_carrier_send(L->dv[i].car, &m, e, sizeof(e)) < 0)
-                                        log_warn("scale: %s", e);
-                L->told = ph;
-                drivers_ci_result(L->ci, &r, &left);
-                L->cb->steady(L->s, ph, &r, left); /* opens the window once it measures */
-        }
+        if (L->go_ns && L->ci && !L->stopped)
+                steer(L);
         if (L->go_ns && L->cb->tick)
                 L->cb->tick(L->s, el);
         re_timer_arm(L->re, t, clk_now_ns() + TICK_NS);

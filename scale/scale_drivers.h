@@ -13,12 +13,19 @@
  * VM's cgroups, so its CPU is the VM's, in cpu_by_owner.vms and in the
  * VM's quota, not in driver), drivers[].where the backend's driver_where.
  *
+ * Each driver is spoken to through a carrier (core/driverproto.h): the
+ * pipe for one on this host (cgroup placement, and a guest's bridge, which
+ * moves the guest's times into this host's clock itself), ssh for one on
+ * another host (the static backend's driver_host), whose clock offset is
+ * measured before the go as the shortest of DP_CLOCK_TRIES round trips.
+ *
  * The window: each driver connects and prepares, prints "hcisweep-driver
- * ready" and waits; once all are ready (or gone) the controller writes
- * "go" to every one at once and each answers "hcisweep-driver started NS"
- * (CLOCK_REALTIME, the same clock here): start_skew_ms is how much later
- * than the controller's go it began; a driver late by more than 1% of
- * --time is flagged ("late": true) and warned about. The window opens
+ * ready" and waits; once all are ready (or gone) the controller measures
+ * each one's clock, writes "go" to every one at once and each answers
+ * "hcisweep-driver started NS" (CLOCK_REALTIME of its host, moved into the
+ * controller's by its carrier): start_skew_ms is how much later than the
+ * controller's go it began; a driver off by more than 1% of --time either
+ * way is flagged ("late": true) and warned about. The window opens
  * (probe, cluster, block load) --warmup-time after the go. With
  * --target-ci each driver runs
  * with --steady-remote and the controller applies the steady-state rule
@@ -29,8 +36,9 @@
  *
  * Faults: a driver that exits before it is ready, dies, is killed, hangs
  * past its window (--warmup-time + --time + --lost-vm-timeout + 30 s: it
- * is SIGKILLed) or leaves a result --merge refuses is left out of the
- * merge; the run is degraded with "vmI: driver ..." and goes on. Ctrl-C
+ * is SIGKILLed), writes a line the protocol refuses (named) or leaves a
+ * result --merge refuses is left out of the merge; the run is degraded with "vmI: driver ..." and
+ * goes on. Ctrl-C
  * (*stop set) ends every driver's input, which stops its run as SIGINT
  * does and saves what it measured (partial); those results are merged and the step is
  * partial. Every driver is reaped before the run returns, and each dies
@@ -39,8 +47,11 @@
  * The merged figures (oltp/merge.h, the one merge routine of `oltp run
  * --merge`) come back as an engine result, its hosts[] by VM (host h is
  * VM h+1, empty for a driver left out), so the step is built as with
- * controller placement; st->drivers gains drivers[] {vm, where, pid,
- * cpu_s, start_skew_ms, late, exit, tps, result, error}.
+ * controller placement; st->drivers gains drivers[] {vm, where, host, pid,
+ * cpu_s (the driver's own CPU, from its result line's cpu=; null when it
+ * gave none), start_skew_ms, late, exit, tps, result, carrier ("pipe",
+ * "ssh"), clock_offset_ms (its clock minus the controller's; null when not
+ * measured), clock_err_ms (half the round trip it was measured in), error}.
  */
 #ifndef HCI_SCALE_SCALE_DRIVERS_H
 #define HCI_SCALE_SCALE_DRIVERS_H
