@@ -43,6 +43,8 @@ PKGS=(
   # scale --driver-placement vm on a static inventory: drivers over OpenSSH, and the
   # test's own sshd (tests/integration/test_scale_ssh.sh)
   openssh-client openssh-server
+  # GNU time's max RSS: a long series is reported in bounded memory (tests/cli/test_series_read.sh)
+  time
 )
 
 # sshd wants its privilege-separation directory, which lives on a tmpfs and is

@@ -34,7 +34,7 @@ ref = r["monitor"]["samples"]
 assert set(ref) >= {"file", "rows"}, ref
 rows = [json.loads(x) for x in open(os.path.join(d, ref["file"]))]
 assert len(rows) >= ref["rows"] >= 30, (len(rows), ref)
-assert all("cpu" in x and "at" in x for x in rows[:ref["rows"]]), rows[0]
+assert all("cpu" in x and "t" in x for x in rows[:ref["rows"]]), rows[0]
 PY
 expect_rc 0 "$HCISWEEP" report "$(dirname "$LONG")" --output-dir "$T/rep"
 grep -q '<svg' "$T/rep/report.html" || fail "no plot in the report"
