@@ -23,6 +23,17 @@
 
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(RES_REAL_DIGITS))
 
+json_t *res_window_json(int64_t start_ms, int64_t end_ms)
+{
+        char a[32], b[32];
+
+        if (start_ms <= 0 || end_ms < start_ms)
+                return json_null();
+        clk_iso8601_ms(start_ms, a, sizeof(a));
+        clk_iso8601_ms(end_ms, b, sizeof(b));
+        return json_pack("{s:s,s:s}", "start", a, "end", b);
+}
+
 json_t *res_as_written(const json_t *j)
 {
         char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER |

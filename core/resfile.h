@@ -8,6 +8,8 @@
 #ifndef HCI_RESFILE_H
 #define HCI_RESFILE_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 #define RES_SCHEMA_VERSION 1
@@ -21,6 +23,13 @@
  * New reference, or NULL on ENOMEM.
  */
 json_t *res_new(const char *kind, json_t *config);
+
+/*
+ * A wall-clock window {"start","end"} (ISO-8601 UTC with ms) from clk_real_ms() values: what a
+ * step, a repeat, a block point and their warm-ups record. null when start_ms <= 0 or end_ms <
+ * start_ms (no such window). New reference, NULL on ENOMEM.
+ */
+json_t *res_window_json(int64_t start_ms, int64_t end_ms);
 
 /*
  * j as a reader of its file will see it: dumped with RES_REAL_DIGITS and
