@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(RES_REAL_DIGITS))
+/* A series row: one line. */
+#define ROW_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(RES_REAL_DIGITS))
 
 json_t *res_window_json(int64_t start_ms, int64_t end_ms)
 {
@@ -422,6 +424,7 @@ int res_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
 struct res_series {
         FILE *f;
         char path[4200];
+        char *last; /* the last complete row as the file holds it, without its newline */
 };
 
 static int series_err(const char *path, int rc, char *err, size_t errlen)
@@ -454,19 +457,25 @@ static int read_line(FILE *f, char *buf, size_t cap, size_t *n)
 }
 
 /* Complete rows of f, and the offset where they end (a torn tail starts there). */
-static int count_rows(FILE *f, size_t *rows, off_t *end)
+static int count_rows(struct res_series *s, size_t *rows, off_t *end)
 {
         char *buf = malloc(RES_SERIES_LINE_MAX);
         size_t n;
         int rc;
 
-        if (!buf)
+        s->last = malloc(RES_SERIES_LINE_MAX);
+        if (!buf || !s->last) {
+                free(buf);
                 return -ENOMEM;
+        }
+        s->last[0] = '\0';
         *rows = 0;
         *end = 0;
-        while (!(rc = read_line(f, buf, RES_SERIES_LINE_MAX, &n)) || rc == -E2BIG) {
+        while (!(rc = read_line(s->f, buf, RES_SERIES_LINE_MAX, &n)) || rc == -E2BIG) {
                 ++*rows;
-                *end = ftello(f);
+                *end = ftello(s->f);
+                memcpy(s->last, buf, rc ? 0 : n - 1);
+                s->last[rc ? 0 : n - 1] = '\0';
         }
         free(buf);
         return rc == -EIO ? rc : 0;
@@ -492,7 +501,7 @@ int res_series_open(struct res_series **out, const char *dir, const char *name, 
                 goto out;
         }
         rewind(s->f);
-        rc = count_rows(s->f, &n, &end);
+        rc = count_rows(s, &n, &end);
         if (!rc && ftruncate(fileno(s->f), end) < 0)
                 rc = -errno;
         if (!rc && fseeko(s->f, 0, SEEK_END) < 0)
@@ -502,6 +511,7 @@ out:
                 series_err(s->path, rc, err, errlen);
                 if (s->f)
                         fclose(s->f);
+                free(s->last);
                 free(s);
                 return rc;
         }
@@ -513,9 +523,7 @@ out:
 
 int res_series_add(struct res_series *s, const json_t *row, char *err, size_t errlen)
 {
-        if (json_dumpf(row, s->f,
-                       JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(RES_REAL_DIGITS)) ||
-            fputc('\n', s->f) == EOF)
+        if (json_dumpf(row, s->f, ROW_FLAGS) || fputc('\n', s->f) == EOF)
                 return series_err(s->path, errno ? -errno : -EIO, err, errlen);
         return 0;
 }
@@ -532,6 +540,7 @@ int res_series_close(struct res_series *s, char *err, size_t errlen)
                 rc = -errno;
         if (rc)
                 series_err(s->path, rc, err, errlen);
+        free(s->last);
         free(s);
         return rc;
 }
@@ -541,8 +550,24 @@ static int is_series_key(const char *key)
         return !strcmp(key, "samples") || !strcmp(key, "intervals") || !strcmp(key, "series");
 }
 
-/* Append rows[have..] to dir/name; a file holding more rows than the series (a
- * result rebuilt in another order) is written again from its first row. */
+/* 1 when the file's rows are the first of rows: its last one is rows' row at that index. */
+static int holds_prefix(const struct res_series *s, size_t have, const json_t *rows)
+{
+        char *text;
+        int same;
+
+        if (!have)
+                return 1;
+        if (have > json_array_size(rows))
+                return 0;
+        text = json_dumps(json_array_get(rows, have - 1), ROW_FLAGS);
+        same = text && !strcmp(text, s->last);
+        free(text);
+        return same;
+}
+
+/* Append rows[have..] to dir/name. A file whose rows are not the first of the series (a step
+ * measured again, whose new monitor replaced the old one) is written again from its first. */
 static int series_write(const char *dir, const char *name, const json_t *rows, char *err,
                         size_t errlen)
 {
@@ -550,7 +575,7 @@ static int series_write(const char *dir, const char *name, const json_t *rows, c
         size_t have, i;
         int rc = res_series_open(&s, dir, name, &have, err, errlen);
 
-        if (!rc && have > json_array_size(rows)) {
+        if (!rc && !holds_prefix(s, have, rows)) {
                 if (ftruncate(fileno(s->f), 0) < 0 || fseeko(s->f, 0, SEEK_SET) < 0)
                         rc = series_err(s->path, -errno, err, errlen);
                 have = 0;
