@@ -99,8 +99,8 @@ int res_check_dir(const char *path, char *err, size_t errlen);
 /* What a reader keeps of all a result's series together, in bytes of their rows' text: a longer
  * series is read as evenly spaced rows (every k-th), each series keeping at least
  * RES_SERIES_KEEP_MIN (a row in memory takes about 15 times its text). */
-#define RES_SERIES_KEEP_BUDGET (2 << 20)
-#define RES_SERIES_KEEP_MIN    (128 << 10)
+#define RES_SERIES_KEEP_BUDGET (512 << 10)
+#define RES_SERIES_KEEP_MIN    (32 << 10)
 
 struct res_series;
 

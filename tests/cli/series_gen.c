@@ -77,7 +77,7 @@ int main(int argc, char **argv)
         char err[512], path[4200], start[32];
         size_t nsamples = 0, nivs = 0;
         off_t mb;
-        json_t *r;
+        json_t *r, *cfg;
 
         if (argc != 3 || (mb = atol(argv[2])) <= 0) {
                 fprintf(stderr, "usage: series_gen DIR MB\n");
@@ -91,7 +91,9 @@ int main(int argc, char **argv)
                 return 4;
         }
         clk_iso8601_ms(clk_real_ms() - (int64_t)nsamples * 1000, start, sizeof(start));
-        r = res_new("oltp", json_object());
+        cfg = json_object();
+        r = res_new("oltp", cfg); /* takes its own reference */
+        json_decref(cfg);
         json_object_set_new(r, "monitor",
                             json_pack("{s:s,s:f,s:{s:s,s:s,s:I},s:{s:o,s:f,s:b,s:s,s:i}}",
                                       "started_at", start, "interval_s", 1.0, "samples", "file",

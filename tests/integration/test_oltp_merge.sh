@@ -24,6 +24,7 @@ grep -q "^Merged TPS" <<<"$OUT" || fail "no merged TPS line: $OUT"
 grep -q "total number of events:" <<<"$OUT" || fail "the merge is not printed like a run: $OUT"
 M=$(sed -n 's/^result: //p' <<<"$OUT")
 [ -f "$M" ] || fail "no merged result file: $OUT"
+series_inline "$M" >"$T/m.json" && M=$T/m.json
 python3 - "$T/a.json" "$T/b.json" "$M" <<'PY' || fail "merged figures"
 import json, math, sys
 a, b, m = (json.load(open(p)) for p in sys.argv[1:4])
