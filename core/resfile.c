@@ -117,6 +117,14 @@ static char *dir_of(const char *path)
         return strndup(path, (size_t)(slash - path));
 }
 
+void res_dirname(const char *path, char *dir, size_t len)
+{
+        const char *slash = strrchr(path, '/');
+
+        snprintf(dir, len, "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
+                 slash ? path : ".");
+}
+
 static int fsync_dir(const char *path)
 {
         char *dir = dir_of(path);
@@ -196,6 +204,72 @@ out:
         return ret;
 }
 
+/* The end of the string starting at s[i] == '"' (the index of its closing quote). */
+static size_t string_end(const char *s, size_t i)
+{
+        for (i++; s[i] && s[i] != '"'; i++)
+                if (s[i] == '\\' && s[i + 1])
+                        i++;
+        return i;
+}
+
+/* The index of the ']' closing the array at s[i] == '[', or 0 when it holds an object. */
+static size_t flat_array_end(const char *s, size_t i)
+{
+        int depth = 0;
+
+        for (; s[i]; i++) {
+                if (s[i] == '"')
+                        i = string_end(s, i);
+                else if (s[i] == '{')
+                        return 0;
+                else if (s[i] == '[')
+                        depth++;
+                else if (s[i] == ']' && --depth == 0)
+                        return i;
+        }
+        return 0;
+}
+
+/*
+ * Pretty text with every array that holds no object on one line ("[1924, 1]", a histogram's
+ * buckets): jansson puts each number on a line of its own, which made a histogram of a few
+ * hundred buckets the biggest part of a result, growing with the run. In place.
+ */
+static void flatten_arrays(char *s)
+{
+        size_t r = 0, w = 0, end;
+
+        while (s[r]) {
+                if (s[r] == '"') {
+                        end = string_end(s, r);
+                        memmove(s + w, s + r, end - r + 1);
+                        w += end - r + 1;
+                        r = end + 1;
+                        continue;
+                }
+                if (s[r] != '[' || !(end = flat_array_end(s, r))) {
+                        s[w++] = s[r++];
+                        continue;
+                }
+                for (; r <= end; r++) {
+                        if (s[r] == '"') {
+                                size_t e = string_end(s, r);
+
+                                memmove(s + w, s + r, e - r + 1);
+                                w += e - r + 1;
+                                r = e;
+                        } else if (s[r] == ',') {
+                                s[w++] = ',';
+                                s[w++] = ' '; /* ",\n  " is at least two bytes: room for it */
+                        } else if (s[r] != ' ' && s[r] != '\n') {
+                                s[w++] = s[r];
+                        }
+                }
+        }
+        s[w] = '\0';
+}
+
 int res_write_json(const char *path, const json_t *j, char *err, size_t errlen)
 {
         char *text = json_dumps(j, DUMP_FLAGS);
@@ -207,6 +281,7 @@ int res_write_json(const char *path, const json_t *j, char *err, size_t errlen)
                 snprintf(err, errlen, "%s: cannot encode JSON: %s", path, strerror(ENOMEM));
                 return -ENOMEM;
         }
+        flatten_arrays(text);
         /* end with a newline so the file is a proper text file for cat and diff */
         len = strlen(text);
         nl = realloc(text, len + 2);
@@ -750,32 +825,40 @@ static int append_row(void *user, json_t *row, size_t i)
 
 struct resolve {
         const char *dir;
-        size_t keep; /* bytes of row text kept of one series */
+        size_t keep;  /* bytes of row text kept of one series; 0: every row */
+        size_t whole; /* exact: bytes of the files read so far */
         char *err;
         size_t errlen;
 };
 
-/* Every k-th row so that what is kept of the file's text stays within rs->keep. */
-static size_t thinning(const struct resolve *rs, const json_t *ref)
+/* The size of the file ref names (0 when it cannot be seen: the read says why). */
+static size_t ref_size(const struct resolve *rs, const json_t *ref)
 {
         const char *f = ref_file(ref);
         char path[4200];
         struct stat st;
 
         snprintf(path, sizeof(path), "%s/%s", rs->dir, f ? f : "");
-        if (!f || stat(path, &st) < 0 || (size_t)st.st_size <= rs->keep)
-                return 1;
-        return ((size_t)st.st_size + rs->keep - 1) / rs->keep;
+        return f && !stat(path, &st) ? (size_t)st.st_size : 0;
 }
 
 static int resolve_one(struct resolve *rs, json_t *holder, const char *key, const json_t *ref)
 {
-        size_t every = thinning(rs, ref);
-        json_t *a = json_array();
+        size_t size = ref_size(rs, ref), every = 1;
+        json_t *a;
         char k[80];
         int rc;
 
-        if (!a)
+        if (rs->keep && size > rs->keep) /* every k-th row: what is kept stays within keep */
+                every = (size + rs->keep - 1) / rs->keep;
+        if (!rs->keep && (rs->whole += size) > RES_FILE_MAX) {
+                snprintf(rs->err, rs->errlen,
+                         "%s: series files larger than %d MiB together, the limit for reading "
+                         "every row",
+                         rs->dir, RES_FILE_MAX >> 20);
+                return -EFBIG;
+        }
+        if (!(a = json_array()))
                 return -ENOMEM;
         rc = res_series_foreach(rs->dir, ref, every, append_row, a, rs->err, rs->errlen);
         if (rc == -ENOMEM)
@@ -827,7 +910,7 @@ static int resolve_value(struct resolve *rs, json_t *v)
 int res_series_resolve(json_t *doc, const char *dir, char *err, size_t errlen)
 {
         size_t nref = count_refs(doc);
-        struct resolve rs = {dir, 0, err, errlen};
+        struct resolve rs = {dir, 0, 0, err, errlen};
 
         if (!nref)
                 return 0;
@@ -835,4 +918,11 @@ int res_series_resolve(json_t *doc, const char *dir, char *err, size_t errlen)
         if (rs.keep < RES_SERIES_KEEP_MIN)
                 rs.keep = RES_SERIES_KEEP_MIN;
         return resolve_value(&rs, doc);
+}
+
+int res_series_resolve_exact(json_t *doc, const char *dir, char *err, size_t errlen)
+{
+        struct resolve rs = {dir, 0, 0, err, errlen};
+
+        return count_refs(doc) ? resolve_value(&rs, doc) : 0;
 }

@@ -65,6 +65,10 @@ int res_write_text(const char *path, const char *text, unsigned long len, char *
  */
 int res_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
 
+/* The directory holding path into dir ("." when path has no slash, "/" for "/x"): where a
+ * result's series files are. */
+void res_dirname(const char *path, char *dir, size_t len);
+
 /* mkdir -p. 0 or -errno with err set. */
 int res_mkdirs(const char *path, char *err, size_t errlen);
 
@@ -144,5 +148,12 @@ int res_series_foreach(const char *dir, const json_t *ref, size_t every,
  * 0 or -errno with err set.
  */
 int res_series_resolve(json_t *doc, const char *dir, char *err, size_t errlen);
+
+/*
+ * The same with every row, for a reader whose figures must be exact (a merge of results
+ * adds interval to interval): -EFBIG when the files are larger than RES_FILE_MAX together,
+ * the limit of every reader of results. 0 or -errno with err set.
+ */
+int res_series_resolve_exact(json_t *doc, const char *dir, char *err, size_t errlen);
 
 #endif

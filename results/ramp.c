@@ -655,7 +655,6 @@ int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err,
 
 int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t errlen)
 {
-        const char *slash = strrchr(path, '/');
         char *buf, why[512], dir[4200];
         size_t len;
         int rc = res_read_file(path, &buf, &len, err, errlen);
@@ -663,8 +662,7 @@ int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t er
         memset(out, 0, sizeof(*out));
         if (rc)
                 return rc;
-        snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
-                 slash ? path : ".");
+        res_dirname(path, dir, sizeof(dir));
         rc = parse_in(buf, len, dir, out, why, sizeof(why));
         if (rc)
                 snprintf(err, errlen, "%s: %s", path, why);

@@ -28,13 +28,9 @@ double res_share(const json_t *o, const char *key)
 /* The series a result names (files beside it, core/resfile.h) read in, thinned to a bound. */
 static int resolve_series(json_t *doc, const char *path, char *err, size_t errlen)
 {
-        const char *slash = strrchr(path, '/');
         char dir[4200];
 
-        if (!slash)
-                snprintf(dir, sizeof(dir), ".");
-        else
-                snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+        res_dirname(path, dir, sizeof(dir));
         return res_series_resolve(doc, dir, err, errlen);
 }
 

@@ -161,6 +161,35 @@ static void test_thinned_and_refused(void **state)
         json_decref(row);
 }
 
+/* Arrays without objects are written on one line; strings with brackets and commas are kept. */
+static void test_flat_arrays(void **state)
+{
+        json_t *doc = json_loads("{\"buckets\":[[1924,1],[1930,2]],\"s\":[\"a, [b]\",\"{\\\"q\"],"
+                                 "\"o\":[{\"k\":[1,2]}],\"e\":[]}",
+                                 0, NULL),
+               *back;
+        char path[128], err[256], line[256];
+        int found = 0;
+        FILE *f;
+
+        (void)state;
+        assert_non_null(doc);
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        assert_int_equal(res_write_json(path, doc, err, sizeof(err)), 0);
+        back = json_load_file(path, 0, NULL);
+        assert_true(json_equal(doc, back));
+        f = fopen(path, "r");
+        assert_non_null(f);
+        while (fgets(line, sizeof(line), f))
+                found |= !strcmp(line, "  \"buckets\": [[1924, 1], [1930, 2]],\n") << 0 |
+                         !strcmp(line, "  \"s\": [\"a, [b]\", \"{\\\"q\"],\n") << 1 |
+                         !strcmp(line, "      \"k\": [1, 2]\n") << 2;
+        fclose(f);
+        assert_int_equal(found, 7);
+        json_decref(doc);
+        json_decref(back);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -168,6 +197,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_changed_rows_rewritten, setup, teardown),
             cmocka_unit_test_setup_teardown(test_torn_tail_cut, setup, teardown),
             cmocka_unit_test_setup_teardown(test_thinned_and_refused, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_flat_arrays, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
