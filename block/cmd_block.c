@@ -633,6 +633,8 @@ static json_t *point_json(struct block_cmd *b, const struct blk_point_spec *p,
         if (p->rw == BLK_RW_RANDRW)
                 json_object_set_new(j, "rwmixread", json_integer(p->rwmixread));
         json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
+        json_object_set_new(j, "window", res_window_json(r->win_start_ms, r->win_end_ms));
+        json_object_set_new(j, "warmup", res_window_json(r->warm_ms, r->win_start_ms));
         if (r->have_steady)
                 json_object_set_new(j, "steady", steady_to_json(&r->steady));
         for (unsigned i = 0; i < r->ntargets && r->ntargets > 1; i++) {

@@ -1028,6 +1028,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
                 }
         }
         t0 = clk_now_ns();
+        res->warm_ms = clk_real_ms();
         if ((rc = steady_open(&sb, p, t0)) < 0)
                 return rc;
         atomic_store(&r->measure_from, p->ramp_ns || p->ramp_until_told || sb.st ? UINT64_MAX : t0);
@@ -1038,6 +1039,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
         }
         ramp(r, p, &sb, t0);
         res->t_start_ns = atomic_load(&r->measure_from);
+        res->win_start_ms = clk_real_ms() - (int64_t)((clk_now_ns() - res->t_start_ns) / 1000000);
         u0 = cpu_seconds(1);
         s0 = cpu_seconds(0);
         end = res->t_start_ns + p->run_ns;
@@ -1055,6 +1057,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
                         prog(user, (clk_now_ns() - t0) / 1e9, last[0] + last[1]);
         }
         res->t_end_ns = clk_now_ns();
+        res->win_end_ms = clk_real_ms();
         atomic_store(&r->measure_until, res->t_end_ns);
         atomic_store(&r->measure_told, 0); /* told for this point only */
         /* CPU of the measured window only: the drain after it is not in runtime_s either. */

@@ -131,6 +131,9 @@ struct blk_point_result {
         struct blk_interval *iv;       /* all targets together */
         double cpu_user_s, cpu_sys_s;  /* this process during the measured part */
         uint64_t t_start_ns, t_end_ns; /* measured window (clk_now_ns) */
+        /* the same in wall-clock ms (clk_real_ms): the point's start (its warm-up from here to
+         * win_start_ms), its measured window */
+        int64_t warm_ms, win_start_ms, win_end_ms;
         int interrupted;
         int have_steady; /* target_ci_pct was set */
         struct steady_res steady;

@@ -80,6 +80,7 @@ struct sample {
 struct mon {
         unsigned interval_ms;
         uint64_t start_ns;
+        int64_t start_real_ms; /* start_ns in wall-clock ms: samples' t lines up with dashboards */
         long hz;
         pthread_t thread;
         int running;
@@ -406,6 +407,7 @@ struct mon *mon_start(unsigned interval_ms, char *err, size_t errlen)
         if (ret < 0)
                 goto out;
         m->start_ns = m->prev->t_ns;
+        m->start_real_ms = clk_real_ms() - (int64_t)((clk_now_ns() - m->start_ns) / 1000000);
         ret = -pthread_create(&m->thread, NULL, mon_thread, m);
         if (ret < 0) {
                 snprintf(err, errlen, "monitor thread: %s", strerror(-ret));
@@ -728,6 +730,7 @@ static json_t *summary_json(const struct mon *m)
 json_t *mon_to_json(const struct mon *m)
 {
         json_t *o = json_object(), *samples = json_array();
+        char start[32];
         size_t i;
         int bad = !o || !samples;
 
@@ -738,6 +741,8 @@ json_t *mon_to_json(const struct mon *m)
                 json_decref(o);
                 return NULL;
         }
+        clk_iso8601_ms(m->start_real_ms, start, sizeof(start));
+        bad |= json_object_set_new(o, "started_at", json_string(start));
         bad |= json_object_set_new(o, "interval_s", json_real(m->interval_ms / 1000.0));
         bad |= json_object_set_new(o, "samples", samples);
         bad |= json_object_set_new(o, "summary", summary_json(m));

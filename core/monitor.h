@@ -62,7 +62,8 @@ unsigned mon_cpus_between(const struct mon *m, uint64_t t0, uint64_t t1, const c
 
 /*
  * The "monitor" object of the README's JSON:
- * {"interval_s":2,"samples":[{"t":s_since_start,"cpu":{user,system,iowait,steal,idle,...},
+ * {"started_at":"ISO-8601 UTC with ms, where t is
+ * 0","interval_s":2,"samples":[{"t":s_since_start,"cpu":{user,system,iowait,steal,idle,...},
  *   "cpus":[{...} per cpu],"disks":{"vda":{"r_iops","w_iops","r_bytes_s","w_bytes_s","util"}},
  *   "net":{"lo":{"rx_bytes_s","tx_bytes_s"}},"pids":{"label":{"cpu_pct","majflt"}}}],
  *  "summary":{"cpu":{...mean...},"steal_max":..,"untrusted":bool,"reason":".."}}

@@ -22,6 +22,19 @@
 #include <unistd.h>
 
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(RES_REAL_DIGITS))
+/* A series row: one line. */
+#define ROW_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(RES_REAL_DIGITS))
+
+json_t *res_window_json(int64_t start_ms, int64_t end_ms)
+{
+        char a[32], b[32];
+
+        if (start_ms <= 0 || end_ms < start_ms)
+                return json_null();
+        clk_iso8601_ms(start_ms, a, sizeof(a));
+        clk_iso8601_ms(end_ms, b, sizeof(b));
+        return json_pack("{s:s,s:s}", "start", a, "end", b);
+}
 
 json_t *res_as_written(const json_t *j)
 {
@@ -104,6 +117,14 @@ static char *dir_of(const char *path)
         return strndup(path, (size_t)(slash - path));
 }
 
+void res_dirname(const char *path, char *dir, size_t len)
+{
+        const char *slash = strrchr(path, '/');
+
+        snprintf(dir, len, "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
+                 slash ? path : ".");
+}
+
 static int fsync_dir(const char *path)
 {
         char *dir = dir_of(path);
@@ -183,6 +204,72 @@ out:
         return ret;
 }
 
+/* The end of the string starting at s[i] == '"' (the index of its closing quote). */
+static size_t string_end(const char *s, size_t i)
+{
+        for (i++; s[i] && s[i] != '"'; i++)
+                if (s[i] == '\\' && s[i + 1])
+                        i++;
+        return i;
+}
+
+/* The index of the ']' closing the array at s[i] == '[', or 0 when it holds an object. */
+static size_t flat_array_end(const char *s, size_t i)
+{
+        int depth = 0;
+
+        for (; s[i]; i++) {
+                if (s[i] == '"')
+                        i = string_end(s, i);
+                else if (s[i] == '{')
+                        return 0;
+                else if (s[i] == '[')
+                        depth++;
+                else if (s[i] == ']' && --depth == 0)
+                        return i;
+        }
+        return 0;
+}
+
+/*
+ * Pretty text with every array that holds no object on one line ("[1924, 1]", a histogram's
+ * buckets): jansson puts each number on a line of its own, which made a histogram of a few
+ * hundred buckets the biggest part of a result, growing with the run. In place.
+ */
+static void flatten_arrays(char *s)
+{
+        size_t r = 0, w = 0, end;
+
+        while (s[r]) {
+                if (s[r] == '"') {
+                        end = string_end(s, r);
+                        memmove(s + w, s + r, end - r + 1);
+                        w += end - r + 1;
+                        r = end + 1;
+                        continue;
+                }
+                if (s[r] != '[' || !(end = flat_array_end(s, r))) {
+                        s[w++] = s[r++];
+                        continue;
+                }
+                for (; r <= end; r++) {
+                        if (s[r] == '"') {
+                                size_t e = string_end(s, r);
+
+                                memmove(s + w, s + r, e - r + 1);
+                                w += e - r + 1;
+                                r = e;
+                        } else if (s[r] == ',') {
+                                s[w++] = ',';
+                                s[w++] = ' '; /* ",\n  " is at least two bytes: room for it */
+                        } else if (s[r] != ' ' && s[r] != '\n') {
+                                s[w++] = s[r];
+                        }
+                }
+        }
+        s[w] = '\0';
+}
+
 int res_write_json(const char *path, const json_t *j, char *err, size_t errlen)
 {
         char *text = json_dumps(j, DUMP_FLAGS);
@@ -194,6 +281,7 @@ int res_write_json(const char *path, const json_t *j, char *err, size_t errlen)
                 snprintf(err, errlen, "%s: cannot encode JSON: %s", path, strerror(ENOMEM));
                 return -ENOMEM;
         }
+        flatten_arrays(text);
         /* end with a newline so the file is a proper text file for cat and diff */
         len = strlen(text);
         nl = realloc(text, len + 2);
@@ -404,4 +492,437 @@ int res_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
         b[*len] = '\0';
         *buf = b;
         return 0;
+}
+
+/* ---- series files (resfile.h) ---------------------------------------------- */
+
+struct res_series {
+        FILE *f;
+        char path[4200];
+        char *last; /* the last complete row as the file holds it, without its newline */
+};
+
+static int series_err(const char *path, int rc, char *err, size_t errlen)
+{
+        write_error(path, rc, err, errlen);
+        return rc;
+}
+
+/* A line that fits the buffer is one row; a longer one reads as -E2BIG. *n = its length. */
+static int read_line(FILE *f, char *buf, size_t cap, size_t *n)
+{
+        int big = 0;
+
+        for (;;) {
+                size_t k;
+
+                if (!fgets(buf, (int)cap, f))
+                        return ferror(f) ? -EIO : (big ? -E2BIG : 1); /* 1: end */
+                k = strlen(buf);
+                if (k && buf[k - 1] == '\n') {
+                        *n = k;
+                        return big ? -E2BIG : 0;
+                }
+                if (feof(f)) { /* a last line without its newline: torn */
+                        *n = k;
+                        return big ? -E2BIG : 2;
+                }
+                big = 1;
+        }
+}
+
+/* Complete rows of f, and the offset where they end (a torn tail starts there). */
+static int count_rows(struct res_series *s, size_t *rows, off_t *end)
+{
+        char *buf = malloc(RES_SERIES_LINE_MAX);
+        size_t n;
+        int rc;
+
+        s->last = malloc(RES_SERIES_LINE_MAX);
+        if (!buf || !s->last) {
+                free(buf);
+                return -ENOMEM;
+        }
+        s->last[0] = '\0';
+        *rows = 0;
+        *end = 0;
+        while (!(rc = read_line(s->f, buf, RES_SERIES_LINE_MAX, &n)) || rc == -E2BIG) {
+                ++*rows;
+                *end = ftello(s->f);
+                memcpy(s->last, buf, rc ? 0 : n - 1);
+                s->last[rc ? 0 : n - 1] = '\0';
+        }
+        free(buf);
+        return rc == -EIO ? rc : 0;
+}
+
+int res_series_open(struct res_series **out, const char *dir, const char *name, size_t *rows,
+                    char *err, size_t errlen)
+{
+        struct res_series *s = calloc(1, sizeof(*s));
+        size_t n = 0;
+        off_t end = 0;
+        int rc;
+
+        *out = NULL;
+        if (!s) {
+                snprintf(err, errlen, "%s: out of memory", name);
+                return -ENOMEM;
+        }
+        snprintf(s->path, sizeof(s->path), "%s/%s", dir, name);
+        s->f = fopen(s->path, "a+e");
+        if (!s->f) {
+                rc = -errno;
+                goto out;
+        }
+        rewind(s->f);
+        rc = count_rows(s, &n, &end);
+        if (!rc && ftruncate(fileno(s->f), end) < 0)
+                rc = -errno;
+        if (!rc && fseeko(s->f, 0, SEEK_END) < 0)
+                rc = -errno;
+out:
+        if (rc) {
+                series_err(s->path, rc, err, errlen);
+                if (s->f)
+                        fclose(s->f);
+                free(s->last);
+                free(s);
+                return rc;
+        }
+        if (rows)
+                *rows = n;
+        *out = s;
+        return 0;
+}
+
+int res_series_add(struct res_series *s, const json_t *row, char *err, size_t errlen)
+{
+        if (json_dumpf(row, s->f, ROW_FLAGS) || fputc('\n', s->f) == EOF)
+                return series_err(s->path, errno ? -errno : -EIO, err, errlen);
+        return 0;
+}
+
+int res_series_close(struct res_series *s, char *err, size_t errlen)
+{
+        int rc = 0;
+
+        if (!s)
+                return 0;
+        if (fflush(s->f) || fsync(fileno(s->f)) < 0)
+                rc = -errno;
+        if (fclose(s->f) && !rc)
+                rc = -errno;
+        if (rc)
+                series_err(s->path, rc, err, errlen);
+        free(s->last);
+        free(s);
+        return rc;
+}
+
+static int is_series_key(const char *key)
+{
+        return !strcmp(key, "samples") || !strcmp(key, "intervals") || !strcmp(key, "series");
+}
+
+/* 1 when the file's rows are the first of rows: its last one is rows' row at that index. */
+static int holds_prefix(const struct res_series *s, size_t have, const json_t *rows)
+{
+        char *text;
+        int same;
+
+        if (!have)
+                return 1;
+        if (have > json_array_size(rows))
+                return 0;
+        text = json_dumps(json_array_get(rows, have - 1), ROW_FLAGS);
+        same = text && !strcmp(text, s->last);
+        free(text);
+        return same;
+}
+
+/* Append rows[have..] to dir/name. A file whose rows are not the first of the series (a step
+ * measured again, whose new monitor replaced the old one) is written again from its first. */
+static int series_write(const char *dir, const char *name, const json_t *rows, char *err,
+                        size_t errlen)
+{
+        struct res_series *s;
+        size_t have, i;
+        int rc = res_series_open(&s, dir, name, &have, err, errlen);
+
+        if (!rc && !holds_prefix(s, have, rows)) {
+                if (ftruncate(fileno(s->f), 0) < 0 || fseeko(s->f, 0, SEEK_SET) < 0)
+                        rc = series_err(s->path, -errno, err, errlen);
+                have = 0;
+        }
+        for (i = have; !rc && i < json_array_size(rows); i++)
+                rc = res_series_add(s, json_array_get(rows, i), err, errlen);
+        if (s && res_series_close(s, rc ? NULL : err, rc ? 0 : errlen) && !rc)
+                rc = -EIO;
+        return rc;
+}
+
+static json_t *series_ref(const char *name, size_t rows)
+{
+        return json_pack("{s:s,s:s,s:I}", "file", name, "format", "ndjson", "rows",
+                         (json_int_t)rows);
+}
+
+struct split {
+        const char *dir;
+        char *err;
+        size_t errlen;
+        int rc;
+};
+
+/* v with its series moved out (new reference); v itself (a new reference to it) when it
+ * holds none. name is v's path in the result, "a.0.b", at most 200 bytes. */
+static json_t *split_value(struct split *sp, const json_t *v, const char *name, int series)
+{
+        char sub[256], file[300];
+        const char *key;
+        json_t *x, *nx, *copy = NULL;
+        size_t i;
+
+        if (series && json_is_array(v) && json_array_size(v)) {
+                snprintf(file, sizeof(file), "%s%s", name, RES_SERIES_EXT);
+                sp->rc = series_write(sp->dir, file, v, sp->err, sp->errlen);
+                return sp->rc ? NULL : series_ref(file, json_array_size(v));
+        }
+        if (json_is_object(v) && strlen(name) < 200) {
+                json_object_foreach((json_t *)v, key, x)
+                {
+                        snprintf(sub, sizeof(sub), "%s%s%s", name, *name ? "." : "", key);
+                        nx = split_value(sp, x, sub, is_series_key(key));
+                        if (!nx || (nx != x && !copy && !(copy = json_copy((json_t *)v))) ||
+                            (nx != x && json_object_set(copy, key, nx))) {
+                                json_decref(nx);
+                                json_decref(copy);
+                                return NULL;
+                        }
+                        json_decref(nx);
+                }
+        } else if (json_is_array(v) && strlen(name) < 200) {
+                json_array_foreach((json_t *)v, i, x)
+                {
+                        snprintf(sub, sizeof(sub), "%s.%zu", name, i);
+                        nx = split_value(sp, x, sub, 0);
+                        if (!nx || (nx != x && !copy && !(copy = json_copy((json_t *)v))) ||
+                            (nx != x && json_array_set(copy, i, nx))) {
+                                json_decref(nx);
+                                json_decref(copy);
+                                return NULL;
+                        }
+                        json_decref(nx);
+                }
+        }
+        return copy ? copy : json_incref((json_t *)v);
+}
+
+int res_series_split(const char *dir, const json_t *result, json_t **out, char *err, size_t errlen)
+{
+        struct split sp = {dir, err, errlen, 0};
+
+        *out = split_value(&sp, result, "", 0);
+        if (*out)
+                return 0;
+        if (!sp.rc) {
+                snprintf(err, errlen, "%s: out of memory", dir);
+                sp.rc = -ENOMEM;
+        }
+        return sp.rc;
+}
+
+/* A reference names a plain file of the run directory: never a path elsewhere. */
+static const char *ref_file(const json_t *ref)
+{
+        const char *f = json_string_value(json_object_get(ref, "file"));
+
+        if (!json_is_object(ref) || !f || !*f || strchr(f, '/') || !strcmp(f, "..") ||
+            !strcmp(f, "."))
+                return NULL;
+        return f;
+}
+
+int res_series_foreach(const char *dir, const json_t *ref, size_t every,
+                       int (*row)(void *user, json_t *row, size_t i), void *user, char *err,
+                       size_t errlen)
+{
+        const char *name = ref_file(ref);
+        json_int_t want = json_integer_value(json_object_get(ref, "rows"));
+        char path[4200], *buf = NULL;
+        json_error_t e;
+        size_t i, n;
+        FILE *f = NULL;
+        int rc = 0;
+
+        if (!name || !json_is_integer(json_object_get(ref, "rows")) || want < 0) {
+                snprintf(err, errlen, "%s: a series reference needs a file name and rows", dir);
+                return -EINVAL;
+        }
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (!(f = fopen(path, "re")) || !(buf = malloc(RES_SERIES_LINE_MAX))) {
+                rc = f ? -ENOMEM : -errno;
+                snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+                goto out;
+        }
+        if (every < 1)
+                every = 1;
+        for (i = 0; !rc && i < (size_t)want; i++) {
+                int got = read_line(f, buf, RES_SERIES_LINE_MAX, &n);
+                json_t *r;
+
+                if (got == 1 || got == 2) /* fewer rows than named: what is there */
+                        break;
+                if (got < 0) {
+                        snprintf(err, errlen, "%s:%zu: %s", path, i + 1,
+                                 got == -E2BIG ? "row longer than 1 MiB" : strerror(-got));
+                        rc = got == -E2BIG ? -EINVAL : got;
+                        break;
+                }
+                if (i % every)
+                        continue;
+                if (!(r = json_loadb(buf, n, 0, &e))) {
+                        snprintf(err, errlen, "%s:%zu: JSON: %s", path, i + 1, e.text);
+                        rc = -EINVAL;
+                        break;
+                }
+                rc = row(user, r, i);
+                json_decref(r);
+        }
+out:
+        free(buf);
+        if (f)
+                fclose(f);
+        return rc;
+}
+
+static int is_ref(const char *key, const json_t *v)
+{
+        return is_series_key(key) && json_is_object(v) && json_object_get(v, "file");
+}
+
+/* How many series references doc holds. */
+static size_t count_refs(const json_t *v)
+{
+        const char *key;
+        const json_t *x;
+        size_t i, n = 0;
+
+        if (json_is_object(v)) {
+                json_object_foreach((json_t *)v, key, x) n += is_ref(key, x) ? 1 : count_refs(x);
+        } else if (json_is_array(v)) {
+                json_array_foreach((json_t *)v, i, x) n += count_refs(x);
+        }
+        return n;
+}
+
+static int append_row(void *user, json_t *row, size_t i)
+{
+        (void)i;
+        return json_array_append((json_t *)user, row) ? -ENOMEM : 0;
+}
+
+struct resolve {
+        const char *dir;
+        size_t keep;  /* bytes of row text kept of one series; 0: every row */
+        size_t whole; /* exact: bytes of the files read so far */
+        char *err;
+        size_t errlen;
+};
+
+/* The size of the file ref names (0 when it cannot be seen: the read says why). */
+static size_t ref_size(const struct resolve *rs, const json_t *ref)
+{
+        const char *f = ref_file(ref);
+        char path[4200];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/%s", rs->dir, f ? f : "");
+        return f && !stat(path, &st) ? (size_t)st.st_size : 0;
+}
+
+static int resolve_one(struct resolve *rs, json_t *holder, const char *key, const json_t *ref)
+{
+        size_t size = ref_size(rs, ref), every = 1;
+        json_t *a;
+        char k[80];
+        int rc;
+
+        if (rs->keep && size > rs->keep) /* every k-th row: what is kept stays within keep */
+                every = (size + rs->keep - 1) / rs->keep;
+        if (!rs->keep && (rs->whole += size) > RES_FILE_MAX) {
+                snprintf(rs->err, rs->errlen,
+                         "%s: series files larger than %d MiB together, the limit for reading "
+                         "every row",
+                         rs->dir, RES_FILE_MAX >> 20);
+                return -EFBIG;
+        }
+        if (!(a = json_array()))
+                return -ENOMEM;
+        rc = res_series_foreach(rs->dir, ref, every, append_row, a, rs->err, rs->errlen);
+        if (rc == -ENOMEM)
+                snprintf(rs->err, rs->errlen, "%s: out of memory", rs->dir);
+        snprintf(k, sizeof(k), "%s_every", key);
+        if (!rc && every > 1 && json_object_set_new(holder, k, json_integer((json_int_t)every)))
+                rc = -ENOMEM;
+        if (!rc && json_object_set_new(holder, key, a))
+                return -ENOMEM;
+        if (rc)
+                json_decref(a);
+        return rc;
+}
+
+/* The objects's series are replaced once its keys are walked: a key added while walking
+ * ("samples_every") could move the others in the table. */
+static int resolve_value(struct resolve *rs, json_t *v)
+{
+        const char *key, *refs[16];
+        unsigned nrefs = 0;
+        json_t *x;
+        size_t i;
+        int rc = 0;
+
+        if (json_is_array(v)) {
+                json_array_foreach(v, i, x) if ((rc = resolve_value(rs, x))) return rc;
+                return 0;
+        }
+        if (!json_is_object(v))
+                return 0;
+        json_object_foreach(v, key, x)
+        {
+                if (!is_ref(key, x))
+                        rc = resolve_value(rs, x);
+                else if (nrefs < 16)
+                        refs[nrefs++] = key;
+                if (rc)
+                        return rc;
+        }
+        for (unsigned k = 0; !rc && k < nrefs; k++) {
+                char name[64];
+
+                snprintf(name, sizeof(name), "%s", refs[k]); /* the key goes with its value */
+                rc = resolve_one(rs, v, name, json_object_get(v, name));
+        }
+        return rc;
+}
+
+int res_series_resolve(json_t *doc, const char *dir, char *err, size_t errlen)
+{
+        size_t nref = count_refs(doc);
+        struct resolve rs = {dir, 0, 0, err, errlen};
+
+        if (!nref)
+                return 0;
+        rs.keep = RES_SERIES_KEEP_BUDGET / nref;
+        if (rs.keep < RES_SERIES_KEEP_MIN)
+                rs.keep = RES_SERIES_KEEP_MIN;
+        return resolve_value(&rs, doc);
+}
+
+int res_series_resolve_exact(json_t *doc, const char *dir, char *err, size_t errlen)
+{
+        struct resolve rs = {dir, 0, 0, err, errlen};
+
+        return count_refs(doc) ? resolve_value(&rs, doc) : 0;
 }

@@ -816,6 +816,7 @@ static int check_file(struct oltp_merge *m, const char *path, struct stat *st, c
 
 int oltp_merge_add_file(struct oltp_merge *m, const char *path, char *err, size_t errlen)
 {
+        char dir[4200];
         json_error_t e;
         json_t *j;
         size_t len;
@@ -834,7 +835,13 @@ int oltp_merge_add_file(struct oltp_merge *m, const char *path, char *err, size_
                 snprintf(err, errlen, "%s:%d: not an oltp result: JSON: %s", path, e.line, e.text);
                 return -EINVAL;
         }
-        rc = oltp_merge_add(m, path, j, err, errlen);
+        /* a result of a run directory holds its intervals in the files beside it */
+        res_dirname(path, dir, sizeof(dir));
+        rc = res_series_resolve_exact(j, dir, err, errlen);
+        if (rc && rc != -ENOMEM)
+                rc = -EINVAL;
+        if (!rc)
+                rc = oltp_merge_add(m, path, j, err, errlen);
         json_decref(j);
         if (!rc) {
                 m->files[m->nfiles].dev = st.st_dev;

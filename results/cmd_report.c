@@ -335,6 +335,8 @@ static int render(const json_t *r, const struct run_view *v, const char *path, s
                 load_table(d, v, &v->s[i]);
                 rc = ramp_summary(d, v, &v->s[i]);
         }
+        if (!rc)
+                rc = report_time_series(d, r);
         monitor_section(d, r);
         doc_h(d, 2, "Host");
         kv_table(d, "fact", "value", json_object_get(r, "host"));

@@ -33,7 +33,8 @@ static const struct opt_def results_opts[] = {
      NULL, 0},
     {"topology", OPT_STR, O(topology), NULL, 0, 0, "list: only runs of this topology", NULL, 0},
     {"windows", OPT_BOOL, O(windows), "0", 0, 0,
-     "show: each step's and repeat's wall-clock windows (UTC start end, as a Prometheus "
+     "show: each step's, repeat's and block point's wall-clock windows (UTC start end, as a "
+     "Prometheus "
      "query_range or a Grafana time range takes them)",
      NULL, 0},
     {"index", OPT_STR, O(index), NULL, 0, 0,
@@ -92,7 +93,8 @@ static void print_window(const char *name, const json_t *o, const char *key)
                 printf("%-24s %s %s\n", name, a, b);
 }
 
-/* --windows: the run's, then each step's and repeat's measured and warm-up windows. */
+/* --windows: the run's, then each step's and repeat's (or block point's) measured and warm-up
+ * windows. */
 static int show_windows(const struct res_run *r)
 {
         json_t *doc, *st, *rep;
@@ -120,6 +122,17 @@ static int show_windows(const struct res_run *r)
                         snprintf(name, sizeof(name), "step %zu repeat %zu", i + 1, j + 1);
                         print_window(name, rep, "window");
                 }
+        }
+        json_array_foreach(json_object_get(doc, "points"), i, st)
+        {
+                const char *rw = json_string_value(json_object_get(st, "rw"));
+
+                snprintf(name, sizeof(name), "point %zu (%s %lld qd%lld)", i + 1, rw ? rw : "?",
+                         (long long)json_integer_value(json_object_get(st, "bs")),
+                         (long long)json_integer_value(json_object_get(st, "iodepth")));
+                print_window(name, st, "window");
+                snprintf(name, sizeof(name), "point %zu warm-up", i + 1);
+                print_window(name, st, "warmup");
         }
         json_decref(doc);
         return HCI_EXIT_OK;

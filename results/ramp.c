@@ -634,28 +634,36 @@ size_t ramp_skip_noise(const char *buf, size_t len, size_t off, unsigned *line)
         }
 }
 
-int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
+/* dir: where a result's series files are (NULL: none). */
+static int parse_in(const char *buf, size_t len, const char *dir, struct ramp_set *out, char *err,
+                    size_t errlen)
 {
         unsigned line = 1;
         size_t i = ramp_skip_noise(buf, len, 0, &line);
 
         if (i < len && buf[i] == '{')
-                return ramp_parse_json(buf, len, out, err, errlen);
+                return ramp_parse_json_at(buf, len, dir, out, err, errlen);
         if (looks_like_sysbench(buf, len))
                 return ramp_parse_sysbench(buf, len, out, err, errlen);
         return ramp_parse_csv(buf, len, out, err, errlen);
 }
 
+int ramp_parse_buf(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
+{
+        return parse_in(buf, len, NULL, out, err, errlen);
+}
+
 int ramp_parse_file(const char *path, struct ramp_set *out, char *err, size_t errlen)
 {
-        char *buf, why[512];
+        char *buf, why[512], dir[4200];
         size_t len;
         int rc = res_read_file(path, &buf, &len, err, errlen);
 
         memset(out, 0, sizeof(*out));
         if (rc)
                 return rc;
-        rc = ramp_parse_buf(buf, len, out, why, sizeof(why));
+        res_dirname(path, dir, sizeof(dir));
+        rc = parse_in(buf, len, dir, out, why, sizeof(why));
         if (rc)
                 snprintf(err, errlen, "%s: %s", path, why);
         free(buf);

@@ -302,7 +302,8 @@ static unsigned count_lines(const char *p, size_t n)
         return k;
 }
 
-static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
+static int one_doc(json_t *doc, const char *dir, struct ramp_set *s, unsigned line, char *err,
+                   size_t errlen)
 {
         if (!json_is_object(doc))
                 return errf(err, errlen, -EINVAL, "line %u: expected a JSON object", line);
@@ -318,13 +319,23 @@ static int one_doc(const json_t *doc, struct ramp_set *s, unsigned line, char *e
                 snprintf(s->format, sizeof(s->format), "fio");
                 return fio_doc(doc, &s->r[0], line, err, errlen);
         }
-        if (json_object_get(doc, "schema_version") && json_object_get(doc, "kind"))
-                return hs_doc(doc, s, line, err, errlen);
+        if (json_object_get(doc, "schema_version") && json_object_get(doc, "kind")) {
+                /* a result's series in the files beside it (core/resfile.h) */
+                int rc = dir ? res_series_resolve(doc, dir, err, errlen) : 0;
+
+                return rc ? rc : hs_doc(doc, s, line, err, errlen);
+        }
         return errf(err, errlen, -EINVAL,
                     "line %u: JSON is neither fio output nor an hcisweep result", line);
 }
 
 int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err, size_t errlen)
+{
+        return ramp_parse_json_at(buf, len, NULL, out, err, errlen);
+}
+
+int ramp_parse_json_at(const char *buf, size_t len, const char *dir, struct ramp_set *out,
+                       char *err, size_t errlen)
 {
         size_t off = 0;
         unsigned line = 1;
@@ -350,7 +361,7 @@ int ramp_parse_json(const char *buf, size_t len, struct ramp_set *out, char *err
                                   "JSON documents",
                                   line);
                 else
-                        rc = one_doc(doc, out, line, err, errlen);
+                        rc = one_doc(doc, dir, out, line, err, errlen);
                 json_decref(doc);
                 line += count_lines(buf + off, (size_t)e.position);
                 off += (size_t)e.position;

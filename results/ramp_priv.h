@@ -46,4 +46,9 @@ int ramp_hosts_add(json_t *clusters, double load, const struct ramp_host_row *h,
  * res_tip_hosts_read reads a scale step. 0 or -ENOMEM. */
 int ramp_hosts_apply(const json_t *clusters, struct ramp *r);
 
+/* ramp_parse_json for a file in dir: a result's series are read from the files beside it
+ * (core/resfile.h: res_series_resolve); dir NULL: series inline only. */
+int ramp_parse_json_at(const char *buf, size_t len, const char *dir, struct ramp_set *out,
+                       char *err, size_t errlen);
+
 #endif

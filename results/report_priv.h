@@ -55,6 +55,11 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v,
  * controller's own /proc); nothing for the local lab. 0 or -ENOMEM. */
 int report_hosts(struct doc *d, const json_t *r);
 
+/* "Over time (UTC)": the host monitor's CPU and every step's (scale) or point's (block)
+ * throughput over its measured window, on a wall-clock axis; nothing when the result holds no
+ * such series (report_series.c). 0 or -ENOMEM. */
+int report_time_series(struct doc *d, const json_t *r);
+
 /* A column of a series as a malloc'd array (field at byte offset off of struct run_point). */
 double *run_column(const struct run_series *s, size_t off);
 

@@ -25,6 +25,15 @@ double res_share(const json_t *o, const char *key)
         return v >= 0 && v <= 100.5 ? v : NAN;
 }
 
+/* The series a result names (files beside it, core/resfile.h) read in, thinned to a bound. */
+static int resolve_series(json_t *doc, const char *path, char *err, size_t errlen)
+{
+        char dir[4200];
+
+        res_dirname(path, dir, sizeof(dir));
+        return res_series_resolve(doc, dir, err, errlen);
+}
+
 int res_load(const char *path, json_t **out, char *err, size_t errlen)
 {
         json_error_t e;
@@ -57,12 +66,12 @@ int res_load(const char *path, json_t **out, char *err, size_t errlen)
                    (strcmp(kind, "block") && strcmp(kind, "oltp") && strcmp(kind, "scale"))) {
                 snprintf(err, errlen, "%s: kind '%s' is not a run (block, oltp or scale)", path,
                          kind ? kind : "(none)");
-        } else {
+        } else if (!(rc = resolve_series(doc, path, err, errlen))) {
                 *out = doc;
                 return 0;
         }
         json_decref(doc);
-        return -EINVAL;
+        return rc ? rc : -EINVAL;
 }
 
 int res_mark_partial(json_t *result, const char *why)

@@ -227,6 +227,7 @@ static int write_text(const char *dir, const char *name, char *text, char *err, 
 
 int res_rundir_write(const char *dir, const json_t *result, char *err, size_t errlen)
 {
+        json_t *slim = NULL;
         char path[4200];
         int rc = res_mkdirs(dir, err, errlen);
 
@@ -237,8 +238,12 @@ int res_rundir_write(const char *dir, const json_t *result, char *err, size_t er
         if (!rc)
                 rc = write_text(dir, "job.ini", res_job_ini(result), err, errlen);
         snprintf(path, sizeof(path), "%s/result.json", dir);
+        /* the series to their files first: result.json names only rows that are on disk */
         if (!rc)
-                rc = res_write_json(path, result, err, errlen);
+                rc = res_series_split(dir, result, &slim, err, errlen);
+        if (!rc)
+                rc = res_write_json(path, slim, err, errlen);
+        json_decref(slim);
         return rc;
 }
 

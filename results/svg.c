@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "results/svg.h"
 
@@ -141,6 +142,29 @@ static double nice_step(double range, int nticks)
         return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
 }
 
+/* A wall-clock axis steps by what a clock reads: seconds, minutes, hours, days. */
+static double time_step(double range, int nticks)
+{
+        static const double steps[] = {1,   2,   5,    10,   15,   30,    60,    120,   300,
+                                       600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
+        double raw = range / nticks;
+
+        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+                if (steps[i] >= raw)
+                        return steps[i];
+        return ceil(raw / 86400) * 86400;
+}
+
+/* HH:MM:SS of Unix time v (UTC); HH:MM when the ticks are whole minutes. */
+static void fmt_clock(double v, double step, char *t, size_t len)
+{
+        time_t s = (time_t)floor(v + 0.5);
+        struct tm tm;
+
+        gmtime_r(&s, &tm);
+        strftime(t, len, fmod(step, 60) == 0 ? "%H:%M" : "%H:%M:%S", &tm);
+}
+
 /* Data ranges; -EINVAL when nothing finite is to be drawn. */
 static int find_ranges(const struct svg_plot *p, struct frame *f)
 {
@@ -201,14 +225,19 @@ static void draw_axes(const struct svg_plot *p, const struct frame *f, struct sb
                           "text-anchor=\"end\">%s</text>\n",
                           f->px0, f->px1, py(f, y), py(f, y), f->px0 - 5, py(f, y) + 4, t);
         }
-        xs = f->xlog2 ? (f->x1 - f->x0 > 10 ? 2 : 1) : nice_step(f->x1 - f->x0, 8);
+        xs = f->xlog2   ? (f->x1 - f->x0 > 10 ? 2 : 1)
+             : p->xtime ? time_step(f->x1 - f->x0, 6)
+                        : nice_step(f->x1 - f->x0, 8);
         if (p->xint && xs < 1)
                 xs = 1;
         for (double x = ceil(f->x0 / xs) * xs; x <= f->x1 + xs * 1e-9; x += xs) {
                 double v = f->xlog2 ? exp2(x) : x, pxx;
 
                 pxx = f->px0 + (x - f->x0) / (f->x1 - f->x0) * (f->px1 - f->px0);
-                svg_fmt_num(fabs(v) < xs * 1e-9 ? 0 : v, t, sizeof(t));
+                if (p->xtime)
+                        fmt_clock(v, xs, t, sizeof(t));
+                else
+                        svg_fmt_num(fabs(v) < xs * 1e-9 ? 0 : v, t, sizeof(t));
                 sb_printf(o,
                           "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>"
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",

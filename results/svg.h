@@ -46,6 +46,8 @@ struct svg_plot {
         const char *title, *xlabel, *ylabel;
         int xlog2; /* x axis in powers of two (queue depth) */
         int xint;  /* x values are counts (VMs): ticks on whole numbers only */
+        int xtime; /* x values are Unix seconds: ticks on whole seconds, minutes or hours,
+                    * labelled with the UTC time of day (HH:MM:SS, or HH:MM) */
         unsigned width, height;
         unsigned nseries;
         struct svg_series s[SVG_MAX_SERIES];

@@ -70,8 +70,13 @@ static void on_tick(void *user, double done_s)
 {
         struct scale *s = user;
 
-        if (!s->run.window_open && done_s >= s->run.warmup_s)
+        if (!s->run.window_open && done_s >= s->run.warmup_s) {
                 open_window(s);
+                /* the engine measures from the end of its warm-up; the tick that saw it came up
+                 * to a tick (250 ms) later: the window starts where the engine's time does */
+                s->run.step->rep[s->run.rep].win_start_ms -=
+                    (int64_t)((done_s - s->run.warmup_s) * 1000);
+        }
         s->run.done_s = done_s;
         prog_update(s->prog, s->done_s + done_s, "%u VMs, run %u/%lld%s%s", s->run.step->vms,
                     s->run.rep + 1, s->conf.cfg.repeat, s->run.window_open ? "" : ", warming up",

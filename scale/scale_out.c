@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/resfile.h"
 #include "oltp/report.h"
 #include "results/tipping.h"
 #include "scale/scale.h"
@@ -318,22 +319,11 @@ static json_t *step_totals(const struct oltp_counts *c, double seconds, double t
 
 /* {start, end}: a wall-clock window in UTC with ms, as a dashboard's time range takes it; null
  * when it was not reached. */
-static json_t *window_json(int64_t start_ms, int64_t end_ms)
-{
-        char a[32], b[32];
-
-        if (start_ms <= 0 || end_ms < start_ms)
-                return json_null();
-        clk_iso8601_ms(start_ms, a, sizeof(a));
-        clk_iso8601_ms(end_ms, b, sizeof(b));
-        return json_pack("{s:s,s:s}", "start", a, "end", b);
-}
-
 /* A repeat's (or a step's, first to last repeat) measured and warm-up windows into o. */
 static void add_windows(json_t *o, const struct scale_rep *first, const struct scale_rep *last)
 {
-        json_object_set_new(o, "window", window_json(first->win_start_ms, last->win_end_ms));
-        json_object_set_new(o, "warmup", window_json(first->warm_ms, first->win_start_ms));
+        json_object_set_new(o, "window", res_window_json(first->win_start_ms, last->win_end_ms));
+        json_object_set_new(o, "warmup", res_window_json(first->warm_ms, first->win_start_ms));
 }
 
 static json_t *rep_json(const struct scale_rep *r, unsigned vms)

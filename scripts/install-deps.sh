@@ -44,8 +44,10 @@ PKGS=(
   # test's own sshd (tests/integration/test_scale_ssh.sh)
   openssh-client openssh-server
   # libfaketime: an ssh driver whose clock is shifted by seconds, so the controller's
-  # clock offset is tested across "hosts" (tests/integration/test_scale_ssh_clock.sh)
+  # clock offset is tested across "hosts" (tests/integration/test_scale_ssh.sh)
   faketime
+  # GNU time's max RSS: a long series is reported in bounded memory (tests/cli/test_series_read.sh)
+  time
 )
 
 # sshd wants its privilege-separation directory, which lives on a tmpfs and is

@@ -58,6 +58,26 @@ expect_rc() {
 # floats are compared this way (or rounded by awk, whose doubles round as the
 # tool's C does), never as text formatted by bash's printf, whose long double
 # rounds some values the other way (14032115.85 -> 14032115.9 against 14032115.8).
+# series_inline RESULT: the result on stdout with its series read back in from the files
+# beside it (core/resfile.h: "samples": {"file": F, "rows": N} becomes F's first N rows), as
+# results written before series files held them; for tests that read series with jq.
+series_inline() {
+        python3 - "$1" <<'PY'
+import json, os, sys
+d = os.path.dirname(sys.argv[1])
+def walk(o):
+    for k, v in (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else []):
+        if k in ("samples", "intervals", "series") and isinstance(v, dict) and "file" in v:
+            with open(os.path.join(d, v["file"])) as f:
+                o[k] = [json.loads(next(f)) for _ in range(v["rows"])]
+        else:
+            walk(v)
+r = json.load(open(sys.argv[1]))
+walk(r)
+json.dump(r, sys.stdout)
+PY
+}
+
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
 # A loopback address and ports private to this test: the address derived from

@@ -15,7 +15,20 @@ expect_rc 0 "$HCISWEEP" block --engine null --iodepth 1-4 --bs 4k --rw randread,
 expect_rc 0 "$HCISWEEP" report b
 grep -q "^html: b/report.html$" <<<"$OUT" || fail "report did not print its html path: $OUT"
 grep -q "^markdown: b/report.md$" <<<"$OUT" || fail "no markdown path: $OUT"
-[ "$(grep -c '<svg' b/report.html)" -eq 2 ] || fail "block report: expected 2 svg plots"
+# 2 against queue depth, 2 over time: IOPS over each point's window and host CPU, wall-clock
+[ "$(grep -c '<svg' b/report.html)" -eq 4 ] || fail "block report: expected 4 svg plots"
+grep -q 'IOPS over time' b/report.html || fail "no IOPS-over-time plot"
+python3 - b/result.json b/report.html <<'PY' || fail "the time axis is not the run's UTC time"
+import json, re, sys
+r, html = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+svg = html[html.index("IOPS over time"):]
+svg = svg[:svg.index("</svg>")]
+day = lambda s: sum(int(v) * m for v, m in zip(s.split(":"), (3600, 60, 1)))
+t0, t1 = day(r["started_at"][11:19]), day(r["ended_at"][11:19])
+ticks = [day(t) for t in re.findall(r">(\d\d:\d\d(?::\d\d)?)</text>", svg)]
+assert len(ticks) >= 2, ticks
+assert all(-60 <= (t - t0) % 86400 <= (t1 - t0) % 86400 + 60 for t in ticks), (t0, t1, ticks)
+PY
 grep -q '<polyline' b/report.html || fail "block plots have no lines"
 grep -q 'IOPS against queue depth' b/report.html || fail "no IOPS plot title"
 grep -q '<table>' b/report.html || fail "no table in html"

@@ -24,7 +24,8 @@ grep -q "^Merged TPS" <<<"$OUT" || fail "no merged TPS line: $OUT"
 grep -q "total number of events:" <<<"$OUT" || fail "the merge is not printed like a run: $OUT"
 M=$(sed -n 's/^result: //p' <<<"$OUT")
 [ -f "$M" ] || fail "no merged result file: $OUT"
-python3 - "$T/a.json" "$T/b.json" "$M" <<'PY' || fail "merged figures"
+series_inline "$M" >"$T/m.json" || fail "series files of $M"
+python3 - "$T/a.json" "$T/b.json" "$T/m.json" <<'PY' || fail "merged figures"
 import json, math, sys
 a, b, m = (json.load(open(p)) for p in sys.argv[1:4])
 assert m["kind"] == "oltp" and m["partial"] is False, m.get("partial")
@@ -100,6 +101,13 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["partial"] is True and m["partial_reason"] == sys.argv[2] + ": interrupted", m["partial_reason"]
 assert [i["partial"] for i in m["merge"]["inputs"]] == [False, True]
+PY
+# a result of a run directory (its intervals in the files beside it) merges with every row
+expect_rc 0 "$HCISWEEP" oltp run --merge "$M" "$T/b.json" --json "$T/mr.json"
+python3 - "$T/m.json" "$T/mr.json" <<'PY' || fail "a run directory's result merged without its intervals"
+import json, sys
+m, mr = (json.load(open(p)) for p in sys.argv[1:3])
+assert len(mr["intervals"]) == len(m["intervals"]) >= 1, (len(mr["intervals"]), len(m["intervals"]))
 PY
 expect_rc 0 "$HCISWEEP" oltp cleanup "${C[@]}"
 pass "two concurrent runs merged: sums, buckets, percentiles, intervals, partial marks"

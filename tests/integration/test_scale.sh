@@ -101,11 +101,12 @@ for n in 1 2 3; do
                 fail "CPU row for $n VMs: $(grep -A6 'Where the CPU went' "$MD")"
 done
 # Every step has a noise band without --repeat: its intervals' batch means
+series_inline "$RES" >"$T/inline.json" || fail "series files of $RES"
 jq -e 'all(.steps[]; (.intervals | length) >= 2 and all(.intervals[]; .tps >= 0 and .t > 0)
         and (.tps_band | .source | IN("intervals", "none"))
-        and .tps_band.lo <= .totals.tps and .tps_band.hi >= .totals.tps)' "$RES" >/dev/null ||
+        and .tps_band.lo <= .totals.tps and .tps_band.hi >= .totals.tps)' "$T/inline.json" >/dev/null ||
         fail "noise band: $(jq -c '[.steps[] | {vms, tps: .totals.tps, tps_band,
-                n: (.intervals | length)}]' "$RES")"
+                n: (.intervals | length)}]' "$T/inline.json")"
 grep -q "TPS +-95%" <<<"$RUN" || fail "no band column: $RUN"
 # analyze reads the run's steps as scale did: the same tipping point, word for word, on
 # screen and in JSON (usl, peak, undecided, limited_by, reason)

@@ -210,15 +210,16 @@ jq -e '.steps[0].state == "degraded" and (.steps[0].error | contains("h2 (node_e
         and (.steps[0].cluster.hosts[] | select(.name == "h1") | .cpu.busy > 94.5 and .cpu.busy < 95.5)
         and (.steps[0].cluster.hosts[] | select(.name == "s1") | .cpu.busy >= 0)' "$RES" >/dev/null ||
         fail "stalled host: $(jq -c '[.steps[] | {state, error, cluster}]' "$RES")"
-jq -e '(.steps[0].intervals | length) >= 6 and all(.steps[0].intervals[]; .tps > 0)' "$RES" >/dev/null ||
-        fail "a stalled host held up the load: $(jq -c '.steps[0].intervals' "$RES")"
+series_inline "$RES" >"$T/inline.json" || fail "series files of $RES"
+jq -e '(.steps[0].intervals | length) >= 6 and all(.steps[0].intervals[]; .tps > 0)' "$T/inline.json" >/dev/null ||
+        fail "a stalled host held up the load: $(jq -c '.steps[0].intervals' "$T/inline.json")"
 # the windows open and close together: the hosts that answered were read over the
 # step's own window (read one after another, h1's opened 5 s early, before h2's timeout)
 jq -e '.steps[0] | .repeats[0].seconds as $s | all(.cluster.hosts[] | select(.name != "h2");
         (.seconds - $s | fabs) < 2)' "$RES" >/dev/null ||
         fail "a stalled host moved the others' windows: $(jq -c '.steps[0] | [.repeats[0].seconds,
                 [.cluster.hosts[] | {name, seconds}]]' "$RES")"
-pass "a host that accepts and never answers loses its window only: $(jq -c '[.steps[0].intervals[].tps | floor]' "$RES")"
+pass "a host that accepts and never answers loses its window only: $(jq -c '[.steps[0].intervals[].tps | floor]' "$T/inline.json")"
 
 # An exporter lost after the first step: the second step is degraded, the host named.
 inventory "$cold" "$hot" >"$T/inv.ini"
