@@ -136,7 +136,7 @@ R=$(result_of "$T/ok.out")
 jq -e --arg h "$SSH_ADDR" '(.steps | length == 2) and all(.steps[];
         .state == "ok" and (.drivers | length) == .vms
         and all(.drivers[]; .where == "ssh" and .host == $h and .exit == 0
-                and .start_skew_ms >= 0 and .tps > 0 and .pid > 0)
+                and (.start_skew_ms | fabs) < 40 and .tps > 0 and .pid > 0)
         and (.totals.tps - ([.drivers[].tps] | add) | fabs) <= 1e-6 * .totals.tps
         and .hist.count == .totals.transactions
         and ([.hosts[].totals.transactions] | add) == .totals.transactions)' "$R" >/dev/null ||
