@@ -54,14 +54,17 @@ static int child_join_cgroup(const char *procs)
         return ok ? 0 : -1;
 }
 
-/* stdio given: those pipes for stdin and stdout, stderr to the log. */
-static void child_pipe_io(const struct proc_spawn *s, const int *stdio, int fd_report)
+/* stdio given: those pipes for stdin (or /dev/null) and stdout, stderr to the log or stdout. */
+static void child_pipe_io(const struct proc_spawn *s, const int *stdio, int flags, int fd_report)
 {
-        int err =
-            s->log_path ? open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -2;
+        int in = stdio[0] >= 0 ? stdio[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int err = (flags & PROC_STDERR_TO_STDOUT) || !s->log_path
+                      ? -2
+                      : open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
-        if (err == -1 || dup2(stdio[0], STDIN_FILENO) < 0 || dup2(stdio[1], STDOUT_FILENO) < 0 ||
-            (err >= 0 && dup2(err, STDERR_FILENO) < 0))
+        if (in < 0 || err == -1 || dup2(in, STDIN_FILENO) < 0 ||
+            dup2(stdio[1], STDOUT_FILENO) < 0 || (err >= 0 && dup2(err, STDERR_FILENO) < 0) ||
+            ((flags & PROC_STDERR_TO_STDOUT) && dup2(STDOUT_FILENO, STDERR_FILENO) < 0))
                 child_report(fd_report, 0, 0);
 }
 
@@ -107,7 +110,8 @@ static void child_cloexec_all(void)
                 fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
-static void child_main(const struct proc_spawn *s, const int *stdio, pid_t parent, int fd_report)
+static void child_main(const struct proc_spawn *s, const int *stdio, int flags, pid_t parent,
+                       int fd_report)
 {
         sigset_t none;
 
@@ -121,10 +125,14 @@ static void child_main(const struct proc_spawn *s, const int *stdio, pid_t paren
         if (s->cpus && sched_setaffinity(0, sizeof(*s->cpus), s->cpus) < 0)
                 child_report(fd_report, 2, 0);
         /* The parent may have died before the prctl: then no signal would ever come. */
-        if (parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent))
+        if (parent && prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
                 child_report(fd_report, 3, 0);
+        if (parent && getppid() != parent) {
+                errno = ESRCH;
+                child_report(fd_report, 3, 0);
+        }
         if (stdio)
-                child_pipe_io(s, stdio, fd_report);
+                child_pipe_io(s, stdio, flags, fd_report);
         else
                 child_setup_io(s->log_path, fd_report);
         child_cloexec_all();
@@ -151,12 +159,12 @@ int proc_spawn(const struct proc_spawn *s, pid_t *pid, char *err, size_t errlen)
         return proc_spawn_io(s, NULL, 0, pid, err, errlen);
 }
 
-int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int die_with_parent, pid_t *pid,
-                  char *err, size_t errlen)
+int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int flags, pid_t *pid, char *err,
+                  size_t errlen)
 {
         struct child_fail f;
         int fds[2], rc = 0, status;
-        pid_t parent = die_with_parent ? getpid() : 0;
+        pid_t parent = (flags & PROC_DIE_WITH_PARENT) ? getpid() : 0;
         ssize_t n;
 
         if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -172,7 +180,7 @@ int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int die_with_par
         }
         if (*pid == 0) {
                 close(fds[0]);
-                child_main(s, stdio, parent, fds[1]);
+                child_main(s, stdio, flags, parent, fds[1]);
         }
         close(fds[1]);
         fds[1] = -1;

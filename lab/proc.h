@@ -1,8 +1,10 @@
 /*
- * proc.h - starting and stopping the lab's server processes.
+ * proc.h - starting children, and stopping the lab's server processes.
  *
- * Servers are started with fork/exec (never through a shell), in a session
- * of their own (a Ctrl-C in the terminal does not reach them), with their
+ * The one way this program starts a child (servers, tools, drivers, the ssh
+ * client): fork/exec (never through a shell), every signal at its default
+ * and none blocked, every fd but stdio closed at exec, in a session of
+ * their own (a Ctrl-C in the terminal does not reach them), with their
  * output appended to a log file, and placed in their cgroups by the child
  * itself before exec, so no instruction of theirs runs outside the limits.
  * A process is later recognised by PID *and* name (/proc/PID/comm), since a
@@ -31,15 +33,22 @@ struct proc_spawn {
  * process) if the program cannot be run or a cgroup cannot be joined. */
 int proc_spawn(const struct proc_spawn *s, pid_t *pid, char *err, size_t errlen);
 
+/* proc_spawn_io's flags. */
+#define PROC_DIE_WITH_PARENT  1 /* SIGTERM when the spawning thread dies (PR_SET_PDEATHSIG) */
+#define PROC_STDERR_TO_STDOUT 2 /* stderr onto stdio[1] too, not s->log_path */
+
 /*
- * proc_spawn for a program spoken to over pipes (scale's drivers): stdio[0]
- * becomes the child's stdin and stdio[1] its stdout (stderr goes to
- * s->log_path, or is inherited; stdio NULL: as proc_spawn). With
- * die_with_parent the child gets SIGTERM when the thread that spawned it
- * dies (PR_SET_PDEATHSIG), so a killed controller leaves no child behind.
+ * proc_spawn for a program spoken to over pipes (scale's drivers, the ssh
+ * client): stdio[0] becomes the child's stdin (negative: /dev/null) and
+ * stdio[1] its stdout; stderr goes to s->log_path, or is inherited, or with
+ * PROC_STDERR_TO_STDOUT joins stdout (stdio NULL: as proc_spawn). With
+ * PROC_DIE_WITH_PARENT the child gets SIGTERM when the thread that spawned
+ * it dies, and is refused if that thread is already gone, so a killed
+ * controller leaves no child behind. flags is 0 or an OR of PROC_*; 1 is
+ * PROC_DIE_WITH_PARENT.
  */
-int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int die_with_parent, pid_t *pid,
-                  char *err, size_t errlen);
+int proc_spawn_io(const struct proc_spawn *s, const int *stdio, int flags, pid_t *pid, char *err,
+                  size_t errlen);
 
 /* Start s->argv and wait for it; *status as from waitpid(). */
 int proc_run(const struct proc_spawn *s, int *status, char *err, size_t errlen);

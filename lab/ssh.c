@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,7 @@
 
 #include "core/clock.h"
 #include "core/log.h"
-
-extern char **environ;
+#include "lab/proc.h"
 
 #define CONNECT_TIMEOUT "ConnectTimeout=10" /* seconds; lab_ssh_check_version waits longer */
 #define OUTPUT_MAX      8192                /* what a version check keeps of ssh's output */
@@ -144,44 +142,17 @@ void lab_ssh_cmd_free(struct lab_ssh_cmd *c)
         sb_free(&c->remote);
 }
 
-/* The client with stdin from /dev/null and stdout and stderr on out_w, in a
- * session of its own (a Ctrl-C on the terminal is the caller's to handle). */
+/* The client with stdin from /dev/null and stdout and stderr on out_w, started as
+ * every child is (lab/proc.h): its own session (a Ctrl-C on the terminal is the
+ * caller's to handle), signals at their defaults, no fd of ours but out_w, and
+ * gone when the thread that asked dies. */
 static int spawn_client(const struct lab_ssh_cmd *c, int out_w, pid_t *pid, char *err,
                         size_t errlen)
 {
-        posix_spawn_file_actions_t fa;
-        posix_spawnattr_t at;
-        sigset_t none, dfl;
-        int rc;
+        const int stdio[2] = {-1, out_w};
 
-        sigemptyset(&none);
-        sigemptyset(&dfl);
-        sigaddset(&dfl, SIGPIPE); /* an ignored signal stays ignored across exec */
-        if ((rc = posix_spawn_file_actions_init(&fa)))
-                return errf(err, errlen, -rc, "ssh: %s", strerror(rc));
-        if ((rc = posix_spawnattr_init(&at))) {
-                posix_spawn_file_actions_destroy(&fa);
-                return errf(err, errlen, -rc, "ssh: %s", strerror(rc));
-        }
-        rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        if (!rc)
-                rc = posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
-        if (!rc)
-                rc = posix_spawn_file_actions_adddup2(&fa, out_w, STDERR_FILENO);
-        if (!rc)
-                rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-                                                       POSIX_SPAWN_SETSIGDEF);
-        if (!rc)
-                rc = posix_spawnattr_setsigmask(&at, &none);
-        if (!rc)
-                rc = posix_spawnattr_setsigdefault(&at, &dfl);
-        if (!rc)
-                rc = posix_spawnp(pid, c->argv[0], &fa, &at, c->argv, environ);
-        posix_spawnattr_destroy(&at);
-        posix_spawn_file_actions_destroy(&fa);
-        return rc ? errf(err, errlen, -rc, "ssh: could not run the OpenSSH client: %s",
-                         strerror(rc))
-                  : 0;
+        return proc_spawn_io(&(struct proc_spawn){.argv = c->argv}, stdio,
+                             PROC_DIE_WITH_PARENT | PROC_STDERR_TO_STDOUT, pid, err, errlen);
 }
 
 /* Read the client's output on fd until it ends, the deadline or *cancel:

@@ -2,8 +2,10 @@
  * ssh.h - a command on another machine through the OpenSSH client: where a
  * static inventory's drivers run (scale --driver-placement vm).
  *
- * The client is the user's own `ssh`, run with fork/exec and never through
- * a local shell, so the user's ssh config, keys and agent are honoured; it
+ * The client is the user's own `ssh`, started as every child is
+ * (lab/proc.h: signals at their defaults, no fd of ours left open, gone
+ * when the thread that started it dies) and never through a local shell,
+ * so the user's ssh config, keys and agent are honoured; it
  * always runs in batch mode (-o BatchMode=yes: keys only, never a password
  * or a host-key question on a terminal), without a terminal (-T, and no
  * escape character, so a line of input is passed on as it is), without

@@ -50,14 +50,28 @@ if jq -e '.monitor.summary.untrusted == true or ([.steps[].cpu_by_owner.other] |
                 fail "on a shared host, an answer that does not say why: $(jq -c .tipping_point "$RES")"
         noisy=1
 fi
+# Whatever the branch, the answer rests on this run: the steps ran in the plan's
+# order, and the reason's "throughput went A ... -> B" are the TPS measured at two
+# of them (as printed, to 0.1), the earlier one first.
+cites='def near($x): [.steps | to_entries[] | select((.value.totals.tps - $x
+                | if . < 0 then -. else . end) <= 0.051) | .key];
+        ([.steps[].vms] | . == sort and . == unique and .[0] == 1 and all(. == 1 or . == 2 or . == 8))
+        and ((.tipping_point.reason | capture("throughput went (?<a>[0-9.]+)( \\[[0-9.]+\\.\\.[0-9.]+\\])? -> (?<b>[0-9.]+)")) as $m
+             | near($m.a | tonumber) as $ia | near($m.b | tonumber) as $ib
+             | ($ia | length) > 0 and ($ib | length) > 0 and ($ia | min) < ($ib | max))'
+jq -e "$cites" "$RES" >/dev/null ||
+        fail "steps or reason not this run's: $(jq -c '{vms: [.steps[].vms], tps: [.steps[].totals.tps], reason: .tipping_point.reason}' "$RES")"
 [ $noisy = 1 ] || jq -e '.tipping_point.vms != null and .tipping_point.vms > .steps[0].vms
         and .tipping_point.limited_by != "none"' "$RES" >/dev/null ||
         fail "tipping point: $(jq -c '.tipping_point | {vms, limited_by, reason}' "$RES")"
 jq -e 'all(.steps[]; .cpu_by_owner.vms > 0 and .vm_quota.cpus == 0.5)' "$RES" >/dev/null ||
         fail "cpu_by_owner: $(jq -c '[.steps[] | .cpu_by_owner]' "$RES")"
-# A half-CPU quota under four busy connections is throttled: cpu.stat says so
-jq -e '.steps[0].vm_quota | .cpu_source == "cgroup" and .nr_throttled > 0
-        and .throttled_time_pct > 0' "$RES" >/dev/null ||
+# A half-CPU quota under four busy connections is throttled: cpu.stat says so.
+# On a host others fill (CI: 93% theirs) the VM never reaches its quota, so
+# there it is only read from the cgroup, period by period.
+[ $noisy = 1 ] && quota='.cpu_source == "cgroup" and .nr_periods > 0' ||
+        quota='.cpu_source == "cgroup" and .nr_throttled > 0 and .throttled_time_pct > 0'
+jq -e ".steps[0].vm_quota | $quota" "$RES" >/dev/null ||
         fail "VM quota throttling: $(jq -c '[.steps[] | .vm_quota]' "$RES")"
 expect_rc 0 "$HCISWEEP" analyze "$RES" --json "$T/an.json"
 jq -e --slurpfile r "$RES" '.tipping_point.load == $r[0].tipping_point.vms and
