@@ -12,8 +12,8 @@
 
 #include "core/driverproto.h"
 #include "core/log.h"
-#include "core/opts.h"
 #include "core/parse.h"
+#include "lab/inventory.h"
 #include "lab/proc.h"
 #include "lab/ssh.h"
 #include "block/clients.h"
@@ -419,140 +419,32 @@ static void stop_all(struct client *cl, unsigned n)
 
 /* ---- --clients inventory: the [host NAME] sections with role = client ---------- */
 
-struct inv {
-        struct client *cl;
-        unsigned n, max;
-        int in_host, is_client, has_ssh, line; /* the section being read */
-        char section[256];
-        char dir[4096]; /* the inventory's directory */
-        const char *path;
-        char *err;
-        size_t errlen;
-};
-
-/* The section just read, kept when it is a client. */
-static int inv_end_section(struct inv *v)
-{
-        struct client *c = &v->cl[v->n];
-
-        if (!v->in_host || !v->is_client)
-                return 0;
-        if (!v->has_ssh) {
-                snprintf(v->err, v->errlen,
-                         "%s:%d: [host %s] has role = client but no ssh = "
-                         "[user@]host[:port]",
-                         v->path, v->line, c->name);
-                return -EINVAL;
-        }
-        snprintf(c->host, sizeof(c->host), "%s", c->d.host);
-        c->remote = 1;
-        v->n++;
-        return 0;
-}
-
-/* A path of the inventory, relative to its directory. */
-static int inv_path(const struct inv *v, const char *val, char *out, size_t len)
-{
-        int n = val[0] == '/' ? snprintf(out, len, "%s", val)
-                              : snprintf(out, len, "%s/%s", v->dir, val);
-        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* A new section begins: the one before is kept if it was a client. */
-static int inv_new_section(struct inv *v, const char *section, int line)
-{
-        struct client *c;
-        int rc = inv_end_section(v);
-
-        if (rc < 0)
-                return rc;
-        snprintf(v->section, sizeof(v->section), "%s", section);
-        v->in_host = !strncmp(section, "host ", 5);
-        v->is_client = v->has_ssh = 0;
-        v->line = line;
-        if (!v->in_host)
-                return 0;
-        if (v->n >= v->max) {
-                snprintf(v->err, v->errlen, "%s:%d: over %u client hosts", v->path, line, v->max);
-                return -EINVAL;
-        }
-        c = &v->cl[v->n];
-        json_decref(c->tj); /* a host section before, not a client's */
-        memset(c, 0, sizeof(*c));
-        snprintf(c->name, sizeof(c->name), "%s", section + 5);
-        c->pid = -1;
-        return (c->tj = json_array()) ? 0 : -ENOMEM;
-}
-
-static int inv_key(void *user, const char *section, const char *key, const char *val, int line)
-{
-        struct inv *v = user;
-        struct client *c;
-        char why[400];
-        int rc;
-
-        if (!section)
-                section = "";
-        if (strcmp(section, v->section) != 0 && (rc = inv_new_section(v, section, line)) < 0)
-                return rc;
-        if (!v->in_host)
-                return 0;
-        c = &v->cl[v->n];
-        if (!strcmp(key, "role"))
-                v->is_client = !strcmp(val, "client");
-        else if (!strcmp(key, "ssh")) {
-                if (lab_ssh_parse(val, &c->d, why, sizeof(why)) < 0) {
-                        snprintf(v->err, v->errlen, "%s:%d: %s", v->path, line, why);
-                        return -EINVAL;
-                }
-                v->has_ssh = 1;
-        } else if (!strcmp(key, "ssh_config") || !strcmp(key, "hcisweep")) {
-                char *dst = key[3] == '_' ? c->d.config : c->d.hcisweep;
-                size_t len = key[3] == '_' ? sizeof(c->d.config) : sizeof(c->d.hcisweep);
-                if ((key[3] == '_'                               ? inv_path(v, val, dst, len)
-                     : snprintf(dst, len, "%s", val) >= (int)len ? -1
-                                                                 : 0) < 0) {
-                        snprintf(v->err, v->errlen, "%s:%d: %s is too long", v->path, line, key);
-                        return -EINVAL;
-                }
-        } else if (!strcmp(key, "targets")) {
-                if (deal(val, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
-                        snprintf(v->err, v->errlen, "%s:%d: targets: too long", v->path, line);
-                        return -EINVAL;
-                }
-        }
-        return 0;
-}
-
-/* The inventory's clients into cl (max of them): their count, or -errno with err. */
+/* The inventory's clients (lab/inventory.h reads it) into cl (max of them): their count, or
+ * -errno with err. */
 static int read_inventory(const char *path, struct client *cl, unsigned max, char *err,
                           size_t errlen)
 {
-        struct inv v = {.cl = cl, .max = max, .path = path, .err = err, .errlen = errlen};
-        const char *slash = strrchr(path, '/');
-        int rc;
+        struct lab_inv_client *ic = calloc(max, sizeof(*ic));
+        int n = ic ? lab_inventory_clients(path, ic, max, err, errlen) : -ENOMEM;
 
-        err[0] = 0;
-        snprintf(v.dir, sizeof(v.dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-        rc = opt_read_ini(path, inv_key, &v, err, errlen);
-        if (rc == 0)
-                rc = inv_end_section(&v);
-        if (v.n < max) { /* the last host section read, not kept */
-                json_decref(cl[v.n].tj);
-                cl[v.n].tj = NULL;
+        for (int i = 0; i < n; i++) {
+                struct client *c = &cl[i];
+                memset(c, 0, sizeof(*c));
+                snprintf(c->name, sizeof(c->name), "%s", ic[i].name);
+                c->d = ic[i].ssh;
+                snprintf(c->host, sizeof(c->host), "%s", c->d.host);
+                c->remote = 1;
+                c->pid = -1;
+                if (!(c->tj = json_array()) ||
+                    deal(ic[i].targets, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
+                        for (int j = 0; j <= i; j++)
+                                json_decref(cl[j].tj);
+                        n = errf(err, errlen, -ENOMEM, "%s: [host %s]: out of memory", path,
+                                 ic[i].name);
+                }
         }
-        if (rc < 0) {
-                for (unsigned i = 0; i < v.n; i++)
-                        json_decref(cl[i].tj);
-                if (!err[0])
-                        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-                return rc;
-        }
-        if (!v.n) {
-                snprintf(err, errlen, "%s: no [host NAME] section with role = client", path);
-                return -EINVAL;
-        }
-        return (int)v.n;
+        free(ic);
+        return n;
 }
 
 /* Every ssh destination answers with this version, before anything starts. */

@@ -13,7 +13,8 @@
  * point's client results become one exact aggregate (block/clients_agg.h).
  *
  * Clients: "local:N", N processes on this host (the pipe carrier); or
- * "inventory", the [host NAME] sections of --inventory FILE with role =
+ * "inventory", the [host NAME] sections of --inventory FILE (read by the
+ * static backend's one reader, lab/inventory.h) with role =
  * client, each run over OpenSSH (lab/ssh.h: ssh =, ssh_config =,
  * hcisweep =; the ssh carrier reads its clock), its targets = URL|PATH[,...]
  * there. Other sections and roles are the inventory's business, not read
