@@ -42,6 +42,7 @@ struct client {
         pid_t pid;
         struct dp_carrier *car;
         int ready, started, lost;
+        int missing; /* --clients-optional: unreachable before the first point, not started */
         int64_t started_ns; /* controller's clock */
         json_t *point;      /* its result of the current point */
         char error[320];
@@ -447,22 +448,63 @@ static int read_inventory(const char *path, struct client *cl, unsigned max, cha
         return n;
 }
 
-/* Every ssh destination answers with this version, before anything starts. */
-static int check_remote(const struct blk_clients_plan *p, struct client *cl, unsigned n, char *err,
+/* c is missing (--clients-optional): warned about and recorded, never started. */
+static void set_missing(const struct blk_clients_plan *p, struct client *c, const char *why)
+{
+        c->missing = 1;
+        snprintf(c->error, sizeof(c->error), "missing: %.300s", why);
+        log_warn("client %s (%s) is missing: %s", c->name, c->host, why);
+        if (p->missing)
+                json_array_append_new(p->missing, json_pack("{s:s,s:s,s:s}", "name", c->name,
+                                                            "host", c->host, "error", why));
+}
+
+/* The clients left when the missing are taken out, in their order: their number. */
+static unsigned drop_missing(struct client *cl, unsigned n)
+{
+        unsigned m = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                if (cl[i].missing) {
+                        json_decref(cl[i].tj);
+                        continue;
+                }
+                if (m != i)
+                        cl[m] = cl[i];
+                m++;
+        }
+        return m;
+}
+
+/* Every ssh destination answers with this version, before anything starts (with
+ * p->optional one that does not is missing, and *n becomes the clients left): 0 or -errno. */
+static int check_remote(const struct blk_clients_plan *p, struct client *cl, unsigned *n, char *err,
                         size_t errlen)
 {
         char why[700];
+        unsigned m, all = *n;
 
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < all; i++) {
                 if (!cl[i].remote)
                         continue;
                 int rc = lab_ssh_check_version(&cl[i].d, HCISWEEP_VERSION, 20, p->stop, why,
                                                sizeof(why));
-                if (rc < 0) {
+                if (rc < 0 && (rc == -EINTR || !p->optional)) {
                         snprintf(err, errlen, "client %s: %s", cl[i].name, why);
                         return rc == -EINTR ? rc : -EHOSTUNREACH;
                 }
+                if (rc < 0)
+                        set_missing(p, &cl[i], why);
         }
+        *n = m = drop_missing(cl, all);
+        if (!m)
+                return errf(err, errlen, -EHOSTUNREACH, "every client is missing");
+        for (unsigned j = 0; j < p->ncounts; j++)
+                if (p->counts[j] > m)
+                        return errf(err, errlen, -EHOSTUNREACH,
+                                    "option --client-counts: %u clients, but %u of %u are "
+                                    "reachable",
+                                    p->counts[j], m, all);
         return 0;
 }
 
@@ -547,7 +589,9 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
         *degraded = 0;
         if (n < 0)
                 return n;
-        rc = check_remote(p, cl, (unsigned)n, err, errlen);
+        unsigned left = (unsigned)n;
+        rc = check_remote(p, cl, &left, err, errlen);
+        n = (int)left; /* the missing ones are out (and freed) */
         /* each count: its first N clients started, the sweep, every one of them stopped */
         for (unsigned j = 0; rc == 0 && j < (p->ncounts ? p->ncounts : 1); j++) {
                 unsigned m = p->ncounts ? p->counts[j] : (unsigned)n;
