@@ -12,8 +12,8 @@
 
 #include "core/driverproto.h"
 #include "core/log.h"
-#include "core/opts.h"
 #include "core/parse.h"
+#include "lab/inventory.h"
 #include "lab/proc.h"
 #include "lab/ssh.h"
 #include "block/clients.h"
@@ -42,6 +42,7 @@ struct client {
         pid_t pid;
         struct dp_carrier *car;
         int ready, started, lost;
+        int missing; /* --clients-optional: unreachable before the first point, not started */
         int64_t started_ns; /* controller's clock */
         json_t *point;      /* its result of the current point */
         char error[320];
@@ -419,158 +420,91 @@ static void stop_all(struct client *cl, unsigned n)
 
 /* ---- --clients inventory: the [host NAME] sections with role = client ---------- */
 
-struct inv {
-        struct client *cl;
-        unsigned n, max;
-        int in_host, is_client, has_ssh, line; /* the section being read */
-        char section[256];
-        char dir[4096]; /* the inventory's directory */
-        const char *path;
-        char *err;
-        size_t errlen;
-};
-
-/* The section just read, kept when it is a client. */
-static int inv_end_section(struct inv *v)
-{
-        struct client *c = &v->cl[v->n];
-
-        if (!v->in_host || !v->is_client)
-                return 0;
-        if (!v->has_ssh) {
-                snprintf(v->err, v->errlen,
-                         "%s:%d: [host %s] has role = client but no ssh = "
-                         "[user@]host[:port]",
-                         v->path, v->line, c->name);
-                return -EINVAL;
-        }
-        snprintf(c->host, sizeof(c->host), "%s", c->d.host);
-        c->remote = 1;
-        v->n++;
-        return 0;
-}
-
-/* A path of the inventory, relative to its directory. */
-static int inv_path(const struct inv *v, const char *val, char *out, size_t len)
-{
-        int n = val[0] == '/' ? snprintf(out, len, "%s", val)
-                              : snprintf(out, len, "%s/%s", v->dir, val);
-        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* A new section begins: the one before is kept if it was a client. */
-static int inv_new_section(struct inv *v, const char *section, int line)
-{
-        struct client *c;
-        int rc = inv_end_section(v);
-
-        if (rc < 0)
-                return rc;
-        snprintf(v->section, sizeof(v->section), "%s", section);
-        v->in_host = !strncmp(section, "host ", 5);
-        v->is_client = v->has_ssh = 0;
-        v->line = line;
-        if (!v->in_host)
-                return 0;
-        if (v->n >= v->max) {
-                snprintf(v->err, v->errlen, "%s:%d: over %u client hosts", v->path, line, v->max);
-                return -EINVAL;
-        }
-        c = &v->cl[v->n];
-        json_decref(c->tj); /* a host section before, not a client's */
-        memset(c, 0, sizeof(*c));
-        snprintf(c->name, sizeof(c->name), "%s", section + 5);
-        c->pid = -1;
-        return (c->tj = json_array()) ? 0 : -ENOMEM;
-}
-
-static int inv_key(void *user, const char *section, const char *key, const char *val, int line)
-{
-        struct inv *v = user;
-        struct client *c;
-        char why[400];
-        int rc;
-
-        if (!section)
-                section = "";
-        if (strcmp(section, v->section) != 0 && (rc = inv_new_section(v, section, line)) < 0)
-                return rc;
-        if (!v->in_host)
-                return 0;
-        c = &v->cl[v->n];
-        if (!strcmp(key, "role"))
-                v->is_client = !strcmp(val, "client");
-        else if (!strcmp(key, "ssh")) {
-                if (lab_ssh_parse(val, &c->d, why, sizeof(why)) < 0) {
-                        snprintf(v->err, v->errlen, "%s:%d: %s", v->path, line, why);
-                        return -EINVAL;
-                }
-                v->has_ssh = 1;
-        } else if (!strcmp(key, "ssh_config") || !strcmp(key, "hcisweep")) {
-                char *dst = key[3] == '_' ? c->d.config : c->d.hcisweep;
-                size_t len = key[3] == '_' ? sizeof(c->d.config) : sizeof(c->d.hcisweep);
-                if ((key[3] == '_'                               ? inv_path(v, val, dst, len)
-                     : snprintf(dst, len, "%s", val) >= (int)len ? -1
-                                                                 : 0) < 0) {
-                        snprintf(v->err, v->errlen, "%s:%d: %s is too long", v->path, line, key);
-                        return -EINVAL;
-                }
-        } else if (!strcmp(key, "targets")) {
-                if (deal(val, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
-                        snprintf(v->err, v->errlen, "%s:%d: targets: too long", v->path, line);
-                        return -EINVAL;
-                }
-        }
-        return 0;
-}
-
-/* The inventory's clients into cl (max of them): their count, or -errno with err. */
+/* The inventory's clients (lab/inventory.h reads it) into cl (max of them): their count, or
+ * -errno with err. */
 static int read_inventory(const char *path, struct client *cl, unsigned max, char *err,
                           size_t errlen)
 {
-        struct inv v = {.cl = cl, .max = max, .path = path, .err = err, .errlen = errlen};
-        const char *slash = strrchr(path, '/');
-        int rc;
+        struct lab_inv_client *ic = calloc(max, sizeof(*ic));
+        int n = ic ? lab_inventory_clients(path, ic, max, err, errlen) : -ENOMEM;
 
-        err[0] = 0;
-        snprintf(v.dir, sizeof(v.dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-        rc = opt_read_ini(path, inv_key, &v, err, errlen);
-        if (rc == 0)
-                rc = inv_end_section(&v);
-        if (v.n < max) { /* the last host section read, not kept */
-                json_decref(cl[v.n].tj);
-                cl[v.n].tj = NULL;
+        for (int i = 0; i < n; i++) {
+                struct client *c = &cl[i];
+                memset(c, 0, sizeof(*c));
+                snprintf(c->name, sizeof(c->name), "%s", ic[i].name);
+                c->d = ic[i].ssh;
+                snprintf(c->host, sizeof(c->host), "%s", c->d.host);
+                c->remote = 1;
+                c->pid = -1;
+                if (!(c->tj = json_array()) ||
+                    deal(ic[i].targets, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
+                        for (int j = 0; j <= i; j++)
+                                json_decref(cl[j].tj);
+                        n = errf(err, errlen, -ENOMEM, "%s: [host %s]: out of memory", path,
+                                 ic[i].name);
+                }
         }
-        if (rc < 0) {
-                for (unsigned i = 0; i < v.n; i++)
-                        json_decref(cl[i].tj);
-                if (!err[0])
-                        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-                return rc;
-        }
-        if (!v.n) {
-                snprintf(err, errlen, "%s: no [host NAME] section with role = client", path);
-                return -EINVAL;
-        }
-        return (int)v.n;
+        free(ic);
+        return n;
 }
 
-/* Every ssh destination answers with this version, before anything starts. */
-static int check_remote(const struct blk_clients_plan *p, struct client *cl, unsigned n, char *err,
+/* c is missing (--clients-optional): warned about and recorded, never started. */
+static void set_missing(const struct blk_clients_plan *p, struct client *c, const char *why)
+{
+        c->missing = 1;
+        snprintf(c->error, sizeof(c->error), "missing: %.300s", why);
+        log_warn("client %s (%s) is missing: %s", c->name, c->host, why);
+        if (p->missing)
+                json_array_append_new(p->missing, json_pack("{s:s,s:s,s:s}", "name", c->name,
+                                                            "host", c->host, "error", why));
+}
+
+/* The clients left when the missing are taken out, in their order: their number. */
+static unsigned drop_missing(struct client *cl, unsigned n)
+{
+        unsigned m = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                if (cl[i].missing) {
+                        json_decref(cl[i].tj);
+                        continue;
+                }
+                if (m != i)
+                        cl[m] = cl[i];
+                m++;
+        }
+        return m;
+}
+
+/* Every ssh destination answers with this version, before anything starts (with
+ * p->optional one that does not is missing, and *n becomes the clients left): 0 or -errno. */
+static int check_remote(const struct blk_clients_plan *p, struct client *cl, unsigned *n, char *err,
                         size_t errlen)
 {
         char why[700];
+        unsigned m, all = *n;
 
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < all; i++) {
                 if (!cl[i].remote)
                         continue;
                 int rc = lab_ssh_check_version(&cl[i].d, HCISWEEP_VERSION, 20, p->stop, why,
                                                sizeof(why));
-                if (rc < 0) {
+                if (rc < 0 && (rc == -EINTR || !p->optional)) {
                         snprintf(err, errlen, "client %s: %s", cl[i].name, why);
                         return rc == -EINTR ? rc : -EHOSTUNREACH;
                 }
+                if (rc < 0)
+                        set_missing(p, &cl[i], why);
         }
+        *n = m = drop_missing(cl, all);
+        if (!m)
+                return errf(err, errlen, -EHOSTUNREACH, "every client is missing");
+        for (unsigned j = 0; j < p->ncounts; j++)
+                if (p->counts[j] > m)
+                        return errf(err, errlen, -EHOSTUNREACH,
+                                    "option --client-counts: %u clients, but %u of %u are "
+                                    "reachable",
+                                    p->counts[j], m, all);
         return 0;
 }
 
@@ -655,7 +589,9 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
         *degraded = 0;
         if (n < 0)
                 return n;
-        rc = check_remote(p, cl, (unsigned)n, err, errlen);
+        unsigned left = (unsigned)n;
+        rc = check_remote(p, cl, &left, err, errlen);
+        n = (int)left; /* the missing ones are out (and freed) */
         /* each count: its first N clients started, the sweep, every one of them stopped */
         for (unsigned j = 0; rc == 0 && j < (p->ncounts ? p->ncounts : 1); j++) {
                 unsigned m = p->ncounts ? p->counts[j] : (unsigned)n;

@@ -13,7 +13,8 @@
  * point's client results become one exact aggregate (block/clients_agg.h).
  *
  * Clients: "local:N", N processes on this host (the pipe carrier); or
- * "inventory", the [host NAME] sections of --inventory FILE with role =
+ * "inventory", the [host NAME] sections of --inventory FILE (read by the
+ * static backend's one reader, lab/inventory.h) with role =
  * client, each run over OpenSSH (lab/ssh.h: ssh =, ssh_config =,
  * hcisweep =; the ssh carrier reads its clock), its targets = URL|PATH[,...]
  * there. Other sections and roles are the inventory's business, not read
@@ -23,7 +24,10 @@
  * takes targets i, i+N, ...; with fewer, client i takes target i mod count.
  *
  * Faults: a client whose output ends before its first "ready" is
- * unreachable (-EHOSTUNREACH, naming it, before any go); one lost later
+ * unreachable (-EHOSTUNREACH, naming it, before any go); so is an ssh
+ * destination that fails its version check, unless p->optional: then it is
+ * missing (warned about, named in p->missing) and the sweep runs on the
+ * others (at least one must be left, and --client-counts must fit them); one lost later
  * makes that point degraded (it is named, its error kept) and the others
  * go on. After an interrupt every client's input is closed, so each stops
  * as on SIGINT and gives what it measured. Every client is reaped (or
@@ -49,6 +53,8 @@ struct blk_clients_plan {
         const double *pcts;
         unsigned npct;
         int stonewall_last;
+        int optional;    /* --clients-optional: an unreachable client is missing, not an error */
+        json_t *missing; /* with optional: gets {name, host, error} per missing client (or NULL) */
         const unsigned *counts; /* --client-counts: the sweep on the first N clients, each N */
         unsigned ncounts;       /* 0: once, on every client */
         const volatile sig_atomic_t *stop; /* set by the caller's signal handler */

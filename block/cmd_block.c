@@ -42,7 +42,7 @@
 struct blk_cfg {
         char *target, *filename, *json, *output_dir, *initiator, *metrics_listen;
         char *chap_secret_file, *chap_target_secret_file, *clients, *inventory;
-        int engine, start_on_go, stonewall, per_client;
+        int engine, start_on_go, stonewall, per_client, clients_optional;
         struct u64_list rw, bs, iodepth, percentile, client_counts;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
         long long log_interval_ms, monitor_interval, io_timeout;
@@ -149,6 +149,11 @@ static const struct opt_def block_opts[] = {
      NULL, 0},
     {"per-client", OPT_BOOL, O(per_client), "0", 0, 0,
      "with --clients: a row per client under each point's aggregate row", NULL, 0},
+    {"clients-optional", OPT_BOOL, O(clients_optional), "0", 0, 0,
+     "with --clients: a client that cannot be reached before the first point is recorded as "
+     "missing (clients_missing[] in the result, a warning here) and the others run, instead of "
+     "exit 3",
+     NULL, 0},
     {"start-on-go", OPT_BOOL, O(start_on_go), "0", 0, 0,
      "run as a client of --clients: the driver protocol on stdin and stdout (ready, go, "
      "result per point)",
@@ -1089,6 +1094,8 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
             .pcts = pcts,
             .npct = np,
             .stonewall_last = c->stonewall == 1,
+            .optional = c->clients_optional,
+            .missing = json_array(),
             .stop = &stopping,
         };
         unsigned counts[PARSE_LIST_MAX];
@@ -1098,14 +1105,20 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
         plan.ncounts = c->client_counts.n < PARSE_LIST_MAX ? c->client_counts.n : PARSE_LIST_MAX;
         if (blk_clients_check(&plan, err, sizeof(err)) < 0) {
                 log_error("%s", err);
+                json_decref(plan.missing);
                 return HCI_EXIT_USAGE;
         }
         int rc = start_result(b);
-        if (rc != 0)
+        if (rc != 0) {
+                json_decref(plan.missing);
                 return rc;
+        }
         print_header(b);
         fflush(stdout);
         rc = blk_clients_run(&plan, on_client_point, b, &b->degraded, err, sizeof(err));
+        if (plan.missing && json_array_size(plan.missing))
+                json_object_set(b->result, "clients_missing", plan.missing);
+        json_decref(plan.missing);
         if (rc < 0 && rc != -EINTR)
                 log_error("%s", err);
         int exit = rc == -EINTR    ? HCI_EXIT_INTERRUPTED

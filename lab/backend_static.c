@@ -14,12 +14,18 @@
  * and, for the hosts the servers run on, sections named "host NAME":
  *
  *   [host h1]
- *   role = compute          (compute, storage or both; default both)
+ *   role = compute          (compute, storage, both or client; default both)
  *   metrics = http://10.0.0.1:9100/metrics   (node_exporter; optional)
  *   ssh = root@10.0.0.1:22  (where drivers of its VMs run; optional)
  *   ssh_config = h1.ssh     (ssh -F FILE, relative to the inventory; optional)
  *   hcisweep = /opt/hcisweep/bin/hcisweep   (the binary there; default
  *                           hcisweep on its PATH)
+ *
+ * A host with role = client is a block client (`hcisweep block --clients
+ * inventory`, lab/inventory.h): it needs ssh = (its driver runs there) and
+ * may give targets = URL|PATH[,...], the LUNs or files it works on there;
+ * targets = belongs to client hosts only. Every host, clients and storage
+ * hosts alike, is also read for telemetry (the host op).
  *
  * The three ssh keys may also stand in a VM's section, each then overriding
  * its hypervisor's for that VM (ssh into the guest itself, say). With
@@ -51,6 +57,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "lab/backend.h"
+#include "lab/inventory.h"
 #include "lab/labopts.h"
 #include "lab/sql.h"
 #include "lab/ssh.h"
@@ -60,9 +67,9 @@
 #define SSH_CHECK_TIMEOUT 30
 
 /* Every key a section may hold, so one given twice is found (the last would silently win). */
-static const char *const known_keys[] = {"host",     "port",       "user",   "password_file",
-                                         "database", "hypervisor", "ssh",    "ssh_config",
-                                         "hcisweep", "role",       "metrics"};
+static const char *const known_keys[] = {"host",     "port",       "user",    "password_file",
+                                         "database", "hypervisor", "ssh",     "ssh_config",
+                                         "hcisweep", "role",       "metrics", "targets"};
 #define NKEYS (sizeof(known_keys) / sizeof(known_keys[0]))
 
 /* The line each known key of one section was first given on (0: not yet). */
@@ -92,6 +99,8 @@ struct static_vm {
 struct static_host {
         struct lab_hostinfo h;
         int line;
+        int targets_line;
+        char targets[LAB_INV_TARGETS_MAX]; /* role client: its comma list, "" none */
         struct ssh_keys ssh;
         struct key_lines seen;
 };
@@ -102,6 +111,7 @@ struct lab_backend {
         struct static_vm vm[LAB_MAX_VMS + 1]; /* 1-based */
         unsigned nhosts;
         struct static_host host[MAX_HOSTS];
+        int hosts_only; /* lab_inventory_clients: the [host] sections are what is asked */
         /* while reading */
         char *err;
         size_t errlen;
@@ -282,8 +292,10 @@ static int host_key(struct lab_backend *b, const char *name, const char *key, co
         if (once(b, &h->seen, why, key, line) < 0)
                 return -EINVAL;
         if (!strcmp(key, "role")) {
-                if (strcmp(val, "compute") && strcmp(val, "storage") && strcmp(val, "both"))
-                        return bad(b, line, "role '%s' is not compute, storage or both", val);
+                if (strcmp(val, "compute") && strcmp(val, "storage") && strcmp(val, "both") &&
+                    strcmp(val, "client"))
+                        return bad(b, line, "role '%s' is not compute, storage, both or client",
+                                   val);
                 snprintf(h->h.role, sizeof(h->h.role), "%s", val);
                 return 0;
         }
@@ -296,11 +308,19 @@ static int host_key(struct lab_backend *b, const char *name, const char *key, co
                 snprintf(h->h.where, sizeof(h->h.where), "%s", val);
                 return 0;
         }
+        if (!strcmp(key, "targets")) {
+                if (!path_ok(val, sizeof(h->targets)))
+                        return bad(b, line, "targets: not a list of URLs or paths (or too long)");
+                snprintf(h->targets, sizeof(h->targets), "%s", val);
+                h->targets_line = line;
+                return 0;
+        }
         if ((rc = ssh_key(b, &h->ssh, key, val, line)) != 0)
                 return rc < 0 ? rc : 0;
         return bad(b, line,
-                   "unknown key '%s' in [host %s] (role, metrics, ssh, ssh_config, hcisweep)", key,
-                   name);
+                   "unknown key '%s' in [host %s] (role, metrics, ssh, ssh_config, hcisweep, "
+                   "targets)",
+                   key, name);
 }
 
 static int on_key(void *user, const char *section, const char *key, const char *val, int line)
@@ -430,8 +450,31 @@ static int check_hosts(struct lab_backend *b)
         return 0;
 }
 
+/* A client host runs its driver over ssh; targets = is a client's only. */
+static int check_clients(struct lab_backend *b)
+{
+        for (unsigned i = 0; i < b->nhosts; i++) {
+                const struct static_host *h = &b->host[i];
+                int client = !strcmp(h->h.role, "client");
+                if (client && !h->ssh.has_dest)
+                        return bad(b, h->line,
+                                   "[host %s] has role = client but no ssh = [user@]host[:port]",
+                                   h->h.name);
+                if (!client && h->targets[0])
+                        return bad(b, h->targets_line,
+                                   "[host %s]: targets = is for role = client hosts (its role is "
+                                   "%s)",
+                                   h->h.name, h->h.role);
+        }
+        return 0;
+}
+
 static int check_inventory(struct lab_backend *b)
 {
+        if (check_clients(b) < 0)
+                return -EINVAL;
+        if (b->hosts_only)
+                return check_hosts(b);
         if (!b->n) {
                 snprintf(b->err, b->errlen, "%s: no servers (one [section] with host = ... each)",
                          b->spec->inventory);
@@ -464,8 +507,9 @@ static int check_inventory(struct lab_backend *b)
         return 0;
 }
 
-static int static_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
-                       size_t errlen)
+/* The inventory of spec read and checked into a new *out (hosts_only: its hosts). */
+static int read_inventory(const struct lab_spec *spec, int hosts_only, struct lab_backend **out,
+                          char *err, size_t errlen)
 {
         struct lab_backend *b;
         int rc;
@@ -480,6 +524,7 @@ static int static_open(const struct lab_spec *spec, struct lab_backend **out, ch
                 return -ENOMEM;
         }
         b->spec = spec;
+        b->hosts_only = hosts_only;
         b->err = err;
         b->errlen = errlen;
         rc = opt_read_ini(spec->inventory, on_key, b, err, errlen);
@@ -493,6 +538,42 @@ static int static_open(const struct lab_spec *spec, struct lab_backend **out, ch
         }
         *out = b;
         return 0;
+}
+
+static int static_open(const struct lab_spec *spec, struct lab_backend **out, char *err,
+                       size_t errlen)
+{
+        return read_inventory(spec, 0, out, err, errlen);
+}
+
+int lab_inventory_clients(const char *path, struct lab_inv_client *out, unsigned max, char *err,
+                          size_t errlen)
+{
+        const struct lab_spec spec = {.inventory = path};
+        struct lab_backend *b;
+        unsigned n = 0;
+        int rc = read_inventory(&spec, 1, &b, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        for (unsigned i = 0; i < b->nhosts && rc == 0; i++) {
+                const struct static_host *h = &b->host[i];
+                if (strcmp(h->h.role, "client"))
+                        continue;
+                if (n == max) {
+                        rc = bad(b, h->line, "over %u client hosts", max);
+                        break;
+                }
+                out[n] = (struct lab_inv_client){.line = h->line, .ssh = h->ssh.d};
+                snprintf(out[n].name, sizeof(out[n].name), "%s", h->h.name);
+                snprintf(out[n].targets, sizeof(out[n].targets), "%s", h->targets);
+                n++;
+        }
+        if (rc == 0 && !n)
+                rc = errf(err, errlen, -EINVAL, "%s: no [host NAME] section with role = client",
+                          path);
+        free(b);
+        return rc < 0 ? rc : (int)n;
 }
 
 static unsigned static_count(struct lab_backend *b)

@@ -69,6 +69,13 @@ printf '[host a]\nrole = client\ntargets = %s/f1\n' "$T" >"$T/nossh.ini"
 expect_rc 2 "$HCISWEEP" block --clients inventory --inventory "$T/nossh.ini" "${common[@]}" \
         --json "$T/b.json"
 echo "$OUT" | grep -q "nossh.ini:[0-9]*: \[host a\] has role = client but no ssh" || fail "no ssh: $OUT"
+# the one inventory reader (lab/backend_static.c): targets = is a client's only
+printf '[host a]\nrole = client\nssh = 127.0.0.1\n[host s]\nrole = storage\ntargets = %s/f1\n' \
+        "$T" >"$T/stgt.ini"
+expect_rc 2 "$HCISWEEP" block --clients inventory --inventory "$T/stgt.ini" "${common[@]}" \
+        --json "$T/b.json"
+echo "$OUT" | grep -q "stgt.ini:6: \[host s\]: targets = is for role = client hosts" ||
+        fail "targets on a storage host: $OUT"
 [ ! -e "$T/b.json" ] || fail "a result was written for bad input: $(cat "$T/b.json")"
 no_driver_left "bad input"
 

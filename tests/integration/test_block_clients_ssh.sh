@@ -10,7 +10,9 @@
 # a tenth of the runtime late (the skews themselves are printed: on a
 # loaded machine a few exceed 1%, which the flag then says), and the
 # aggregate is the per-client sum. A client whose sshd does not answer stops the run before its first
-# point (exit 3, naming it). No client is left running, here or there.
+# point (exit 3, naming it); with --clients-optional it is named missing
+# (on screen and in clients_missing[]) and the other five run. No client is
+# left running, here or there.
 . "$TESTLIB"
 . "$SRC/tests/integration/tgt.sh"
 
@@ -119,3 +121,16 @@ grep -q "client c6: .*$(test_addr 6):$(test_port 3)" <<<"$OUT" || fail "c6 is no
 jq -e '.partial == true and (.points | length) == 0' "$T/d.json" >/dev/null || fail "points ran: $(cat "$T/d.json")"
 no_driver_left "an unreachable client"
 pass "an unreachable client: exit 3 naming it before the first point, no client left"
+
+# --- the same with --clients-optional: c6 is missing (named here and in the result), the
+# other five run, exit 0
+expect_rc 0 "$HCISWEEP" block --clients inventory --inventory "$T/down.ini" --clients-optional \
+        --rw randread --bs 4k --iodepth 1 --runtime 1 --json "$T/o.json"
+grep -q "client c6 ($(test_addr 6)) is missing: .*$(test_addr 6):$(test_port 3)" <<<"$OUT" ||
+        fail "c6 is not named missing on screen: $OUT"
+jq -e '(.clients_missing | length) == 1 and .clients_missing[0].name == "c6"
+        and (.clients_missing[0].error | length) > 0 and (.points | length) == 1
+        and all(.points[]; .n_clients == 5 and ([.clients[].name] | index("c6")) == null)' \
+        "$T/o.json" >/dev/null || fail "--clients-optional: $(jq -c '{clients_missing, p: [.points[] | {n_clients, c: [.clients[].name]}]}' "$T/o.json")"
+no_driver_left "a missing client"
+pass "--clients-optional: an unreachable client is named missing, the others run, exit 0"
