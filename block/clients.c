@@ -18,6 +18,7 @@
 #include "lab/ssh.h"
 #include "block/clients.h"
 #include "block/clients_agg.h"
+#include "block/clients_hosts.h"
 
 #define MAX_CLIENTS  256
 #define GO_AHEAD_MS  200   /* the go instant: this far ahead, so every client gets it in time */
@@ -339,7 +340,8 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
 
 /* One point: every client ready, one go, every result. */
 static int run_point(const struct blk_clients_plan *p, struct client *cl, unsigned n, unsigned k,
-                     blk_clients_point_cb cb, void *user, int *degraded, char *err, size_t errlen)
+                     struct blk_hosts *hosts, blk_clients_point_cb cb, void *user, int *degraded,
+                     char *err, size_t errlen)
 {
         char why[256];
         int rc = wait_all(cl, n, k, is_ready, 0, p->stop);
@@ -368,6 +370,8 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
                 if (!cl[i].lost && dp_carrier_send(cl[i].car, &m, why, sizeof(why)) < 0)
                         lose(&cl[i], why);
         }
+        blk_hosts_begin(hosts, GO_AHEAD_MS / 1e3 + p->ramp_s,
+                        p->runtime_s); /* the measured window */
         int64_t end = go + (int64_t)((p->ramp_s + p->runtime_s + p->io_timeout_s + 30) * 1e9);
         rc = wait_all(cl, n, k, has_result, end, p->stop);
         if (rc == -EINTR) { /* every client stops as on SIGINT and gives what it measured */
@@ -381,7 +385,10 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
                         if (!cl[i].error[0])
                                 snprintf(cl[i].error, sizeof(cl[i].error), "gave no result");
                 }
-        json_t *agg = aggregate(p, cl, n, go, err, errlen);
+        json_t *agg = aggregate(p, cl, n, go, err, errlen), *cluster = blk_hosts_end(hosts);
+        if (agg && cluster)
+                json_object_set(agg, "cluster", cluster);
+        json_decref(cluster);
         if (agg) {
                 cb(user, k, agg);
                 json_decref(agg);
@@ -584,6 +591,7 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
                     int *degraded, char *err, size_t errlen)
 {
         struct client *cl = NULL;
+        struct blk_hosts *hosts = NULL;
         int n = make_clients(p, &cl, err, errlen), rc = 0;
 
         *degraded = 0;
@@ -592,15 +600,19 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
         unsigned left = (unsigned)n;
         rc = check_remote(p, cl, &left, err, errlen);
         n = (int)left; /* the missing ones are out (and freed) */
+        if (rc == 0)
+                rc = blk_hosts_open(&hosts, p->inventory, !cl[0].remote, p->host_interval_s, err,
+                                    errlen);
         /* each count: its first N clients started, the sweep, every one of them stopped */
         for (unsigned j = 0; rc == 0 && j < (p->ncounts ? p->ncounts : 1); j++) {
                 unsigned m = p->ncounts ? p->counts[j] : (unsigned)n;
                 for (unsigned i = 0; i < m && rc == 0; i++)
                         rc = start_client(p, &cl[i], err, errlen);
                 for (unsigned k = 0; rc == 0 && k < p->npoints; k++)
-                        rc = run_point(p, cl, m, k, cb, user, degraded, err, errlen);
+                        rc = run_point(p, cl, m, k, hosts, cb, user, degraded, err, errlen);
                 stop_all(cl, m);
         }
+        blk_hosts_close(hosts);
         free_clients(cl, n);
         return rc;
 }

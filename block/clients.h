@@ -32,6 +32,10 @@
  * go on. After an interrupt every client's input is closed, so each stops
  * as on SIGINT and gives what it measured. Every client is reaped (or
  * killed) before blk_clients_run returns.
+ *
+ * Hosts: during every point this host and the inventory's storage and
+ * client hosts are sampled (block/clients_hosts.h); each point's aggregate
+ * carries them as "cluster".
  */
 #ifndef HCI_BLK_CLIENTS_H
 #define HCI_BLK_CLIENTS_H
@@ -58,6 +62,7 @@ struct blk_clients_plan {
         const unsigned *counts; /* --client-counts: the sweep on the first N clients, each N */
         unsigned ncounts;       /* 0: once, on every client */
         const volatile sig_atomic_t *stop; /* set by the caller's signal handler */
+        double host_interval_s;            /* hosts sampled this often (0: 2 s, clients_hosts.h) */
 };
 
 /*

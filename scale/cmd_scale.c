@@ -59,7 +59,7 @@ static int exit_of(int rc)
 static void open_window(struct scale *s)
 {
         scale_probe_take(s->watch.probe, &s->run.snap0);
-        scale_cluster_begin(s->watch.cluster);
+        lab_cluster_begin(s->watch.cluster);
         s->run.t0 = s->run.snap0.t_ns;
         s->run.window_open = 1;
         s->run.step->rep[s->run.rep].win_start_ms = clk_real_ms();
@@ -215,7 +215,7 @@ static unsigned step_cpu(const struct scale *s, const struct mon *m, uint64_t t1
                          const cpu_set_t *set, struct mon_cpu *out)
 {
         struct hostsrc_cpu p;
-        int n = scale_cluster_local_cpu(s->watch.cluster, set, &p);
+        int n = lab_cluster_local_cpu(s->watch.cluster, set, &p);
 
         if (n > 0) {
                 *out = (struct mon_cpu){.user = p.user,
@@ -314,7 +314,7 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         r->win_end_ms = clk_real_ms();
         scale_probe_take(s->watch.probe, &snap1);
         r->hosts_missed =
-            scale_cluster_end(s->watch.cluster, &st->hosts, r->host_error, sizeof(r->host_error));
+            lab_cluster_end(s->watch.cluster, &st->hosts, r->host_error, sizeof(r->host_error));
         if (r->hosts_missed == -ENOMEM)
                 return -ENOMEM;
         if (r->hosts_missed > 0)
@@ -337,8 +337,7 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         r->have_steady = res.have_steady;
         r->steady = res.steady;
         scale_probe_rates(s->watch.probe, &s->run.snap0, &snap1, &r->rates);
-        scale_cluster_local_swap(s->watch.cluster,
-                                 &r->rates.swap_pages); /* the host's, read once */
+        lab_cluster_local_swap(s->watch.cluster, &r->rates.swap_pages); /* the host's, read once */
         keep_result(st, r, &res);
         r->interrupted = interrupted;
         if (res.exit_code) {
@@ -640,10 +639,10 @@ static int run_all(struct scale *s)
         if (!rc && !(s->watch.probe = scale_probe_new(s->conf.lab.lab_dir)))
                 rc = -ENOMEM;
         if (!rc)
-                rc = scale_cluster_open(&s->watch.cluster, s->lab.ops, s->lab.b, &s->conf.spec,
-                                        s->conf.cfg.metrics_optional, err, sizeof(err));
+                rc = lab_cluster_open(&s->watch.cluster, s->lab.ops, s->lab.b, &s->conf.spec,
+                                      s->conf.cfg.metrics_optional, err, sizeof(err));
         if (!rc)
-                scale_cluster_print(s->watch.cluster);
+                lab_cluster_print(s->watch.cluster);
         if (!rc && (rc = scale_alloc_steps(s)) < 0)
                 snprintf(err, sizeof(err), "out of memory");
         if (!rc)
@@ -687,7 +686,7 @@ out:
         metrics_stop(s->watch.metrics);
         s->watch.metrics = NULL;
         teardown(s);
-        scale_cluster_close(s->watch.cluster); /* a source may hold the backend's connection */
+        lab_cluster_close(s->watch.cluster); /* a source may hold the backend's connection */
         s->watch.cluster = NULL;
         s->lab.ops->close(s->lab.b);
         return rc;
@@ -758,7 +757,7 @@ out:
         scale_free_dsns(s);
         scale_free_steps(s);
         scale_probe_free(s->watch.probe);
-        scale_cluster_close(s->watch.cluster);
+        lab_cluster_close(s->watch.cluster);
         mon_free(s->watch.mon);
         opt_free(s->conf.g);
         oltp_cli_free(s->conf.oc);

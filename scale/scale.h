@@ -75,7 +75,7 @@ struct scale_rates {
         struct scale_drate host;                /* the host disk holding the lab directory */
         double ini_cpu_pct[LAB_MAX_VMS + 1];    /* VM i's initiator (in vm_cpu_pct too); -1 */
         double self_cpu_pct; /* the load generator, % of one CPU; -1 when unknown */
-        uint64_t swap_pages; /* this host's, from its cluster reading (scale_cluster_local_swap) */
+        uint64_t swap_pages; /* this host's, from its cluster reading (lab_cluster_local_swap) */
         double vm_cpu_pct[LAB_MAX_VMS + 1];  /* -1 when unknown */
         uint64_t majflt, failcnt, oom_kills; /* all VMs */
         /* VM i's CPU cgroup over the window: vm_cpu_pct came from its usage
@@ -111,7 +111,7 @@ void scale_probe_take(const struct scale_probe *p, struct scale_snap *s);
 void scale_probe_rates(const struct scale_probe *p, const struct scale_snap *a,
                        const struct scale_snap *b, struct scale_rates *r);
 
-struct scale_hosts; /* scale_cluster.h */
+struct lab_hosts; /* lab/cluster.h */
 
 /* One measured run of a step. */
 struct scale_rep {
@@ -163,9 +163,9 @@ struct scale_step {
          * layer, and their mean split; "" when the VMs share every CPU. */
         char compute_cpus[64];
         struct mon_cpu compute_cpu;
-        struct scale_rates rates;  /* mean over repeats (counts summed) */
-        struct scale_hosts *hosts; /* every host of the lab over the step (scale_cluster.h) */
-        int state;                 /* enum scale_state */
+        struct scale_rates rates; /* mean over repeats (counts summed) */
+        struct lab_hosts *hosts;  /* every host of the lab over the step (lab/cluster.h) */
+        int state;                /* enum scale_state */
         char error[1024];
         uint64_t consoles;          /* bit i-1: VM i's console tail saved (scale_console_name) */
         json_t *monitor;            /* of its last repeat; owned */

@@ -12,7 +12,7 @@
 #include "core/metrics.h"
 #include "core/progress.h"
 #include "scale/cmd_scale.h"
-#include "scale/scale_cluster.h"
+#include "lab/cluster.h"
 #include "scale/scale_run.h"
 
 static const char *const placements[] = {"controller", "vm", NULL};
@@ -241,7 +241,7 @@ void scale_free_steps(struct scale *s)
                 hist_free(s->steps[i].load.lat[1]);
                 json_decref(s->steps[i].monitor);
                 json_decref(s->steps[i].drivers);
-                scale_hosts_free(s->steps[i].hosts);
+                lab_hosts_free(s->steps[i].hosts);
                 for (unsigned r = 0; r < SCALE_MAX_REPEAT; r++) {
                         free(s->steps[i].rep[r].iv_tps);
                         free(s->steps[i].rep[r].iv_t);
@@ -293,7 +293,7 @@ int scale_check_run(struct scale *s, char *err, size_t errlen)
         if (s->lab.ops->can_start) /* a backend without hosts is this one: its source checked */
                 return s->lab.ops->host
                            ? 0
-                           : scale_cluster_check(s->lab.ops, NULL, &s->conf.spec, err, errlen);
+                           : lab_cluster_check(s->lab.ops, NULL, &s->conf.spec, err, errlen);
         rc = s->lab.ops->open(&s->conf.spec, &b, err, errlen);
         if (rc < 0)
                 return rc;

@@ -16,7 +16,7 @@
 #include "oltp/report.h"
 #include "results/tipping.h"
 #include "scale/scale.h"
-#include "scale/scale_cluster.h"
+#include "lab/cluster.h"
 
 const char *scale_state_name(int state)
 {
@@ -494,7 +494,7 @@ json_t *scale_step_json(const struct scale_step *s, const double *pcts, unsigned
                 json_object_set_new(o, "compute_cpu", c);
         }
         if (s->hosts)
-                json_object_set_new(o, "cluster", scale_hosts_json(s->hosts));
+                json_object_set_new(o, "cluster", lab_hosts_json(s->hosts));
         if (s->error[0])
                 json_object_set_new(o, "error", json_string(s->error));
         if (s->consoles)

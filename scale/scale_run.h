@@ -22,7 +22,7 @@
 #include "results/tip_json.h"
 #include "results/tip_verdict.h"
 #include "scale/scale.h"
-#include "scale/scale_cluster.h"
+#include "lab/cluster.h"
 #include "scale/search.h"
 
 #define MAX_PCT 16 /* --percentiles kept */
@@ -80,9 +80,9 @@ struct scale_lab {
 /* What watches the runs: the counters, the host monitor, the block load. */
 struct scale_watch {
         struct scale_probe *probe;
-        struct scale_cluster *cluster; /* every host of the lab (scale_cluster.h) */
-        struct scale_load *ld;         /* the step's LUNs, open */
-        struct mon *mon;               /* the whole run */
+        struct lab_cluster *cluster; /* every host of the lab (lab/cluster.h) */
+        struct scale_load *ld;       /* the step's LUNs, open */
+        struct mon *mon;             /* the whole run */
         int mon_stopped;
         struct metrics *metrics; /* --metrics-listen, or NULL */
         struct oltp_live *live;

@@ -2,7 +2,7 @@
 #   python3 mkscale.py KIND OUT.json
 #   KIND: hci | two-layer | ort | cluster | cluster-swap
 # cluster: a two-layer static inventory, compute hosts h1 (saturating) and h2
-# and storage host s1, each step's cluster.hosts as scale/scale_cluster.c
+# and storage host s1, each step's cluster.hosts as lab/cluster.c
 # writes them; h2 did not answer at 16 VMs. cluster-swap: h1's and h2's
 # figures exchanged (the busiest host must follow the figures).
 # Histograms are built in the loglin-8 layout of core/hist.h, so the report

@@ -38,6 +38,17 @@ jq -r '.points[] | [(.read.iops + .write.iops), ([.clients[].iops] | add),
                 [ "$ios" = "$ios_sum" ] || fail "aggregate I/Os $ios, per-client sum $ios_sum"
         done
 jq -e 'all(.points[]; .read.lat_ns.percentile != null)' "$T/r.json" >/dev/null || fail "no percentiles"
+# every point read this host as scale does (cluster.hosts[]), sampled every 2 s over its
+# 3 s window: a 2 s sample and the rest, each host's CPU split, disks and network
+jq -e 'all(.points[]; .cluster.interval_s == 2
+          and ([.cluster.hosts[] | select(.name == "local" and .role == "client"
+                and .source == "procfs")] | length) == 1
+          and all(.cluster.hosts[]; .cpu.busy >= 0 and .cpu.user >= 0 and .cpu.system >= 0
+                  and .cpu.iowait >= 0 and (.cpu | has("steal")) and (.disks | type) == "array"
+                  and (.net | has("rx_bytes_s") and has("tx_bytes_s")))
+          and (.cluster.series | length) == 2 and .cluster.series[0].t_s == 0
+          and all(.cluster.series[]; (.hosts | length) == 1 and .seconds > 0))' "$T/r.json" >/dev/null ||
+        fail "the hosts: $(jq -c '[.points[].cluster | {interval_s, hosts, s: [.series[] | {t_s, seconds}]}]' "$T/r.json")"
 
 # --- --stonewall last is recorded, both windows are
 expect_rc 0 "$HCISWEEP" block --clients local:2 --filename "$F" "${common[@]}" --runtime 1 \

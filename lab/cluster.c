@@ -1,6 +1,6 @@
 /*
- * scale_cluster.c - the lab's hosts over each measured window
- * (scale_cluster.h). Counters are big (a host's every CPU and disk), so
+ * lab/cluster.c - the lab's hosts over each measured window
+ * (lab/cluster.h). Counters are big (a host's every CPU and disk), so
  * the two reads of a window live on the heap, one pair per host.
  *
  * Each open host has a reader thread of its own: the window's reads are
@@ -19,7 +19,7 @@
 
 #include "core/hostsrc.h"
 #include "lab/hosts.h"
-#include "scale/scale_cluster.h"
+#include "lab/cluster.h"
 
 struct host {
         struct lab_hostinfo info;
@@ -42,7 +42,7 @@ struct host {
         char rerr[2][256]; /* its error */
 };
 
-struct scale_cluster {
+struct lab_cluster {
         unsigned n;
         struct host *h;
 };
@@ -59,7 +59,7 @@ struct host_step {
         char error[256]; /* the last reason, "" */
 };
 
-struct scale_hosts {
+struct lab_hosts {
         unsigned n;
         struct host_step *h;
 };
@@ -188,7 +188,7 @@ static void close_host(struct host *h)
 }
 
 /* The lab's hosts with the sources --metrics-source picks (lab/hosts.h). */
-static int list_hosts(struct scale_cluster *c, const struct lab_backend_ops *ops,
+static int list_hosts(struct lab_cluster *c, const struct lab_backend_ops *ops,
                       struct lab_backend *b, const struct lab_spec *spec, char *err, size_t errlen)
 {
         struct lab_hostinfo h;
@@ -211,7 +211,7 @@ static int list_hosts(struct scale_cluster *c, const struct lab_backend_ops *ops
 }
 
 /* The first read of every host: it answers, or it is missing (optional) or stops the run. */
-static int first_reads(struct scale_cluster *c, int optional, char *err, size_t errlen)
+static int first_reads(struct lab_cluster *c, int optional, char *err, size_t errlen)
 {
         struct timespec deadline = read_deadline();
 
@@ -233,11 +233,11 @@ static int first_reads(struct scale_cluster *c, int optional, char *err, size_t 
         return 0;
 }
 
-int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops *ops,
-                       struct lab_backend *b, const struct lab_spec *spec, int optional, char *err,
-                       size_t errlen)
+int lab_cluster_open(struct lab_cluster **out, const struct lab_backend_ops *ops,
+                     struct lab_backend *b, const struct lab_spec *spec, int optional, char *err,
+                     size_t errlen)
 {
-        struct scale_cluster *c = calloc(1, sizeof(*c));
+        struct lab_cluster *c = calloc(1, sizeof(*c));
         int rc;
 
         *out = c;
@@ -261,8 +261,41 @@ int scale_cluster_open(struct scale_cluster **out, const struct lab_backend_ops 
         return first_reads(c, optional, err, errlen);
 }
 
-int scale_cluster_check(const struct lab_backend_ops *ops, struct lab_backend *b,
-                        const struct lab_spec *spec, char *err, size_t errlen)
+/* Hosts given as a list: each opened from its source and where, as a backend without
+ * host_source does (lab_host_src_open). */
+static const struct lab_backend_ops no_backend = {.name = "hosts"};
+
+int lab_cluster_open_list(struct lab_cluster **out, const struct lab_hostinfo *hosts, unsigned n,
+                          int optional, char *err, size_t errlen)
+{
+        struct lab_cluster *c = calloc(1, sizeof(*c));
+        int rc;
+
+        *out = c;
+        if (!c || !(c->h = calloc(n ? n : 1, sizeof(*c->h))))
+                return -ENOMEM;
+        c->n = n;
+        for (unsigned i = 0; i < n; i++) {
+                struct host *h = &c->h[i];
+
+                h->info = hosts[i];
+                h->controller =
+                    !strcmp(h->info.source, "procfs") && !strcmp(h->info.where, "/proc");
+                if (!h->info.source[0])
+                        continue;
+                rc = open_host(&no_backend, NULL, i, h, h->error, sizeof(h->error));
+                if (rc == -ENOMEM)
+                        return rc;
+                if (rc == 0)
+                        post(h, 0);
+                else
+                        close_host(h);
+        }
+        return first_reads(c, optional, err, errlen);
+}
+
+int lab_cluster_check(const struct lab_backend_ops *ops, struct lab_backend *b,
+                      const struct lab_spec *spec, char *err, size_t errlen)
 {
         struct lab_hostinfo h;
         int rc;
@@ -272,7 +305,7 @@ int scale_cluster_check(const struct lab_backend_ops *ops, struct lab_backend *b
         return rc == -ENOENT ? 0 : rc;
 }
 
-void scale_cluster_close(struct scale_cluster *c)
+void lab_cluster_close(struct lab_cluster *c)
 {
         for (unsigned i = 0; c && i < c->n; i++) {
                 close_host(&c->h[i]);
@@ -284,12 +317,12 @@ void scale_cluster_close(struct scale_cluster *c)
         free(c);
 }
 
-unsigned scale_cluster_count(const struct scale_cluster *c)
+unsigned lab_cluster_count(const struct lab_cluster *c)
 {
         return c ? c->n : 0;
 }
 
-void scale_cluster_print(const struct scale_cluster *c)
+void lab_cluster_print(const struct lab_cluster *c)
 {
         for (unsigned i = 0; c && i < c->n; i++) {
                 const struct host *h = &c->h[i];
@@ -306,7 +339,7 @@ void scale_cluster_print(const struct scale_cluster *c)
                 printf("\n");
 }
 
-void scale_cluster_begin(struct scale_cluster *c)
+void lab_cluster_begin(struct lab_cluster *c)
 {
         /* posted, never waited for: a failed or late read shows when the window ends */
         for (unsigned i = 0; c && i < c->n; i++)
@@ -390,9 +423,9 @@ static void fold_rates(struct host_step *hs, const struct hostsrc_rates *x)
         m->seconds = hs->seconds;
 }
 
-static struct scale_hosts *hosts_new(const struct scale_cluster *c)
+static struct lab_hosts *hosts_new(const struct lab_cluster *c)
 {
-        struct scale_hosts *hs = calloc(1, sizeof(*hs));
+        struct lab_hosts *hs = calloc(1, sizeof(*hs));
 
         if (!hs || !(hs->h = calloc(c->n ? c->n : 1, sizeof(*hs->h)))) {
                 free(hs);
@@ -455,7 +488,7 @@ static void missed(struct host_step *hs, const char *one, char *why, size_t len)
                 snprintf(why + at, len - at, "%s%s", at ? "; " : "", one);
 }
 
-int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *why, size_t len)
+int lab_cluster_end(struct lab_cluster *c, struct lab_hosts **hsp, char *why, size_t len)
 {
         struct hostsrc_rates *r;
         struct timespec deadline;
@@ -507,8 +540,8 @@ int scale_cluster_end(struct scale_cluster *c, struct scale_hosts **hsp, char *w
         return nmissed;
 }
 
-int scale_cluster_local_cpu(const struct scale_cluster *c, const cpu_set_t *set,
-                            struct hostsrc_cpu *pct)
+int lab_cluster_local_cpu(const struct lab_cluster *c, const cpu_set_t *set,
+                          struct hostsrc_cpu *pct)
 {
         struct hostsrc_cpu one;
         int n = 0;
@@ -539,7 +572,7 @@ int scale_cluster_local_cpu(const struct scale_cluster *c, const cpu_set_t *set,
         return n;
 }
 
-int scale_cluster_local_swap(const struct scale_cluster *c, uint64_t *pages)
+int lab_cluster_local_swap(const struct lab_cluster *c, uint64_t *pages)
 {
         *pages = 0;
         for (unsigned i = 0; c && i < c->n; i++) {
@@ -622,7 +655,7 @@ static json_t *figures_json(json_t *o, const struct host_step *s)
         return o;
 }
 
-json_t *scale_hosts_json(const struct scale_hosts *hs)
+json_t *lab_hosts_json(const struct lab_hosts *hs)
 {
         json_t *a = json_array(), *o;
 
@@ -646,9 +679,31 @@ json_t *scale_hosts_json(const struct scale_hosts *hs)
         return a ? json_pack("{s:o}", "hosts", a) : NULL;
 }
 
-void scale_hosts_free(struct scale_hosts *hs)
+void lab_hosts_free(struct lab_hosts *hs)
 {
         if (hs)
                 free(hs->h);
         free(hs);
+}
+
+int lab_hosts_fold(struct lab_hosts *dst, const struct lab_hosts *win)
+{
+        if (!dst || !win || dst->n != win->n)
+                return -EINVAL;
+        for (unsigned i = 0; i < win->n; i++) {
+                struct host_step *d = &dst->h[i];
+                const struct host_step *w = &win->h[i];
+
+                if (w->seconds > 0)
+                        fold_rates(d, &w->r);
+                d->missed += w->missed;
+                if (w->error[0])
+                        snprintf(d->error, sizeof(d->error), "%s", w->error);
+        }
+        return 0;
+}
+
+struct lab_hosts *lab_hosts_empty(const struct lab_cluster *c)
+{
+        return c && c->n ? hosts_new(c) : NULL;
 }
