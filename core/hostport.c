@@ -226,8 +226,9 @@ int hostport_uri_host(const char *uri, char *host, size_t hostlen, char *err, si
 
         host[0] = '\0';
         if (!h || h == uri)
-                return hp_fail(uri, err, errlen,
-                               "not a connection URI (DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH)");
+                return hp_fail(
+                    uri, err, errlen,
+                    "not a connection URI (DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH)");
         h += 3;
         n = strcspn(h, "/?#");
         at = memrchr(h, '@', n);
