@@ -217,6 +217,34 @@ int hostport_parse(const char *s, unsigned defport, char *host, size_t hostlen, 
         return 0;
 }
 
+int hostport_uri_host(const char *uri, char *host, size_t hostlen, char *err, size_t errlen)
+{
+        const char *h = strstr(uri, "://"), *at;
+        char auth[HOSTPORT_HOST_MAX + 8];
+        unsigned port;
+        size_t n;
+
+        host[0] = '\0';
+        if (!h || h == uri)
+                return hp_fail(
+                    uri, err, errlen,
+                    "not a connection URI (DRIVER[+TRANSPORT]://[USER@]HOST[:PORT]/PATH)");
+        h += 3;
+        n = strcspn(h, "/?#");
+        at = memrchr(h, '@', n);
+        if (at) {
+                n -= (size_t)(at + 1 - h);
+                h = at + 1;
+        }
+        if (!n)
+                return 0;
+        if (n >= sizeof(auth))
+                return hp_fail(uri, err, errlen, "a host name of over 253 characters");
+        memcpy(auth, h, n);
+        auth[n] = '\0';
+        return hostport_parse(auth, 0, host, hostlen, &port, err, errlen);
+}
+
 int hostport_is_loopback(const char *host)
 {
         struct in6_addr a6;

@@ -42,6 +42,14 @@ int hostport_parse(const char *s, unsigned defport, char *host, size_t hostlen, 
                    char *err, size_t errlen);
 
 /*
+ * A connection URI as libvirt takes it, DRIVER[+TRANSPORT]://[USER@]AUTHORITY[/PATH][?QUERY],
+ * its AUTHORITY held to hostport_parse(): 0 with the host in host[hostlen] ("" when the
+ * URI names none, as qemu:///system: this machine, no connection), -EINVAL with one line
+ * in err. USER is never quoted (a password may stand there).
+ */
+int hostport_uri_host(const char *uri, char *host, size_t hostlen, char *err, size_t errlen);
+
+/*
  * s as a message may quote it to a terminal: at most max characters of it
  * ("..." after when cut), each control character, DEL and '\\' written as
  * \xNN, so an ESC sequence in what a user or a file gave is never replayed.

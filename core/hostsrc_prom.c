@@ -31,6 +31,7 @@
 
 #include "core/clock.h"
 #include "core/expo.h"
+#include "core/hostport.h"
 #include "core/hostsrc.h"
 #include "core/hostsrc_http.h"
 
@@ -196,12 +197,38 @@ static int reply_status(json_t *root, char *err, size_t errlen)
         if (status && !strcmp(status, "success"))
                 return 0;
         if (status && !strcmp(status, "error")) {
-                snprintf(err, errlen, "the query failed: %s: %s", type ? type : "error",
-                         why ? why : "(no reason given)");
+                char t[4 * 40 + 4], w[4 * 200 + 4]; /* the server's words, never replayed raw */
+
+                hostport_printable(type ? type : "error", 40, t, sizeof(t));
+                hostport_printable(why ? why : "(no reason given)", 200, w, sizeof(w));
+                snprintf(err, errlen, "the query failed: %s: %s", t, w);
                 return -EIO;
         }
         snprintf(err, errlen, "no \"status\" of success or error: not a Prometheus API reply");
         return -EINVAL;
+}
+
+/* Each series once: Prometheus itself never answers one twice, and a sum of the two would
+ * count its CPU twice (as an exposition body's duplicate is refused, expo.h). */
+static int once(json_t *seen, json_t *metric, const char *instance, char *err, size_t errlen)
+{
+        char *key = json_dumps(metric, JSON_COMPACT | JSON_SORT_KEYS);
+        int ret = 0;
+
+        if (!key) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        if (json_object_get(seen, key)) {
+                snprintf(err, errlen, "instance %s: the same series twice in one answer (%.200s)",
+                         instance, key);
+                ret = -EINVAL;
+        } else if (json_object_set_new(seen, key, json_true()) < 0) {
+                snprintf(err, errlen, "out of memory");
+                ret = -ENOMEM;
+        }
+        free(key);
+        return ret;
 }
 
 static int take_result(json_t *result, const char *instance, struct hostsrc_counters *out,
@@ -213,13 +240,24 @@ static int take_result(json_t *result, const char *instance, struct hostsrc_coun
         json_t *item;
         int ret = 0;
 
+        json_t *seen = json_object();
+
+        if (!seen) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
         hostsrc_fill_init(&f, out);
         json_array_foreach(result, i, item)
         {
                 ret = take_series(&f, item, t, &job, instance, err, errlen);
+                if (!ret)
+                        ret = once(seen, json_object_get(item, "metric"), instance, err, errlen);
                 if (ret < 0)
-                        return ret;
+                        break;
         }
+        json_decref(seen);
+        if (ret < 0)
+                return ret;
         ret = hostsrc_fill_done(&f, err, errlen);
         if (ret < 0)
                 return ret;
@@ -260,7 +298,9 @@ int hostsrc_prom_parse(const char *body, size_t len, const char *instance, int64
         json_decref(root);
         if (ret < 0)
                 return ret;
-        if (!isfinite(t) || t <= 0 || t * 1e9 + (double)mono_minus_wall <= 0) {
+        /* a time llround and uint64 hold (year 2262 at most), not one that wraps */
+        if (!isfinite(t) || t <= 0 || t * 1e9 + (double)mono_minus_wall <= 0 ||
+            t * 1e9 + (double)mono_minus_wall >= 9e18) {
                 snprintf(err, errlen, "instance %s: no sample time (%g)", instance, t);
                 return -EINVAL;
         }

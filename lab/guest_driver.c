@@ -19,6 +19,7 @@
 #include "core/clock.h"
 #include "core/driverproto.h"
 #include "core/exitcode.h"
+#include "core/hostport.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "lab/backend.h"
@@ -564,6 +565,14 @@ static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv
         if (!strncmp(o->agent, "unix:", 5)) {
                 a.socket = o->agent + 5;
         } else if (!strncmp(o->agent, "libvirt:", 8) && o->libvirt_uri) {
+                char host[HOSTPORT_HOST_MAX], why[400] = "a test reaches loopback IP literals only";
+
+                if (hostport_uri_host(o->libvirt_uri, host, sizeof(host), why, sizeof(why)) < 0 ||
+                    (host[0] && strcmp(host, "localhost") && !hostport_dial_ok(host))) {
+                        snprintf(g->err, sizeof(g->err), "guest-driver: option --libvirt-uri: %s",
+                                 why);
+                        return -EINVAL;
+                }
                 a.domain = o->agent + 8;
                 a.uri = o->libvirt_uri;
         } else {

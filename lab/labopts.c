@@ -136,6 +136,30 @@ static int uri_names(const char *uris, const char *name)
         return 0;
 }
 
+/* Each URI of --libvirt-uri names its host as hostport.h holds one, and under the loopback
+ * guard a loopback literal: checked before any connection (libvirt would resolve and dial). */
+static int check_libvirt_uris(const char *uris, char *err, size_t errlen)
+{
+        char uri[512], host[HOSTPORT_HOST_MAX], why[400];
+
+        for (const char *u = uris; *u; u += strcspn(u, ","), u += *u == ',') {
+                snprintf(uri, sizeof(uri), "%.*s", (int)strcspn(u, ","), u);
+                if (hostport_uri_host(uri, host, sizeof(host), why, sizeof(why)) < 0) {
+                        snprintf(err, errlen, "option --libvirt-uri: %s", why);
+                        return -EINVAL;
+                }
+                if (host[0] && strcmp(host, "localhost") && !hostport_dial_ok(host)) {
+                        hostport_printable(host, 64, why, sizeof(why));
+                        snprintf(err, errlen,
+                                 "option --libvirt-uri: '%s': a test reaches loopback IP literals "
+                                 "only (127.0.0.0/8)",
+                                 why);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
 /* Every name of --storage-hosts is a host of --libvirt-uri, and only in
  * two-layer (in hci every host is both): checked before any connection. */
 static int check_storage_hosts(const struct lab_cfg *c, char *err, size_t errlen)
@@ -151,7 +175,14 @@ static int check_storage_hosts(const struct lab_cfg *c, char *err, size_t errlen
                 return -EINVAL;
         }
         for (const char *s = c->storage_hosts; *s; s += strcspn(s, ","), s += *s == ',') {
+                char host[HOSTPORT_HOST_MAX], why[400];
+                unsigned port;
+
                 snprintf(name, sizeof(name), "%.*s", (int)strcspn(s, ","), s);
+                if (hostport_parse(name, 0, host, sizeof(host), &port, why, sizeof(why)) < 0) {
+                        snprintf(err, errlen, "option --storage-hosts: %s", why);
+                        return -EINVAL;
+                }
                 if (!uri_names(c->libvirt_uri, name)) {
                         snprintf(err, errlen,
                                  "option --storage-hosts: '%s' is not a host of --libvirt-uri "
@@ -213,6 +244,8 @@ int lab_spec(struct lab_cfg *c, struct lab_spec *spec, const struct lab_backend_
 
         *ops = lab_backends[c->backend];
         rc = check_addr_base(c->addr_base, err, errlen);
+        if (!rc)
+                rc = check_libvirt_uris(c->libvirt_uri, err, errlen);
         if (!rc)
                 rc = check_storage_hosts(c, err, errlen);
         if (!rc)

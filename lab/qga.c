@@ -469,6 +469,11 @@ int qga_exec_status(struct qga *q, int64_t pid, struct qga_status *st, char *err
         rc = call(q, cmd, QGA_TIMEOUT_MS, &ret, err, errlen);
         if (rc < 0)
                 return rc;
+        if (!json_is_object(ret)) { /* else it would read as "running" for ever */
+                snprintf(err, errlen, "%s: guest agent guest-exec-status: not an object", q->where);
+                json_decref(ret);
+                return -EPROTO;
+        }
         st->exited = json_is_true(json_object_get(ret, "exited"));
         if (st->exited) {
                 v = json_object_get(ret, "exitcode");

@@ -646,10 +646,10 @@ bad 2 "option --mysql-defaults-file: dir: Is a directory" "${O[@]}" --mysql-pass
 bad 2 "option --mysql-defaults-file: /dev/zero: too long" "${O[@]}" --mysql-password-file pw --mysql-defaults-file /dev/zero
 
 # --- 13. --storage-hosts names hosts of --libvirt-uri, before any connection ---
-# (192.0.2.7 is TEST-NET-1: a connection there would hang, not fail at once)
-LV=(--backend libvirt --topology two-layer --libvirt-uri "qemu+ssh://root@192.0.2.7/system,qemu:///system")
+LV=(--backend libvirt --topology two-layer --libvirt-uri "qemu+ssh://root@$NUL/system,qemu:///system")
 bad 2 "option --storage-hosts: 'nosuch' is not a host of --libvirt-uri" "${L[@]}" "${LV[@]}" --storage-hosts nosuch
-bad 2 "option --storage-hosts: '192.0.2' is not a host of --libvirt-uri" "${LS[@]}" "${LV[@]}" --storage-hosts localhost,192.0.2
+bad 2 "option --storage-hosts: '127.0.0': not a dotted-quad" "${LS[@]}" "${LV[@]}" --storage-hosts localhost,127.0.0
+bad 2 "option --storage-hosts: '127.0.0.2' is not a host of --libvirt-uri" "${LS[@]}" "${LV[@]}" --storage-hosts localhost,127.0.0.2
 bad 2 "option --storage-hosts: 'root' is not a host" "${S[@]}" "${LV[@]}" --storage-hosts root
 bad 2 "option --storage-hosts: only with --topology two-layer" "${L[@]}" --backend libvirt --storage-hosts localhost
 bad 2 "option --storage-hosts: item 2 of the list is empty" "${L[@]}" "${LV[@]}" --storage-hosts localhost,,x
@@ -741,6 +741,29 @@ bad 2 "inv_far.ini:2: [db1]: host '192.0.2.10': a test reaches loopback" "${S[@]
 bad 2 "option --mysql-host: 'db.example': a test reaches loopback IP literals only" "${O[@]}" --mysql-host db.example
 bad 2 "option --mysql-host: '192.0.2.10': a test reaches loopback IP literals only" "${O[@]}" --mysql-host 192.0.2.10:1
 bad 2 "option --target-addr: '192.0.2.10': a test uses loopback IP literals only" "${LS[@]}" --target-addr 192.0.2.10
+# --libvirt-uri's hosts (and so --storage-hosts') go through the same validator and guard,
+# refused before libvirt is asked: a fake ssh first on PATH shows nothing was dialled
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\ntouch "%s/dialled"\nexit 255\n' "$T" >"$T/fakebin/ssh"
+chmod +x "$T/fakebin/ssh"
+for h in 0127.0.0.1 127.0.0.4294967297 2130706433 127.1 0x7f.0.0.1; do
+        PATH="$T/fakebin:$PATH" bad 2 "option --libvirt-uri: '$h': $DQ" "${LS[@]}" --backend libvirt \
+                --libvirt-uri "qemu+ssh://root@$h/system"
+        PATH="$T/fakebin:$PATH" bad 2 "option --libvirt-uri: '$h:16509': $DQ" "${L[@]}" --backend libvirt \
+                --topology two-layer --libvirt-uri "qemu:///system,qemu+tcp://$h:16509/system" --storage-hosts localhost
+done
+PATH="$T/fakebin:$PATH" bad 2 "option --libvirt-uri: '192.0.2.7': a test reaches loopback IP literals only" \
+        "${LS[@]}" --backend libvirt --libvirt-uri "qemu+ssh://root@192.0.2.7/system"
+PATH="$T/fakebin:$PATH" bad 2 "option --libvirt-uri: 'hv.example': a test reaches loopback IP literals only" \
+        "${S[@]}" --backend libvirt --libvirt-uri "qemu:///system,qemu+ssh://hv.example/system" --dry-run
+PATH="$T/fakebin:$PATH" bad 2 "option --libvirt-uri: '127.0.0.1:99999': the port must be a number" \
+        "${LS[@]}" --backend libvirt --libvirt-uri "qemu+tcp://127.0.0.1:99999/system"
+bad 2 "option --libvirt-uri: 'system': not a connection URI" "${LS[@]}" --backend libvirt --libvirt-uri system
+bad 2 "option --libvirt-uri: '-oProxyCommand=x': not a host name" "${LS[@]}" --backend libvirt \
+        --libvirt-uri "qemu+ssh://-oProxyCommand=x/system"
+bad 2 "option --storage-hosts: '0127.0.0.1': $DQ" "${L[@]}" --backend libvirt --topology two-layer \
+        --libvirt-uri "qemu+ssh://root@$NUL/system" --storage-hosts 0127.0.0.1
+[ ! -e "$T/dialled" ] || fail "a refused --libvirt-uri was dialled (the fake ssh ran)"
 
 # --- 16. The inventory's host is checked as --mysql-host is (exit 2, FILE:LINE) ---
 invh() { printf '[db1]\nhost = %s\npassword_file = pw\n' "$2" >"$T/$1.ini"; }

@@ -8,9 +8,13 @@ fake_exporter.py ADDR PORT LOG: serves until killed, one line per request in LOG
   /sub/metrics   a subnormal value, as Go prints one (1e-320)
   /redirect      302 to /ok/metrics (never to be followed)
   anything else  as a proxy would see it: logged, 502
+It is a fake Prometheus too (test_prom_hostile.sh): BASE/api/v1/query with BASE
+/prom/CASE answers an instant query for any instance with CASE (PROM_CASES).
 """
 import http.server
+import json
 import sys
+import time
 
 OK = (
     'node_cpu_seconds_total{cpu="0",mode="idle"} 100\n'
@@ -26,10 +30,72 @@ BODIES = {
 }
 
 
+def series(name, value, **labels):
+    return {"metric": dict(__name__=name, instance="h", job="node", **labels),
+            "value": [1700000000.5, value]}
+
+
+def prom_ok(cpu_idle="100", t="NOW"):
+    return [series("node_cpu_seconds_total", cpu_idle, cpu="0", mode="idle"),
+            series("node_cpu_seconds_total", "10", cpu="0", mode="user"),
+            series("node_memory_MemTotal_bytes", "1e+09"),
+            series("node_memory_MemAvailable_bytes", "5e+08"),
+            {"metric": {"__name__": "hcisweep_sample_time"}, "value": [1700000000.5, t]}]
+
+
+def vector(result):
+    return {"status": "success", "data": {"resultType": "vector", "result": result}}
+
+
+PROM_CASES = {
+    "ok": vector(prom_ok()),
+    "sub": vector(prom_ok() + [series("node_cpu_seconds_total", "1e-320", cpu="0", mode="steal")]),
+    "huge": vector(prom_ok(cpu_idle="1.7e308")),
+    "dup": vector(prom_ok() + [series("node_cpu_seconds_total", "10", cpu="0", mode="user")]),
+    "nan": vector(prom_ok(cpu_idle="NaN")),
+    "inf": vector(prom_ok(cpu_idle="+Inf")),
+    "overflow": vector(prom_ok(cpu_idle="1e999")),
+    "neg": vector(prom_ok(cpu_idle="-5")),
+    "time_huge": vector(prom_ok(t="1e300")),
+    "time_big": vector(prom_ok(t="1e15")),
+    "time_nan": vector(prom_ok(t="NaN")),
+    "value_number": vector([{"metric": {"__name__": "node_cpu_seconds_total"}, "value": [1, 5]}]),
+    "result_object": {"status": "success", "data": {"resultType": "vector", "result": {}}},
+    "matrix": {"status": "success", "data": {"resultType": "matrix", "result": []}},
+    "status_number": {"status": 1},
+    "metric_string": vector([{"metric": "node_cpu_seconds_total", "value": [1, "5"]}]),
+    "labels_numbers": vector([{"metric": {"__name__": "node_cpu_seconds_total", "cpu": 0,
+                                          "mode": 1}, "value": [1, "5"]}] + prom_ok()),
+    "deep": "[" * 100000 + "]" * 100000,
+    "notjson": "{\"status\": \"success\", \"data\": ",
+    "error": {"status": "error", "errorType": "bad_data", "error": "\x1b[31mred\x1b[0m"},
+}
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
+    def prom(self, case):
+        if case == "stall":
+            time.sleep(30)
+            return
+        if case == "oversized":
+            data = b'{"status":"success","data":{"resultType":"vector","result":[' + \
+                b" " * (17 << 20) + b"]}}"
+        else:
+            body = PROM_CASES.get(case, PROM_CASES["ok"])
+            data = (body if isinstance(body, str) else json.dumps(body))
+            data = data.replace('"NOW"', '"%.3f"' % time.time()).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def do_GET(self):
         with open(sys.argv[3], "a") as log:
             log.write("%s %s\n" % (self.path, self.headers.get("Host", "")))
+        path = self.path.split("?", 1)[0].split("/")
+        if len(path) == 6 and path[1] == "prom" and path[3:] == ["api", "v1", "query"]:
+            return self.prom(path[2])
         body = BODIES.get(self.path)
         if self.path == "/redirect":
             self.send_response(302)
@@ -51,4 +117,5 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.HTTPServer((sys.argv[1], int(sys.argv[2])), Handler).serve_forever()
+http.server.ThreadingHTTPServer.daemon_threads = True
+http.server.ThreadingHTTPServer((sys.argv[1], int(sys.argv[2])), Handler).serve_forever()

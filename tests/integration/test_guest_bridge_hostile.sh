@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Hostile answers from a guest agent to the guest bridge (`hcisweep lab
+# guest-driver`, lab/guest_driver.h; issue 39 class 3), from a fake agent on
+# the chardev's unix socket (fake_qga.py): a guest time of INT64_MIN or 2^64,
+# started lines of +-INT64, exit statuses with signal INT_MIN / INT_MAX / 19,
+# exit codes 256 and 2^40, JSON that is malformed, of the wrong type or over
+# the reader's limit. No sanitizer report, no hang, never a signal raised on
+# the bridge itself, and an exit status out of range told as it came and
+# counted lost (exit 3), never 0.
+. "$TESTLIB"
+PIDS=()
+on_exit 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done'
+FAKE=$SRC/tests/integration/fake_qga.py
+
+# bridge CASE WANT [FRAGMENT]: the bridge against a fake of CASE exits WANT and says FRAGMENT.
+bridge() {
+        local case=$1 want=$2 frag=${3:-} sock=$T/$1.sock rc=0 fp
+        python3 "$FAKE" "$sock" "$case" "$T/$case.log" 2>"$T/$case.err" &
+        fp=$!
+        PIDS+=("$fp")
+        wait_file "$sock"
+        OUT=$(timeout -k 5 120 "$HCISWEEP" lab guest-driver --vm 1 --agent "unix:$sock" -- \
+                hcisweep oltp run --time 1 <<<go 2>&1) || rc=$?
+        kill "$fp" 2>/dev/null
+        grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' <<<"$OUT" &&
+                fail "$case: a sanitizer report: $OUT"
+        [ "$rc" -eq "$want" ] || fail "$case: want exit $want, got $rc: $OUT"
+        [ -z "$frag" ] || grep -qF -- "$frag" <<<"$OUT" || fail "$case: no '$frag' in: $OUT"
+}
+
+bridge ok 0 "hcisweep-driver started "
+# the guest's clock: out of range, not an int64, not an integer: the offset is unknown,
+# the run goes on
+bridge time_min 0 "hcisweep-driver started "
+bridge time_big 0 "the guest's clock:"
+bridge time_float 0 "guest-get-time: not a time"
+# a start out of range: dropped with a warning or saturated, never wrapped
+bridge started_min 0
+bridge started_max 0
+# exit statuses no exit status holds: told as they came, the driver lost (3)
+bridge sig_min 3 "ended by signal -2147483648, which is no signal"
+bridge sig_max 3 "ended by signal 2147483647, which is no signal"
+bridge code_256 3 "exited with status 256, which no exit status holds"
+bridge code_2p40 3 "exited with status 1099511627776, which no exit status holds"
+bridge code_str 3 "which no exit status holds"
+# SIGSTOP in the guest is told as a shell tells it, never raised here (that hung the bridge)
+bridge sig_stop 147 "killed by signal 19"
+# replies that are not the protocol: the agent is lost (3), no hang
+bridge bad_json 3 "guest-exec-status: not a reply"
+bridge wrong_type 3 "guest-exec-status: not an object"
+bridge oversized 3 "a reply longer than 64 MiB"
+pass "hostile guest agent answers: no overflow, no signal raised, no hang"
