@@ -20,9 +20,10 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/hist.h"
 
 #define PFX      "hcisweep-driver "
-#define MAX_TOKS 4
+#define MAX_TOKS 6
 #define CHUNK    65536
 
 /* ---- lines ------------------------------------------------------------------- */
@@ -64,8 +65,14 @@ int dp_encode(const struct dp_msg *m, char *buf, size_t len)
                 n = snprintf(buf, len, "%s %lld\n", w, (long long)m->ns);
                 break;
         case DP_SAMPLE:
-                n = snprintf(buf, len, "%s %.6f %llu%s\n", w, m->t_s, (unsigned long long)m->done,
-                             k);
+                if (m->iv_s > 0)
+                        n = snprintf(buf, len, "%s %.6f %llu%s iv=%.6f err=%llu lat=%.*s\n", w,
+                                     m->t_s, (unsigned long long)m->done, k, m->iv_s,
+                                     (unsigned long long)m->errors, (int)m->latlen,
+                                     m->lat ? m->lat : "");
+                else
+                        n = snprintf(buf, len, "%s %.6f %llu%s\n", w, m->t_s,
+                                     (unsigned long long)m->done, k);
                 break;
         case DP_RESULT:
                 if (m->cpu_s >= 0)
@@ -174,6 +181,23 @@ static int num_secs(const char *s, double *v)
         return 0;
 }
 
+/* A sample's tokens after S DONE: [K], then a report interval's iv= and err= (both, with
+ * lat=, or none). */
+static int sample_rest(struct dp_msg *m, char t[MAX_TOKS][32], int n)
+{
+        int i = 2, rc = 0;
+
+        if (i < n && !strchr(t[i], '=') && (rc = num_point(t[i++], &m->point)))
+                return rc;
+        if (i == n)
+                return m->lat ? -EPROTO : 0;
+        if (n - i != 2 || strncmp(t[i], "iv=", 3) || strncmp(t[i + 1], "err=", 4) || !m->lat)
+                return -EPROTO;
+        if ((rc = num_secs(t[i] + 3, &m->iv_s)) || (rc = num_u64(t[i + 1] + 4, &m->errors)))
+                return rc;
+        return m->iv_s > 0 ? 0 : -ERANGE;
+}
+
 static int decode_args(struct dp_msg *m, char t[MAX_TOKS][32], int n)
 {
         int rc = 0;
@@ -186,12 +210,10 @@ static int decode_args(struct dp_msg *m, char t[MAX_TOKS][32], int n)
                 return rc ? rc : n == 2 ? num_point(t[1], &m->point) : 0;
         case DP_CLOCK:
                 return n == 1 ? num_i64(t[0], &m->ns) : -EPROTO;
-        case DP_SAMPLE: /* S DONE [K] */
-                if (n < 2 || n > 3)
-                        return -EPROTO;
-                if ((rc = num_secs(t[0], &m->t_s)) || (rc = num_u64(t[1], &m->done)))
-                        return rc;
-                return n == 3 ? num_point(t[2], &m->point) : 0;
+        case DP_SAMPLE: /* S DONE [K] [iv=L err=E] (lat= is cut off before) */
+                if (n < 2 || (rc = num_secs(t[0], &m->t_s)) || (rc = num_u64(t[1], &m->done)))
+                        return rc ? rc : -EPROTO;
+                return sample_rest(m, t, n);
         case DP_RESULT: /* [K] [cpu=S] */
                 for (int i = 0; i < n && !rc; i++)
                         rc = !strncmp(t[i], "cpu=", 4) ? num_secs(t[i] + 4, &m->cpu_s)
@@ -214,6 +236,25 @@ static int decode_args(struct dp_msg *m, char t[MAX_TOKS][32], int n)
         }
 }
 
+/* A sample's " lat=B" (its last token, the only long one): checked, kept in m, cut off. */
+static int cut_lat(const char *line, size_t *len, struct dp_msg *m)
+{
+        static const char key[] = " lat=";
+        const char *p = NULL;
+
+        for (size_t i = 0; i + sizeof(key) - 1 <= *len; i++)
+                if (!memcmp(line + i, key, sizeof(key) - 1)) {
+                        p = line + i;
+                        break;
+                }
+        if (!p)
+                return 0;
+        m->lat = p + sizeof(key) - 1;
+        m->latlen = *len - (size_t)(m->lat - line);
+        *len = (size_t)(p - line);
+        return dp_lat_add(m->lat, m->latlen, NULL);
+}
+
 int dp_decode(const char *line, size_t len, struct dp_msg *m)
 {
         char t[MAX_TOKS][32];
@@ -227,12 +268,117 @@ int dp_decode(const char *line, size_t len, struct dp_msg *m)
                 if (len < wl || memcmp(line, words[i].word, wl) || (len > wl && line[wl] != ' '))
                         continue;
                 m->kind = words[i].kind;
+                if (m->kind == DP_SAMPLE && cut_lat(line, &len, m) < 0)
+                        return -EPROTO;
                 if (split(line + wl, len - wl, t, &n) < 0)
                         return -EPROTO;
                 return decode_args(m, t, n);
         }
         /* an unknown word of ours is a driver of another version: not its report */
         return len >= strlen(PFX) && !memcmp(line, PFX, strlen(PFX)) ? -EPROTO : 0;
+}
+
+/* ---- a sample's latency buckets ------------------------------------------------ */
+
+/* One pool (index cur at pooling 2^p, count cnt) as "D:C" after buf[0..*off); -1 full. */
+static int lat_pair(char *buf, size_t len, size_t *off, uint64_t *prev, uint64_t cur, unsigned p,
+                    uint64_t cnt)
+{
+        uint64_t at = (cur << p) + ((1u << p) >> 1); /* a pool stands at its middle bucket */
+        int w = snprintf(buf + *off, len - *off, "%s%llu:%llu", *off ? "," : "",
+                         (unsigned long long)(at - *prev), (unsigned long long)cnt);
+
+        if (w < 0 || (size_t)w >= len - *off)
+                return -1;
+        *off += (size_t)w;
+        *prev = at;
+        return 0;
+}
+
+/* The buckets of hist_to_json's array bk, pooled by 2^p, into buf; its length or -1. */
+static int lat_pairs(const json_t *bk, unsigned p, char *buf, size_t len)
+{
+        size_t i, off = 0;
+        uint64_t prev = 0, cur = 0, cnt = 0;
+        json_t *pr;
+
+        if (!len)
+                return -1;
+        buf[0] = '\0';
+        json_array_foreach(bk, i, pr)
+        {
+                uint64_t idx = (uint64_t)json_integer_value(json_array_get(pr, 0)) >> p;
+                uint64_t c = (uint64_t)json_integer_value(json_array_get(pr, 1));
+
+                if (cnt && idx == cur) {
+                        cnt += c;
+                        continue;
+                }
+                if (cnt && lat_pair(buf, len, &off, &prev, cur, p, cnt) < 0)
+                        return -1;
+                cur = idx;
+                cnt = c;
+        }
+        if (cnt && lat_pair(buf, len, &off, &prev, cur, p, cnt) < 0)
+                return -1;
+        return (int)off;
+}
+
+int dp_lat_format(const struct hist *h, char *buf, size_t len)
+{
+        json_t *j = hist_to_json(h), *bk = j ? json_object_get(j, "buckets") : NULL;
+        int n = -1;
+
+        if (!bk) {
+                json_decref(j);
+                return -ENOMEM;
+        }
+        for (unsigned p = 0; n < 0 && (1u << p) < hist_nbuckets(); p++)
+                n = lat_pairs(bk, p, buf, len);
+        json_decref(j);
+        return n < 0 ? -ENOSPC : n;
+}
+
+/* One decimal number of s[*i..len) up to the next stop character. */
+static int lat_num(const char *s, size_t len, size_t *i, uint64_t *v)
+{
+        size_t start = *i;
+
+        *v = 0;
+        for (; *i < len && s[*i] >= '0' && s[*i] <= '9'; (*i)++) {
+                if (*v > (UINT64_MAX - 9) / 10)
+                        return -ERANGE;
+                *v = *v * 10 + (uint64_t)(s[*i] - '0');
+        }
+        return *i > start && *i - start <= 20 ? 0 : -EPROTO;
+}
+
+int dp_lat_add(const char *lat, size_t len, struct hist *h)
+{
+        uint64_t idx = 0, total = 0;
+        size_t i = 0;
+
+        while (i < len) {
+                uint64_t d, c, lo, hi;
+                int rc;
+
+                if (i && lat[i++] != ',')
+                        return -EPROTO;
+                if ((rc = lat_num(lat, len, &i, &d)) < 0)
+                        return rc;
+                if (i >= len || lat[i++] != ':')
+                        return -EPROTO;
+                if ((rc = lat_num(lat, len, &i, &c)) < 0)
+                        return rc;
+                if (d > hist_nbuckets() || (idx += d) >= hist_nbuckets() ||
+                    __builtin_add_overflow(total, c, &total))
+                        return -ERANGE;
+                if (h && c) {
+                        hist_bucket_range((unsigned)idx, &lo, &hi);
+                        hist_record_n(h, lo + (hi - lo) / 2, c);
+                }
+        }
+        return 0;
 }
 
 /* ---- the reader ------------------------------------------------------------- */

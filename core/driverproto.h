@@ -16,6 +16,7 @@
  *   clock                               hcisweep-driver clock NS
  *   go [K [AT]]                         hcisweep-driver started NS [K]
  *                                       hcisweep-driver sample S DONE [K]
+ *                                       hcisweep-driver sample S DONE [K] iv=L err=E lat=B
  *   measure [K]
  *   stop [K]
  *   (end of input: stop as on SIGINT)   hcisweep-driver result [K] [cpu=S]
@@ -26,6 +27,14 @@
  * driver's machine; AT, when given, is the instant to start at in that
  * same clock (the carrier converts from the controller's). S is seconds
  * since the go, DONE the work done since the go (transactions, I/Os).
+ * The second form is a report interval's (`oltp run --live-intervals`,
+ * scale's live endpoint): S seconds measured at its end, DONE transactions
+ * and E errors measured so far, L its length, B its latency buckets (core/
+ * hist.h's layout) as "D:C,D:C,...", D the distance of a bucket's index
+ * from the previous pair's (the first's from 0), C its count; to stay on
+ * one line neighbouring buckets may be pooled (dp_lat_format). Older
+ * drivers never write it (they are not given the option); an older
+ * controller is never asked to read it.
  * cpu=S is the driver's own CPU time (user + system, its whole life), so
  * the controller never takes its ssh client's or bridge's CPU for it.
  * DOCUMENT is opaque here: oltp's result, or block's per-point result;
@@ -86,7 +95,14 @@ struct dp_msg {
         int64_t ns;     /* STARTED, CLOCK: the driver's clock; GO: when to start, 0 now */
         double t_s;     /* SAMPLE */
         uint64_t done;  /* SAMPLE */
-        double cpu_s;   /* RESULT: the driver's CPU seconds; -1 not said */
+        /* SAMPLE of a report interval: iv_s its length (> 0; 0 for a --target-ci sample),
+         * errors so far, lat its buckets' text (dp_lat_format; decoded: points into the
+         * line, checked, valid as doc is; encoded: the caller's) */
+        double iv_s;
+        uint64_t errors;
+        const char *lat;
+        size_t latlen;
+        double cpu_s; /* RESULT: the driver's CPU seconds; -1 not said */
         /* RESULT: the document. Decoded: points into the reader, valid until its next
          * call. Encoded: the caller's, written after the header line. */
         const char *doc;
@@ -109,6 +125,23 @@ int dp_encode(const struct dp_msg *m, char *buf, size_t len);
  * line: the reader takes it.
  */
 int dp_decode(const char *line, size_t len, struct dp_msg *m);
+
+struct hist;
+
+/*
+ * h's buckets as a sample's lat= text, NUL-terminated, into buf: pooled by
+ * 2, 4, ... (aligned, so a pool of at most 128 stays inside one power of
+ * two: within 1/64 of the value) until it fits in len - 1 bytes. Its
+ * length, or -ENOSPC (len too small even pooled), -ENOMEM.
+ */
+int dp_lat_format(const struct hist *h, char *buf, size_t len);
+
+/*
+ * Add a sample's lat text to h, each count at its bucket's middle (NULL h:
+ * only check it). 0, -EPROTO (not "D:C" pairs), -ERANGE (a bucket past the
+ * layout, a count that would overflow).
+ */
+int dp_lat_add(const char *lat, size_t len, struct hist *h);
 
 /* ---- reading: the bounded line reader ----------------------------------------- */
 

@@ -253,7 +253,8 @@ static int guest_args(struct bridge *g, char **in, int nin)
                                  in[k] + 13);
                         g->args[n++] = g->host_arg;
                         g->args[n++] = g->names_arg;
-                } else if (!strcmp(in[k], "--steady-remote")) {
+                } else if (!strcmp(in[k], "--steady-remote") ||
+                           !strcmp(in[k], "--live-intervals")) { /* both write GO.samples */
                         g->steady = 1;
                         g->args[n++] = in[k];
                 } else if (!strcmp(in[k], "--mysql-password-stdin")) {

@@ -39,6 +39,7 @@ struct merge_opts {
         char *ready_file, *go_file, *result_hosts;
         int password_stdin;
         int steady_remote;
+        int live_intervals;
 };
 
 static const struct opt_def merge_opt_defs[] = {
@@ -71,6 +72,10 @@ static const struct opt_def merge_opt_defs[] = {
      "with --start-on-go: print a throughput sample every 0.5 s, end the warm-up on a "
      "\"" DRIVER_LINE_MEASURE "\" line and the run on a \"" DRIVER_LINE_STOP "\" line on stdin "
      "(scale's --target-ci decides on its drivers' merged series)",
+     NULL, OPT_F_HIDDEN},
+    {"live-intervals", OPT_BOOL, offsetof(struct merge_opts, live_intervals), "0", 0, 0,
+     "with --start-on-go: every report interval as a \"" DRIVER_LINE_SAMPLE "\" line "
+     "(transactions, errors, latency buckets) for scale's --metrics-listen",
      NULL, OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0}};
 
@@ -293,6 +298,8 @@ static void on_interval(void *user, const struct oltp_interval *iv)
         struct ctx *x = user;
 
         oltp_live_interval(x->live, iv);
+        if (x->m.live_intervals)
+                drvside_interval(&x->ds, iv);
         if (x->o->report_interval <= 0) {
                 oltp_report_keep(x->rep, iv); /* kept for report/compare/analyze, not printed */
                 return;

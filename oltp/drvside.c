@@ -180,17 +180,18 @@ static void guest_path(const struct drvside *d, const char *suffix, char *out, s
         snprintf(out, len, "%s.%s", d->go_file, suffix);
 }
 
-void drvside_sample(struct drvside *d, double since_go_s, uint64_t done)
+/* A sample to the controller: on stdout, or appended to GO-FILE.samples in a guest (its
+ * bridge relays that file's whole lines). */
+static void emit(struct drvside *d, const struct dp_msg *m)
 {
-        struct dp_msg m = {.kind = DP_SAMPLE, .t_s = since_go_s, .done = done};
         char line[DP_LINE_MAX + 2], path[GUEST_PATH_MAX];
         int n;
 
         if (!d->go_file) {
-                say(&m);
+                say(m);
                 return;
         }
-        if ((n = dp_encode(&m, line, sizeof(line))) < 0)
+        if ((n = dp_encode(m, line, sizeof(line))) < 0)
                 return;
         if (d->sample_fd < 0) {
                 guest_path(d, "samples", path, sizeof(path));
@@ -198,6 +199,30 @@ void drvside_sample(struct drvside *d, double since_go_s, uint64_t done)
         }
         if (d->sample_fd >= 0 && write(d->sample_fd, line, (size_t)n) != n)
                 log_warn("oltp run: a sample could not be written: %s", strerror(errno));
+}
+
+void drvside_sample(struct drvside *d, double since_go_s, uint64_t done)
+{
+        emit(d, &(struct dp_msg){.kind = DP_SAMPLE, .t_s = since_go_s, .done = done});
+}
+
+void drvside_interval(struct drvside *d, const struct oltp_interval *iv)
+{
+        /* what is left of a line once its words and numbers are written */
+        char lat[DP_LINE_MAX - 160];
+        int n;
+
+        d->iv_txns += iv->c.txns;
+        d->iv_errors += iv->c.errors;
+        if (!(iv->len_s > 0) || !iv->lat || (n = dp_lat_format(iv->lat, lat, sizeof(lat))) < 0)
+                return;
+        emit(d, &(struct dp_msg){.kind = DP_SAMPLE,
+                                 .t_s = iv->t_s,
+                                 .done = d->iv_txns,
+                                 .iv_s = iv->len_s,
+                                 .errors = d->iv_errors,
+                                 .lat = lat,
+                                 .latlen = (size_t)n});
 }
 
 /* What the controller said (asked every few ms): a line on stdin, or GO-FILE.measure and
@@ -245,10 +270,12 @@ void drvside_end(struct drvside *d)
         static const char *const suffix[] = {"samples", "measure", "stop"};
         char path[GUEST_PATH_MAX];
 
+        int wrote = d->sample_fd >= 0;
+
         if (d->sample_fd >= 0)
                 close(d->sample_fd);
         d->sample_fd = -1;
-        for (size_t i = 0; d->go_file && d->steady_remote && i < 3; i++) {
+        for (size_t i = 0; d->go_file && (d->steady_remote || wrote) && i < 3; i++) {
                 guest_path(d, suffix[i], path, sizeof(path));
                 unlink(path);
         }

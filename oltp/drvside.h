@@ -14,6 +14,9 @@
  *                           SIGINT does;
  *   --steady-remote         a sample on stdout every STEADY_SAMPLE_S, the
  *                           controller's "measure" and "stop" read on stdin;
+ *   --live-intervals        every report interval as a sample (its length,
+ *                           transactions and errors so far, its latency
+ *                           buckets), for scale's live endpoint;
  *   --result-stdout         the result line, with cpu= the driver's own CPU
  *                           (getrusage: user + system, all its threads),
  *                           then the result document.
@@ -48,6 +51,8 @@ struct drvside {
         enum steady_phase told; /* --steady-remote: what the controller said last */
         int sample_fd;          /* --go-file: GO-FILE.samples, or -1 */
         char result_line[64];   /* the result's header line (results/save.h's marker) */
+
+        uint64_t iv_txns, iv_errors; /* --live-intervals: measured so far */
 };
 
 /* d for a run with these options; stop is set by the driver's signal handler. */
@@ -68,6 +73,9 @@ void drvside_tick(struct drvside *d);
 /* --steady-remote: the engine's on_sample and remote_phase. */
 void drvside_sample(struct drvside *d, double since_go_s, uint64_t done);
 enum steady_phase drvside_phase(struct drvside *d);
+
+/* --live-intervals: the engine's on_interval (a measured report interval). */
+void drvside_interval(struct drvside *d, const struct oltp_interval *iv);
 
 /*
  * --result-stdout: the line before the result, in d->result_line (give that to

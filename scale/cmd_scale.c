@@ -303,6 +303,8 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         if (s->run.warmup_s <= 0)
                 open_window(s);
         if (s->conf.cfg.driver_placement)
+                scale_live_vms_run(s->watch.vlive, st->vms);
+        if (s->conf.cfg.driver_placement)
                 rc = scale_drivers_run(
                     s, st, r, &ec,
                     &(struct scale_drivers_cb){open_window, tick_run, steady_run, &interrupted},
@@ -650,7 +652,10 @@ static int run_all(struct scale *s)
         if (!rc &&
             (rc = metrics_start(&s->watch.metrics, oltp_cli_opts(s->conf.oc)->metrics_listen, err,
                                 sizeof(err))) == 0 &&
-            s->watch.metrics && !(s->watch.live = oltp_live_new(s->watch.metrics)))
+            s->watch.metrics &&
+            (!(s->watch.live = oltp_live_new(s->watch.metrics)) ||
+             (s->conf.cfg.driver_placement &&
+              !(s->watch.vlive = scale_live_vms_new(s->watch.metrics)))))
                 rc = -ENOMEM;
         if (rc < 0) {
                 log_error("scale: %s", err);
@@ -683,6 +688,8 @@ static int run_all(struct scale *s)
 out:
         oltp_live_free(s->watch.live);
         s->watch.live = NULL;
+        scale_live_vms_free(s->watch.vlive);
+        s->watch.vlive = NULL;
         metrics_stop(s->watch.metrics);
         s->watch.metrics = NULL;
         teardown(s);

@@ -26,4 +26,30 @@ struct scale_live_step {
 
 void scale_live_step_done(struct metrics *m, const struct scale_live_step *st, unsigned steps_done);
 
+/*
+ * --driver-placement vm: no engine runs here, so the intervals come from
+ * the drivers (`oltp run --live-intervals`: a sample line per report
+ * interval, core/driverproto.h, over whichever carrier). Each VM's are
+ * served with a vm="N" label and their aggregate without one, under the
+ * names oltp/live.h uses: hcisweep_transactions_total and
+ * hcisweep_errors_total (per VM monotonic across runs and steps: a new
+ * run's driver starts from the VM's total so far), hcisweep_tps (the last
+ * interval; the aggregate sums the step's VMs), hcisweep_latency_seconds
+ * (a summary of the histogram merged bucket by bucket over the step so
+ * far; quantiles within 1/64 when a driver pooled buckets to fit its
+ * line), hcisweep_elapsed_seconds. Called on the controller's one loop.
+ */
+struct scale_live_vms;
+struct dp_msg;
+
+/* NULL when m is NULL (metrics off) or on ENOMEM. */
+struct scale_live_vms *scale_live_vms_new(struct metrics *m);
+void scale_live_vms_free(struct scale_live_vms *l);
+
+/* A measured run of vms drivers begins (each driver counts from 0 again). NULL: no-op. */
+void scale_live_vms_run(struct scale_live_vms *l, unsigned vms);
+
+/* VM vm's (1-based) report-interval sample (m->iv_s > 0; others ignored). NULL: no-op. */
+void scale_live_vms_sample(struct scale_live_vms *l, unsigned vm, const struct dp_msg *m);
+
 #endif

@@ -31,6 +31,7 @@
 #include "oltp/oltp.h"
 #include "scale/scale_drivers.h"
 #include "scale/scale_drivers_ci.h"
+#include "scale/live.h"
 #include "scale/scale_run.h"
 
 #define READY_TIMEOUT_S 120 /* connect and prepare */
@@ -176,6 +177,8 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
                 argv[n++] = a[i];
         if (d->ci)
                 argv[n++] = "--steady-remote";
+        if (s->watch.vlive)
+                argv[n++] = "--live-intervals";
         if (dsn->password)
                 argv[n++] = "--mysql-password-stdin";
         argv[n++] = "--start-on-go";
@@ -281,8 +284,10 @@ static void on_msg(struct drv *d, const struct dp_msg *m)
         case DP_READY:
                 d->ready = 1;
                 break;
-        case DP_SAMPLE:
-                if (d->ci)
+        case DP_SAMPLE: /* a report interval's is the live endpoint's (scale/live.h) */
+                if (m->iv_s > 0)
+                        scale_live_vms_sample(d->L->s->watch.vlive, d->vm, m);
+                else if (d->ci)
                         drivers_ci_sample(d->ci, d->vm - 1, m->t_s, m->done);
                 break;
         case DP_STARTED:

@@ -125,7 +125,7 @@ static int check_plan(struct scale *s, char *err, size_t errlen)
 }
 
 /* --driver-placement vm: a backend that can start a driver in its VMs, a run of fixed
- * length (or --target-ci), no live endpoint. */
+ * length (or --target-ci); the live endpoint is fed by the drivers (live.h). */
 static int check_placement(struct scale *s, char *err, size_t errlen)
 {
         const struct oltp_opts *o = oltp_cli_opts(s->conf.oc);
@@ -137,9 +137,8 @@ static int check_placement(struct scale *s, char *err, size_t errlen)
                          s->lab.ops->name);
                 return -EINVAL;
         }
-        if ((o->metrics_listen && o->metrics_listen[0]) || o->time <= 0) {
-                snprintf(err, errlen, "--driver-placement vm: %s not supported with it yet",
-                         o->time <= 0 ? "--time 0" : "--metrics-listen");
+        if (o->time <= 0) {
+                snprintf(err, errlen, "--driver-placement vm: --time 0 not supported with it yet");
                 return -EINVAL;
         }
         return 0;

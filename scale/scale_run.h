@@ -86,6 +86,7 @@ struct scale_watch {
         int mon_stopped;
         struct metrics *metrics; /* --metrics-listen, or NULL */
         struct oltp_live *live;
+        struct scale_live_vms *vlive; /* --metrics-listen with drivers in the VMs (live.h) */
 };
 
 /* The measured run in flight, as the engine's tick sees it. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/driverproto.h"
+#include "core/hist.h"
 
 static void roundtrip(const struct dp_msg *in)
 {
@@ -297,6 +298,56 @@ static void test_carrier_line_clock(void **state)
         }
 }
 
+/* A report interval's sample: its buckets survive the line (pooled when they would not fit),
+ * an old driver's sample still decodes, and bad bucket text is refused. */
+static void test_interval_sample(void **state)
+{
+        struct hist *h = hist_new(), *back = hist_new(), *wide = hist_new();
+        char lat[DP_LINE_MAX - 160], line[DP_LINE_MAX + 2];
+        struct dp_msg m = {.kind = DP_SAMPLE, .t_s = 2, .done = 40, .iv_s = 1, .errors = 3}, out;
+        int n;
+
+        (void)state;
+        for (uint64_t v = 1000000; v < 1010000; v += 500)
+                hist_record(h, v);
+        n = dp_lat_format(h, lat, sizeof(lat));
+        assert_true(n > 0);
+        m.lat = lat;
+        m.latlen = (size_t)n;
+        n = dp_encode(&m, line, sizeof(line));
+        assert_true(n > 0);
+        assert_int_equal(dp_decode(line, (size_t)n - 1, &out), 0);
+        assert_int_equal(out.kind, DP_SAMPLE);
+        assert_int_equal(out.done, 40);
+        assert_int_equal(out.errors, 3);
+        assert_true(out.iv_s == 1);
+        assert_int_equal(dp_lat_add(out.lat, out.latlen, back), 0);
+        assert_int_equal(hist_count(back), hist_count(h));
+        assert_int_equal(hist_bucket_of(hist_percentile(back, 50)),
+                         hist_bucket_of(hist_percentile(h, 50)));
+        /* thousands of buckets: pooled into the line, the count kept, within 1/64 */
+        for (uint64_t v = 300; v < 50000000; v = v * 101 / 100 + 1)
+                hist_record(wide, v);
+        n = dp_lat_format(wide, lat, sizeof(lat));
+        assert_true(n > 0 && (size_t)n < sizeof(lat));
+        hist_reset(back);
+        assert_int_equal(dp_lat_add(lat, (size_t)n, back), 0);
+        assert_int_equal(hist_count(back), hist_count(wide));
+        /* an old driver's sample, and bad ones */
+        assert_int_equal(dp_decode("hcisweep-driver sample 0.5 7", 28, &out), 0);
+        assert_true(out.iv_s == 0 && out.lat == NULL);
+        assert_int_equal(dp_lat_add("1:2,", 4, NULL), -EPROTO);
+        assert_int_equal(dp_lat_add("1:2:3", 5, NULL), -EPROTO);
+        assert_int_equal(dp_lat_add("999999:1", 8, NULL), -ERANGE);
+        snprintf(line, sizeof(line), "hcisweep-driver sample 1 2 iv=1 lat=1:1");
+        assert_int_equal(dp_decode(line, strlen(line), &out), -EPROTO); /* no err= */
+        snprintf(line, sizeof(line), "hcisweep-driver sample 1 2 iv=0 err=0 lat=");
+        assert_int_equal(dp_decode(line, strlen(line), &out), -ERANGE);
+        hist_free(h);
+        hist_free(back);
+        hist_free(wide);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -307,6 +358,7 @@ int main(void)
             cmocka_unit_test(test_clock),
             cmocka_unit_test(test_password),
             cmocka_unit_test(test_carrier_line_clock),
+            cmocka_unit_test(test_interval_sample),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
