@@ -19,6 +19,7 @@
 #include "core/hostsrc.h"
 #include "core/opts.h"
 #include "lab/cluster.h"
+#include "lab/inventory.h"
 #include "block/clients_hosts.h"
 
 #define MAX_HOSTS 256
@@ -44,72 +45,15 @@ struct blk_hosts {
 
 /* ---- the hosts: this one and the inventory's storage and client sections ---- */
 
-struct inv {
-        struct lab_hostinfo *h;
-        unsigned n;
-        int keep; /* the section being read is a storage or client host */
-        char section[256];
-        const char *path;
-        char *err;
-        size_t errlen;
-};
-
-static void inv_close_section(struct inv *v)
-{
-        if (v->keep && v->n < MAX_HOSTS)
-                v->n++;
-        v->keep = 0;
-}
-
-static int inv_key(void *user, const char *section, const char *key, const char *val, int line)
-{
-        struct inv *v = user;
-        struct lab_hostinfo *h = &v->h[v->n < MAX_HOSTS ? v->n : MAX_HOSTS - 1];
-        char why[256];
-
-        if (!section)
-                section = "";
-        if (strcmp(section, v->section) != 0) {
-                inv_close_section(v);
-                snprintf(v->section, sizeof(v->section), "%s", section);
-                h = &v->h[v->n < MAX_HOSTS ? v->n : MAX_HOSTS - 1];
-                memset(h, 0, sizeof(*h));
-                snprintf(h->name, sizeof(h->name), "%s", section + 5);
-        }
-        if (strncmp(section, "host ", 5) != 0)
-                return 0;
-        if (!strcmp(key, "role") && (!strcmp(val, "storage") || !strcmp(val, "client"))) {
-                snprintf(h->role, sizeof(h->role), "%s", val);
-                v->keep = 1;
-        } else if (!strcmp(key, "metrics")) {
-                if (hostsrc_url_check(val, 0, why, sizeof(why)) < 0 ||
-                    snprintf(h->where, sizeof(h->where), "%s", val) >= (int)sizeof(h->where)) {
-                        snprintf(v->err, v->errlen, "%s:%d: metrics: %s", v->path, line,
-                                 why[0] ? why : "too long");
-                        return -EINVAL;
-                }
-                snprintf(h->source, sizeof(h->source), "node_exporter");
-        }
-        return 0;
-}
-
 /* The inventory's storage and client hosts after h[0] (this one): their total, or -errno. */
 static int list_hosts(const char *inventory, struct lab_hostinfo *h, char *err, size_t errlen)
 {
-        struct inv v = {.h = h + 1, .path = inventory, .err = err, .errlen = errlen};
-        int rc;
+        int n;
 
         if (!inventory)
                 return 1;
-        err[0] = '\0';
-        rc = opt_read_ini(inventory, inv_key, &v, err, errlen);
-        if (rc < 0) {
-                if (!err[0])
-                        snprintf(err, errlen, "%s: %s", inventory, strerror(-rc));
-                return rc;
-        }
-        inv_close_section(&v);
-        return (int)v.n + 1;
+        n = lab_inventory_hosts(inventory, h + 1, MAX_HOSTS, err, errlen);
+        return n < 0 ? n : n + 1;
 }
 
 /* ---- the sampler ---- */

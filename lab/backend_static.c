@@ -576,6 +576,29 @@ int lab_inventory_clients(const char *path, struct lab_inv_client *out, unsigned
         return rc < 0 ? rc : (int)n;
 }
 
+int lab_inventory_hosts(const char *path, struct lab_hostinfo *out, unsigned max, char *err,
+                        size_t errlen)
+{
+        const struct lab_spec spec = {.inventory = path};
+        struct lab_backend *b;
+        unsigned n = 0;
+        int rc = read_inventory(&spec, 1, &b, err, errlen);
+
+        if (rc < 0)
+                return rc;
+        for (unsigned i = 0; i < b->nhosts && rc == 0; i++) {
+                const struct static_host *h = &b->host[i];
+                if (strcmp(h->h.role, "client") && strcmp(h->h.role, "storage"))
+                        continue;
+                if (n == max)
+                        rc = bad(b, h->line, "over %u storage and client hosts", max);
+                else
+                        out[n++] = h->h;
+        }
+        free(b);
+        return rc < 0 ? rc : (int)n;
+}
+
 static unsigned static_count(struct lab_backend *b)
 {
         return b->n;

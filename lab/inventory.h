@@ -40,4 +40,15 @@ struct lab_inv_client {
 int lab_inventory_clients(const char *path, struct lab_inv_client *out, unsigned max, char *err,
                           size_t errlen);
 
+struct lab_hostinfo; /* lab/backend.h */
+
+/*
+ * The role = storage and role = client hosts of the inventory at path into
+ * out (at most max), in file order, as the static backend lists them (name,
+ * role, source and metrics URL; "" source when it gives no metrics =): their
+ * count (>= 0), or -EINVAL with err naming FILE:LINE, or another -errno.
+ */
+int lab_inventory_hosts(const char *path, struct lab_hostinfo *out, unsigned max, char *err,
+                        size_t errlen);
+
 #endif
