@@ -546,57 +546,75 @@ static int static_open(const struct lab_spec *spec, struct lab_backend **out, ch
         return read_inventory(spec, 0, out, err, errlen);
 }
 
-int lab_inventory_clients(const char *path, struct lab_inv_client *out, unsigned max, char *err,
-                          size_t errlen)
+/* take(b, host, ctx) for each [host] section of the inventory at path, until one fails. */
+static int each_host(const char *path,
+                     int (*take)(struct lab_backend *, const struct static_host *, void *),
+                     void *ctx, char *err, size_t errlen)
 {
         const struct lab_spec spec = {.inventory = path};
         struct lab_backend *b;
-        unsigned n = 0;
         int rc = read_inventory(&spec, 1, &b, err, errlen);
 
         if (rc < 0)
                 return rc;
-        for (unsigned i = 0; i < b->nhosts && rc == 0; i++) {
-                const struct static_host *h = &b->host[i];
-                if (strcmp(h->h.role, "client"))
-                        continue;
-                if (n == max) {
-                        rc = bad(b, h->line, "over %u client hosts", max);
-                        break;
-                }
-                out[n] = (struct lab_inv_client){.line = h->line, .ssh = h->ssh.d};
-                snprintf(out[n].name, sizeof(out[n].name), "%s", h->h.name);
-                snprintf(out[n].targets, sizeof(out[n].targets), "%s", h->targets);
-                n++;
-        }
-        if (rc == 0 && !n)
+        for (unsigned i = 0; rc == 0 && i < b->nhosts; i++)
+                rc = take(b, &b->host[i], ctx);
+        free(b);
+        return rc;
+}
+
+struct taken {
+        void *out;
+        unsigned max, n;
+};
+
+static int take_client(struct lab_backend *b, const struct static_host *h, void *ctx)
+{
+        struct taken *t = ctx;
+        struct lab_inv_client *c = (struct lab_inv_client *)t->out + t->n;
+
+        if (strcmp(h->h.role, "client"))
+                return 0;
+        if (t->n == t->max)
+                return bad(b, h->line, "over %u client hosts", t->max);
+        *c = (struct lab_inv_client){.line = h->line, .ssh = h->ssh.d};
+        snprintf(c->name, sizeof(c->name), "%s", h->h.name);
+        snprintf(c->targets, sizeof(c->targets), "%s", h->targets);
+        t->n++;
+        return 0;
+}
+
+int lab_inventory_clients(const char *path, struct lab_inv_client *out, unsigned max, char *err,
+                          size_t errlen)
+{
+        struct taken t = {.out = out, .max = max};
+        int rc = each_host(path, take_client, &t, err, errlen);
+
+        if (rc == 0 && !t.n)
                 rc = errf(err, errlen, -EINVAL, "%s: no [host NAME] section with role = client",
                           path);
-        free(b);
-        return rc < 0 ? rc : (int)n;
+        return rc < 0 ? rc : (int)t.n;
+}
+
+static int take_host(struct lab_backend *b, const struct static_host *h, void *ctx)
+{
+        struct taken *t = ctx;
+
+        if (strcmp(h->h.role, "client") && strcmp(h->h.role, "storage"))
+                return 0;
+        if (t->n == t->max)
+                return bad(b, h->line, "over %u storage and client hosts", t->max);
+        ((struct lab_hostinfo *)t->out)[t->n++] = h->h;
+        return 0;
 }
 
 int lab_inventory_hosts(const char *path, struct lab_hostinfo *out, unsigned max, char *err,
                         size_t errlen)
 {
-        const struct lab_spec spec = {.inventory = path};
-        struct lab_backend *b;
-        unsigned n = 0;
-        int rc = read_inventory(&spec, 1, &b, err, errlen);
+        struct taken t = {.out = out, .max = max};
+        int rc = each_host(path, take_host, &t, err, errlen);
 
-        if (rc < 0)
-                return rc;
-        for (unsigned i = 0; i < b->nhosts && rc == 0; i++) {
-                const struct static_host *h = &b->host[i];
-                if (strcmp(h->h.role, "client") && strcmp(h->h.role, "storage"))
-                        continue;
-                if (n == max)
-                        rc = bad(b, h->line, "over %u storage and client hosts", max);
-                else
-                        out[n++] = h->h;
-        }
-        free(b);
-        return rc < 0 ? rc : (int)n;
+        return rc < 0 ? rc : (int)t.n;
 }
 
 static unsigned static_count(struct lab_backend *b)

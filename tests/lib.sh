@@ -93,6 +93,37 @@ _slot=$(( (${HCISWEEP_TEST_SLOT:-$((_h % 100))} + ${HCISWEEP_TEST_SALT:-0} * 100
 test_addr() { echo "127.0.$((2 + _h % 200)).$((1 + ${1:-0}))"; }
 test_port() { echo $((10000 + _slot * 10 + ${1:-0})); }
 
+# A local lab of this test's own: ADDR (its first address), LAB (its directory), the
+# options every lab and scale command of the test takes in common[], its own run index,
+# and the lab brought down and every listed server killed when the test ends.
+local_lab() {
+        ADDR=$(test_addr 0)
+        LAB=$T/lab
+        export HCISWEEP_INDEX=$T/index.sqlite
+        common=(--lab-dir "$LAB" --addr-base "${ADDR%.*}" --base-port "$(test_port 0)"
+                --target-port "$(test_port 1)")
+        on_exit kill_listed
+        on_exit "$HCISWEEP" lab down "${common[@]}"
+}
+
+# A real Prometheus scraping TARGET (host:port) every second, listening on LISTEN
+# (host:port), its data in $T/prom: PROM_PID, stopped when the test ends.
+start_prometheus() {
+        cat >"$T/prom.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: hcisweep
+    static_configs:
+      - targets: ["$1"]
+EOF
+        prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/prom" \
+                --web.listen-address="$2" --log.level=warn >"$T/prom.log" 2>&1 &
+        PROM_PID=$!
+        on_exit "kill $PROM_PID; wait $PROM_PID"
+}
+
 # A stopped service reads `pid = 0` in a kept state, and kill -9 0 would be
 # this test's own process group (ctest's too): positive PIDs only.
 kill_listed() {

@@ -12,19 +12,7 @@ db_start 1 "$PW"
 C=(--mysql-host "$ADDR" --mysql-port "$PORT" --mysql-user root --tables 1 --table-size 1000)
 expect_rc 0 "$HCISWEEP" oltp prepare "${C[@]}"
 
-cat >"$T/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: hcisweep
-    static_configs:
-      - targets: ["$ADDR:$MPORT"]
-EOF
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/prom" \
-        --web.listen-address="$ADDR:$PPORT" --log.level=warn >"$T/prom.log" 2>&1 &
-PROM_PID=$!
-on_exit "kill $PROM_PID; wait $PROM_PID"
+start_prometheus "$ADDR:$MPORT" "$ADDR:$PPORT"
 API=http://$ADDR:$PPORT
 ready() {
         kill -0 $PROM_PID 2>/dev/null || fail "prometheus exited: $(tail -5 "$T/prom.log")"

@@ -21,19 +21,7 @@ on_exit "$HCISWEEP" lab down "${common[@]}"
 # a driver's memory counts in its VM's limit: under ASan the VMs get room, the quarantine less
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16"
 
-cat >"$T/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: hcisweep
-    static_configs:
-      - targets: ["$MADDR"]
-EOF
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/prom" \
-        --web.listen-address="$PADDR" --log.level=warn >"$T/prom.log" 2>&1 &
-PROM_PID=$!
-on_exit "kill $PROM_PID; wait $PROM_PID"
+start_prometheus "$MADDR" "$PADDR"
 API=http://$PADDR
 ready() {
         kill -0 $PROM_PID 2>/dev/null || fail "prometheus exited: $(tail -5 "$T/prom.log")"

@@ -13,13 +13,7 @@
 # a quarter CPU, ln 1.5, a CI run with 3% steal came out undecided).
 . "$TESTLIB"
 
-ADDR=$(test_addr 0)
-LAB=$T/lab
-export HCISWEEP_INDEX=$T/index.sqlite
-common=(--lab-dir "$LAB" --addr-base "${ADDR%.*}" --base-port "$(test_port 0)"
-        --target-port "$(test_port 1)")
-on_exit kill_listed
-on_exit "$HCISWEEP" lab down "${common[@]}"
+local_lab
 
 expect_rc 0 "$HCISWEEP" scale --vms 1,2,8 --vm-cpus 0.5 --vm-memory 256M --lun-size 256M \
         "${common[@]}" --tables 1 --table-size 2000 --threads 4 --time 10 --warmup-time 1 \

@@ -6,13 +6,7 @@
 # windows do not overlap.
 . "$TESTLIB"
 
-ADDR=$(test_addr 0)
-LAB=$T/lab
-export HCISWEEP_INDEX=$T/index.sqlite
-common=(--lab-dir "$LAB" --addr-base "${ADDR%.*}" --base-port "$(test_port 0)"
-        --target-port "$(test_port 1)")
-on_exit kill_listed
-on_exit "$HCISWEEP" lab down "${common[@]}"
+local_lab
 expect_rc 0 "$HCISWEEP" scale --vms 1-2:1 --repeat 2 --vm-memory 256M --lun-size 256M "${common[@]}" \
         --tables 1 --table-size 200 --threads 1 --time 1 --warmup-time 0.5 --output-dir "$T/runs"
 RES=$(sed -n 's/^result: //p' <<<"$OUT")
