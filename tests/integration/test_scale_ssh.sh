@@ -119,13 +119,27 @@ has_remote() { [ "$(remote_drivers | wc -l)" -eq "$1" ]; }
 "$HCISWEEP" "${S[@]}" --vms 1,2 --time 4 --output-dir "$T/ok" >"$T/ok.out" 2>&1 &
 SP=$!
 on_exit "kill $SP"
+# each remote driver seen alive with its parent: run by sshd, no password on either
+# command line; a driver that ended between the listing and the look is not counted,
+# and the look is taken again until it has seen one
+checked=0
+check_remote_drivers() {
+        local pid parent comm
+        for pid in $(remote_drivers); do
+                parent=$(ps -o ppid= -p "$pid" | tr -d ' ')
+                comm=$([ -z "$parent" ] || ps -o comm= -p "$parent")
+                [ -n "$comm" ] && kill -0 "$pid" 2>/dev/null || continue
+                [ "$comm" = sshd ] || fail "driver $pid is not run by sshd (parent $parent: $comm)"
+                ! grep -qF -- "$DB_PW" "/proc/$pid/cmdline" 2>/dev/null ||
+                        fail "the password is on driver $pid's command line"
+                ! grep -qF -- "$DB_PW" "/proc/$parent/cmdline" 2>/dev/null ||
+                        fail "the password is on sshd's command line"
+                checked=$((checked + 1))
+        done
+        [ "$checked" -gt 0 ]
+}
 wait_until 120 has_remote 2
-for pid in $(remote_drivers); do
-        parent=$(ps -o ppid= -p "$pid" | tr -d ' ')
-        [ "$(ps -o comm= -p "$parent")" = sshd ] || fail "driver $pid is not run by sshd (parent $parent)"
-        ! grep -qF -- "$DB_PW" "/proc/$pid/cmdline" || fail "the password is on driver $pid's command line"
-        ! grep -qF -- "$DB_PW" "/proc/$parent/cmdline" 2>/dev/null || fail "the password is on sshd's command line"
-done
+wait_until 120 check_remote_drivers
 for pid in $(drivers); do
         ! grep -qF -- "$DB_PW" "/proc/$pid/cmdline" 2>/dev/null || fail "the password is on $pid's command line"
 done
