@@ -58,6 +58,19 @@ enum oltp_err_class {
 
 struct oltp_dconn;
 
+/*
+ * Levers on a driver's socket I/O (issue 40), set once before the first
+ * conn_new; all 0 is the client library's own behaviour.
+ */
+struct oltp_io_tune {
+        /* The first read after a request is sent waits for readiness instead
+         * of trying recv() at once (which, the reply not being there yet,
+         * returns EAGAIN and costs a system call per statement). */
+        int wait_first_read;
+        /* Print the driver's I/O counters on stderr at lib_end (diagnostics). */
+        int report;
+};
+
 struct oltp_driver_ops {
         const char *name;
         int (*lib_init)(void);
@@ -97,6 +110,9 @@ struct oltp_driver_ops {
         unsigned (*query_sync)(struct oltp_dconn *c, const char *sql, unsigned long len);
         /* First column of the first row of a query, as a number (e.g. COUNT(*)). */
         unsigned (*query_u64_sync)(struct oltp_dconn *c, const char *sql, uint64_t *out);
+
+        /* Optional (NULL: no levers): before any conn_new, after lib_init. */
+        void (*tune)(const struct oltp_io_tune *t);
 };
 
 /* The drivers of this build, NULL-terminated (drivers.c), and their names in

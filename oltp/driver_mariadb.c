@@ -9,14 +9,30 @@
  *
  * Memory per connection limits how many connections one client can drive,
  * so the coroutine stack and the network buffer are sized explicitly.
+ *
+ * No speculative read (struct oltp_io_tune.wait_first_read, issue 40): in
+ * the non-blocking API every socket read goes ma_pvio_read ->
+ * ma_pvio_read_async -> pvio->methods->async_read, and a read that fails
+ * with EAGAIN yields MYSQL_WAIT_READ to the caller. Right after a request
+ * is sent the reply is almost never there yet, so that first recv() is a
+ * system call that fails. Each connected handle's pvio gets a copy of the
+ * socket plugin's methods (kept in the connection, which the hooks find
+ * from the methods pointer) whose async_write marks "request sent" and
+ * whose async_read, the first time after that, fails with EAGAIN without
+ * a system call: the library yields, the engine's (level-triggered) epoll
+ * waits for the reply, and the retry's recv() finds it.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <errmsg.h>
 #include <mysql.h>
 #include <mysqld_error.h>
+#include <ma_pvio.h>
 
 #include "oltp/driver.h"
 
@@ -36,8 +52,23 @@ enum phase { PH_NONE, PH_CONNECT, PH_PREPARE, PH_EXECUTE, PH_FETCH, PH_QUERY };
 #define RES_COLS 4
 #define RES_CAP  256
 
+/* Counts of the socket hooks, per connection (the hot path touches no shared line). */
+struct io_counts {
+        uint64_t writes;   /* async_write calls */
+        uint64_t reads;    /* async_read calls passed to the plugin (a recv each) */
+        uint64_t deferred; /* first reads after a write answered EAGAIN without a recv */
+};
+
+struct io_hook {
+        PVIO_METHODS m;           /* the plugin's methods, async_read/async_write ours */
+        const PVIO_METHODS *base; /* the plugin's own; NULL: not hooked */
+        int armed;                /* a request went out since the last read */
+        struct io_counts n;
+};
+
 struct oltp_dconn {
         MYSQL *m;
+        struct io_hook io;
         MYSQL_STMT **stmts;
         unsigned nslots;
         enum phase ph;
@@ -75,6 +106,11 @@ static int mysql_ready(int ready)
                (ready & OLTP_WAIT_TIMEOUT ? MYSQL_WAIT_TIMEOUT : 0);
 }
 
+static struct oltp_io_tune tune = {.wait_first_read = 1};
+
+/* Totals over the connections dropped so far (added once per connection). */
+static _Atomic uint64_t tot_writes, tot_reads, tot_deferred, tot_hooked, tot_unhooked;
+
 static int mdb_lib_init(void)
 {
         return mysql_library_init(0, NULL, NULL) ? -EIO : 0;
@@ -82,7 +118,84 @@ static int mdb_lib_init(void)
 
 static void mdb_lib_end(void)
 {
+        if (tune.report)
+                fprintf(stderr,
+                        "mariadb io: connections hooked %llu, not hooked %llu; async writes %llu, "
+                        "recv %llu, first reads deferred %llu (wait_first_read=%d)\n",
+                        (unsigned long long)tot_hooked, (unsigned long long)tot_unhooked,
+                        (unsigned long long)tot_writes, (unsigned long long)tot_reads,
+                        (unsigned long long)tot_deferred, tune.wait_first_read);
         mysql_library_end();
+}
+
+static void mdb_tune(const struct oltp_io_tune *t)
+{
+        tune = *t;
+}
+
+static struct oltp_dconn *conn_of_pvio(const MARIADB_PVIO *p)
+{
+        return (struct oltp_dconn *)(void *)((char *)p->methods -
+                                             offsetof(struct oltp_dconn, io.m));
+}
+
+static ssize_t hook_async_write(MARIADB_PVIO *p, const uchar *buf, size_t len)
+{
+        struct io_hook *h = &conn_of_pvio(p)->io;
+        ssize_t r = h->base->async_write(p, buf, len);
+
+        h->n.writes++;
+        if (r > 0)
+                h->armed = tune.wait_first_read;
+        return r;
+}
+
+static ssize_t hook_async_read(MARIADB_PVIO *p, uchar *buf, size_t len)
+{
+        struct io_hook *h = &conn_of_pvio(p)->io;
+
+        if (h->armed) {
+                /* the library yields MYSQL_WAIT_READ and retries once readable */
+                h->armed = 0;
+                h->n.deferred++;
+                errno = EAGAIN;
+                return -1;
+        }
+        h->n.reads++;
+        return h->base->async_read(p, buf, len);
+}
+
+/* After a connect: swap the pvio's methods for the connection's copy. */
+static void hook_io(struct oltp_dconn *c)
+{
+        MARIADB_PVIO *p = c->m->net.pvio;
+
+        if (!tune.wait_first_read && !tune.report)
+                return;
+        if (!p || p->ctls || !p->methods || !p->methods->async_read || !p->methods->async_write) {
+                tot_unhooked++;
+                return;
+        }
+        c->io.base = p->methods;
+        c->io.m = *p->methods;
+        c->io.m.async_read = hook_async_read;
+        c->io.m.async_write = hook_async_write;
+        c->io.armed = 0;
+        p->methods = &c->io.m;
+        tot_hooked++;
+}
+
+/* Before the handle is closed: add the counts and put the plugin's methods back. */
+static void unhook_io(struct oltp_dconn *c)
+{
+        if (!c->io.base)
+                return;
+        if (c->m && c->m->net.pvio && c->m->net.pvio->methods == &c->io.m)
+                c->m->net.pvio->methods = (PVIO_METHODS *)c->io.base;
+        tot_writes += c->io.n.writes;
+        tot_reads += c->io.n.reads;
+        tot_deferred += c->io.n.deferred;
+        memset(&c->io, 0, sizeof(c->io));
 }
 
 static void mdb_thread_init(void)
@@ -144,6 +257,7 @@ static struct oltp_dconn *mdb_conn_new(unsigned nslots)
 /* mysql_close first: it detaches the statements, so closing them sends nothing. */
 static void drop(struct oltp_dconn *c)
 {
+        unhook_io(c);
         if (c->m)
                 mysql_close(c->m);
         c->m = NULL;
@@ -204,10 +318,12 @@ static void set_options(struct oltp_dconn *c, const struct oltp_dsn *dsn)
 static int connect_done(struct oltp_dconn *c)
 {
         c->ph = PH_NONE;
-        if (!c->mret)
+        if (!c->mret) {
                 set_conn_err(c);
-        else
+        } else {
                 c->err = 0;
+                hook_io(c);
+        }
         return 0;
 }
 
@@ -510,4 +626,5 @@ const struct oltp_driver_ops oltp_driver_mariadb = {
     .connect_sync = mdb_connect_sync,
     .query_sync = mdb_query_sync,
     .query_u64_sync = mdb_query_u64_sync,
+    .tune = mdb_tune,
 };

@@ -1272,6 +1272,8 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
         memset(res, 0, sizeof(*res));
         pthread_mutex_init(&e.fmu, NULL);
         e.nw = pick_threads(cfg);
+        if (cfg->ops->tune)
+                cfg->ops->tune(&cfg->io);
         e.w = calloc(e.nw, sizeof(*e.w));
         e.acc = hstats_new(cfg->nhosts);
         e.acc_qwait = hist_new();

@@ -70,8 +70,9 @@ struct oltp_engine_cfg {
         const struct oltp_dsn *hosts;
         unsigned nhosts;
         unsigned nconns;
-        unsigned nthreads; /* event threads; 0: one per core, at most nconns */
-        double time_s;     /* measured time (0: until events) */
+        unsigned nthreads;      /* event threads; 0: one per core, at most nconns */
+        struct oltp_io_tune io; /* handed to ops->tune before any connection */
+        double time_s;          /* measured time (0: until events) */
         double warmup_s;
         double report_s; /* 0: no intervals */
         double rate;     /* total transactions per second; 0: closed loop */

@@ -113,6 +113,11 @@ const struct opt_def oltp_opt_defs[] = {
     METRICS_LISTEN_OPT(O(metrics_listen)),
     {"driver", OPT_ENUM, O(driver), "mariadb", NOLIM, "client library", oltp_driver_names,
      OPT_F_HIDDEN},
+    /* levers of the driver's socket I/O, for bench/oltp_vs_sysbench --hc-opts (issue 40) */
+    {"io-wait-read", OPT_BOOL, O(io_wait_read), "1", NOLIM,
+     "the first read after a request waits for readiness (no recv that fails)", NULL, OPT_F_HIDDEN},
+    {"io-report", OPT_BOOL, O(io_report), "0", NOLIM,
+     "print the driver's socket I/O counters on stderr at the end", NULL, OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, NOLIM, NULL, NULL, 0},
 };
 
@@ -514,6 +519,7 @@ void oltp_cli_engine_cfg(const struct oltp_cli *x, struct oltp_engine_cfg *ec)
             .retry_budget_s = x->o.reconnect_timeout,
             .seed = (uint64_t)x->o.rand_seed,
             .target_ci_pct = x->o.target_ci,
+            .io = {.wait_first_read = x->o.io_wait_read, .report = x->o.io_report},
         };
 }
 
