@@ -24,6 +24,7 @@ struct reactor {
         int epfd;
         struct re_timer **heap;
         size_t n, cap;
+        uint64_t spin_ns;
 };
 
 void re_file_init(struct re_file *f, re_file_fn fn, void *arg)
@@ -198,11 +199,35 @@ uint64_t re_next_timer(const struct reactor *re)
 
 /* ---- one round ---- */
 
+void re_set_spin(struct reactor *re, uint64_t ns)
+{
+        re->spin_ns = ns;
+}
+
+/* Poll until an event, until, or spin_ns: the events found, 0 none, -1 with errno. */
+static int spin_files(struct reactor *re, struct epoll_event *evs, uint64_t until)
+{
+        uint64_t now = clk_now_ns(), end = now + re->spin_ns;
+        int n = 0;
+
+        if (end > until)
+                end = until;
+        while (n == 0 && now < end) {
+                n = epoll_wait(re->epfd, evs, MAX_EVENTS, 0);
+                now = clk_now_ns();
+        }
+        return n;
+}
+
 static int wait_files(struct reactor *re, struct epoll_event *evs, uint64_t until)
 {
+        int n = re->spin_ns ? spin_files(re, evs, until) : 0;
         uint64_t now = clk_now_ns(), d = until > now ? until - now : 0;
         struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
-        int n = epoll_pwait2(re->epfd, evs, MAX_EVENTS, &ts, NULL);
+
+        if (n != 0)
+                return n < 0 ? (errno == EINTR ? 0 : -errno) : n;
+        n = epoll_pwait2(re->epfd, evs, MAX_EVENTS, &ts, NULL);
 
         if (n < 0 && errno == ENOSYS) {
                 uint64_t ms = (d + 999999) / 1000000;

@@ -69,6 +69,14 @@ void re_free(struct reactor *re);
  */
 int re_watch(struct reactor *re, struct re_file *f, int fd, unsigned mask);
 
+/*
+ * Before a round sleeps, poll (epoll with a zero timeout) for up to ns
+ * nanoseconds: a reply that comes within that time is taken without the
+ * sleep and the wake-up (a context switch, often an IPI). Each poll is a
+ * system call and the CPU stays busy. 0 (the default): sleep at once.
+ */
+void re_set_spin(struct reactor *re, uint64_t ns);
+
 /* Stop watching (no-op when not watched). Call before closing the descriptor. */
 void re_unwatch(struct reactor *re, struct re_file *f);
 

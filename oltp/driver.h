@@ -67,6 +67,9 @@ struct oltp_io_tune {
          * of trying recv() at once (which, the reply not being there yet,
          * returns EAGAIN and costs a system call per statement). */
         int wait_first_read;
+        /* SO_BUSY_POLL on each connected socket, microseconds (0: off). The
+         * kernel busy-polls only devices with NAPI: on loopback it is a no-op. */
+        unsigned busy_poll_us;
         /* Print the driver's I/O counters on stderr at lib_end (diagnostics). */
         int report;
 };

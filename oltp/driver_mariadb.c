@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/socket.h>
+
 #include <errmsg.h>
 #include <mysql.h>
 #include <mysqld_error.h>
@@ -169,7 +171,10 @@ static ssize_t hook_async_read(MARIADB_PVIO *p, uchar *buf, size_t len)
 static void hook_io(struct oltp_dconn *c)
 {
         MARIADB_PVIO *p = c->m->net.pvio;
+        int us = (int)tune.busy_poll_us;
 
+        if (us)
+                setsockopt((int)mysql_get_socket(c->m), SOL_SOCKET, SO_BUSY_POLL, &us, sizeof(us));
         if (!tune.wait_first_read && !tune.report)
                 return;
         if (!p || p->ctls || !p->methods || !p->methods->async_read || !p->methods->async_write) {

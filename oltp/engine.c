@@ -28,6 +28,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,6 +88,7 @@ struct engine;
 struct worker {
         pthread_t th;
         struct engine *e;
+        unsigned id;
         struct reactor *re;
         int kicked;
         struct conn **conns;
@@ -775,12 +777,57 @@ static void check_stalls(struct worker *w, uint64_t now)
         }
 }
 
+/* --pin-threads: worker i on the i-th CPU of the process's mask (taskset respected). */
+static void pin_worker(const struct worker *w)
+{
+        cpu_set_t all, one;
+        int k = 0, want;
+
+        if (sched_getaffinity(0, sizeof(all), &all) || !CPU_COUNT(&all))
+                return;
+        want = (int)(w->id % (unsigned)CPU_COUNT(&all));
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+                if (!CPU_ISSET(cpu, &all) || k++ != want)
+                        continue;
+                CPU_ZERO(&one);
+                CPU_SET(cpu, &one);
+                pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+                return;
+        }
+}
+
+static _Atomic unsigned incoming_same, incoming_other;
+
+/*
+ * --io-report: how many of the worker's connections had their last reply
+ * processed on the CPU the worker runs on (SO_INCOMING_CPU), the figure that
+ * says whether steering connections to threads by that CPU could help.
+ */
+static void count_incoming(const struct worker *w)
+{
+        int here = sched_getcpu();
+
+        for (unsigned i = 0; i < w->nconns; i++) {
+                int fd = w->e->ops->fd(w->conns[i]->d), cpu = -1;
+                socklen_t len = sizeof(cpu);
+
+                if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &len) || cpu < 0)
+                        continue;
+                if (cpu == here)
+                        incoming_same++;
+                else
+                        incoming_other++;
+        }
+}
+
 static void *worker_main(void *arg)
 {
         struct worker *w = arg;
         struct engine *e = w->e;
         uint64_t drain_until = 0;
 
+        if (e->cfg->pin_threads)
+                pin_worker(w);
         e->ops->thread_init();
         for (unsigned i = 0; i < w->nconns; i++)
                 advance(w->conns[i], start_connect(w->conns[i]));
@@ -796,6 +843,8 @@ static void *worker_main(void *arg)
                 check_stalls(w, now);
                 re_run_once(w->re, next_wake(w, now));
         }
+        if (e->cfg->io.report)
+                count_incoming(w);
         for (unsigned i = 0; i < w->nconns; i++) {
                 unregister(w->conns[i]);
                 e->ops->conn_free(w->conns[i]->d);
@@ -870,9 +919,11 @@ static int worker_init(struct engine *e, struct worker *w, unsigned id, char *er
         const struct oltp_engine_cfg *cfg = e->cfg;
 
         w->e = e; /* from here on worker_free has a reactor (or NULL) and memory to release */
+        w->id = id;
         /* one timer per connection at most: the heap never grows */
         if (!(w->re = re_new(cfg->nconns / e->nw + 1, err, errlen)))
                 return -errno;
+        re_set_spin(w->re, (uint64_t)cfg->spin_us * 1000u);
         snprintf(err, errlen, "out of memory");
         w->conns = calloc(cfg->nconns / e->nw + 1, sizeof(*w->conns));
         w->idle = calloc(cfg->nconns / e->nw + 1, sizeof(*w->idle));
@@ -1304,6 +1355,11 @@ int oltp_engine_run(const struct oltp_engine_cfg *cfg, struct oltp_result *res, 
         atomic_store(&e.stop, 1);
         for (unsigned i = 0; i < e.nw; i++)
                 pthread_join(e.w[i].th, NULL);
+        if (cfg->io.report)
+                fprintf(stderr,
+                        "engine io: %u event threads; last reply on the thread's CPU: %u "
+                        "connections, on another CPU: %u\n",
+                        e.nw, incoming_same, incoming_other);
         rc = collect(&e, res);
         if (rc)
                 goto out_nomem;

@@ -72,6 +72,8 @@ struct oltp_engine_cfg {
         unsigned nconns;
         unsigned nthreads;      /* event threads; 0: one per core, at most nconns */
         struct oltp_io_tune io; /* handed to ops->tune before any connection */
+        int pin_threads;        /* event thread i on the i-th CPU of the process's mask */
+        unsigned spin_us;       /* event threads poll this long before sleeping (0: never) */
         double time_s;          /* measured time (0: until events) */
         double warmup_s;
         double report_s; /* 0: no intervals */

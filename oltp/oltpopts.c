@@ -116,6 +116,14 @@ const struct opt_def oltp_opt_defs[] = {
     /* levers of the driver's socket I/O, for bench/oltp_vs_sysbench --hc-opts (issue 40) */
     {"io-wait-read", OPT_BOOL, O(io_wait_read), "1", NOLIM,
      "the first read after a request waits for readiness (no recv that fails)", NULL, OPT_F_HIDDEN},
+    {"busy-poll", OPT_INT, O(busy_poll), "0", 0, 100000,
+     "SO_BUSY_POLL microseconds on each socket (0: off; loopback has no NAPI to poll)", NULL,
+     OPT_F_HIDDEN},
+    {"spin-us", OPT_INT, O(spin_us), "0", 0, 100000,
+     "event threads poll epoll without sleeping this long before they sleep (0: off)", NULL,
+     OPT_F_HIDDEN},
+    {"pin-threads", OPT_BOOL, O(pin_threads), "0", NOLIM,
+     "pin event thread i to the i-th CPU the process may run on", NULL, OPT_F_HIDDEN},
     {"io-report", OPT_BOOL, O(io_report), "0", NOLIM,
      "print the driver's socket I/O counters on stderr at the end", NULL, OPT_F_HIDDEN},
     {NULL, 0, 0, NULL, NOLIM, NULL, NULL, 0},
@@ -519,7 +527,11 @@ void oltp_cli_engine_cfg(const struct oltp_cli *x, struct oltp_engine_cfg *ec)
             .retry_budget_s = x->o.reconnect_timeout,
             .seed = (uint64_t)x->o.rand_seed,
             .target_ci_pct = x->o.target_ci,
-            .io = {.wait_first_read = x->o.io_wait_read, .report = x->o.io_report},
+            .io = {.wait_first_read = x->o.io_wait_read,
+                   .busy_poll_us = (unsigned)x->o.busy_poll,
+                   .report = x->o.io_report},
+            .pin_threads = x->o.pin_threads,
+            .spin_us = (unsigned)x->o.spin_us,
         };
 }
 
