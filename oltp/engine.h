@@ -73,8 +73,10 @@ struct oltp_engine_cfg {
         unsigned nthreads;      /* event threads; 0: one per core, at most nconns */
         struct oltp_io_tune io; /* handed to ops->tune before any connection */
         int pin_threads;        /* event thread i on the i-th CPU of the process's mask */
-        unsigned spin_us;       /* event threads poll this long before sleeping (0: never) */
-        double time_s;          /* measured time (0: until events) */
+        /* nthreads 0: at most one thread per this many connections (0 or 1: one per core) */
+        unsigned conns_per_thread;
+        unsigned spin_us; /* event threads poll this long before sleeping (0: never) */
+        double time_s;    /* measured time (0: until events) */
         double warmup_s;
         double report_s; /* 0: no intervals */
         double rate;     /* total transactions per second; 0: closed loop */

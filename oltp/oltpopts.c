@@ -58,7 +58,7 @@ const struct opt_def oltp_opt_defs[] = {
     {"threads", OPT_INT, O(threads), "1", 1, 100000,
      "connections in total, round-robin over the hosts", NULL, 0},
     {"event-threads", OPT_INT, O(event_threads), "0", 0, 1024,
-     "threads running the connections (0: one per core)", NULL, 0},
+     "threads running the connections (0: one per core, one per 8 connections at most)", NULL, 0},
     {"time", OPT_DOUBLE, O(time), "10", 0, 1e7, "measured seconds (0: until --events)", NULL, 0},
     {"events", OPT_INT, O(events), "0", 0, 1e15, "stop after this many transactions", NULL, 0},
     {"warmup-time", OPT_DOUBLE, O(warmup_time), "0", 0, 1e6,
@@ -121,6 +121,9 @@ const struct opt_def oltp_opt_defs[] = {
      OPT_F_HIDDEN},
     {"spin-us", OPT_INT, O(spin_us), "0", 0, 100000,
      "event threads poll epoll without sleeping this long before they sleep (0: off)", NULL,
+     OPT_F_HIDDEN},
+    {"conns-per-thread", OPT_INT, O(conns_per_thread), "8", 1, 100000,
+     "without --event-threads: at most one event thread per this many connections", NULL,
      OPT_F_HIDDEN},
     {"pin-threads", OPT_BOOL, O(pin_threads), "0", NOLIM,
      "pin event thread i to the i-th CPU the process may run on", NULL, OPT_F_HIDDEN},
@@ -531,6 +534,7 @@ void oltp_cli_engine_cfg(const struct oltp_cli *x, struct oltp_engine_cfg *ec)
                    .busy_poll_us = (unsigned)x->o.busy_poll,
                    .report = x->o.io_report},
             .pin_threads = x->o.pin_threads,
+            .conns_per_thread = (unsigned)x->o.conns_per_thread,
             .spin_us = (unsigned)x->o.spin_us,
         };
 }

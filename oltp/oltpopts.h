@@ -44,7 +44,7 @@ struct oltp_cli;
 struct oltp_opts {
         int workload, rand_type, range_selects, skip_trx, driver;
         int io_wait_read, io_report, pin_threads; /* hidden levers of issue 40 */
-        long long busy_poll, spin_us;
+        long long busy_poll, spin_us, conns_per_thread;
         char *mysql_host, *mysql_user, *mysql_db, *mysql_password, *mysql_password_file;
         char *mysql_defaults_file;
         char *mysql_ignore_errors, *json, *output_dir, *metrics_listen;
