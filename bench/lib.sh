@@ -102,3 +102,31 @@ bench_machine() {
         model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
         echo "$(date -u +%FT%TZ) $(hostname) nproc=$(nproc) cpu=\"${model:-unknown}\" load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
 }
+
+# The figures of one client run's output: "TX TPS P95 P99" (nan where missing).
+# sysbench prints one percentile; both come from its latency histogram instead.
+sysbench_figures() {
+        awk '
+        /^Latency histogram/ { inh = 1; next }
+        inh && /^ *[0-9.]+ \|/ { n++; val[n] = $1; cnt[n] = $NF; tot += $NF; next }
+        inh && !/^ *value/ { inh = 0 }
+        /^ *transactions:/ { tx = $2; tps = $3; gsub(/[(]/, "", tps) }
+        END {
+                c = 0; p95 = p99 = "nan"
+                for (i = 1; i <= n; i++) {
+                        c += cnt[i]
+                        if (p95 == "nan" && c >= 0.95 * tot) p95 = val[i]
+                        if (p99 == "nan" && c >= 0.99 * tot) p99 = val[i]
+                }
+                print (tx == "" ? "nan" : tx), (tps == "" ? "nan" : tps), p95, p99
+        }' "$1"
+}
+
+hcisweep_figures() {
+        awk '
+        /^ *transactions:/ { tx = $2; tps = $3; gsub(/[(]/, "", tps) }
+        /95th percentile:/ { p95 = $3 }
+        /99th percentile:/ { p99 = $3 }
+        END { print (tx == "" ? "nan" : tx), (tps == "" ? "nan" : tps),
+                    (p95 == "" ? "nan" : p95), (p99 == "" ? "nan" : p99) }' "$1"
+}
