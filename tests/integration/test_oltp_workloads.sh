@@ -38,6 +38,22 @@ check oltp_read_write 14 4 2
 check oltp_read_only 14 0 2
 check oltp_write_only 0 4 2
 check oltp_point_select 1 0 0
+
+# issue 40: the driver's socket hooks run, and the first read after each request waits for
+# readiness instead of a recv that fails (--io-wait-read 0: the library's own speculative
+# recv, nothing deferred); both give the exact counts above
+io_check() { # --io-wait-read value, then the deferred-reads test
+        check oltp_point_select 1 0 0 --io-report --io-wait-read "$1"
+        local line
+        line=$(grep '^mariadb io: ' <<<"$OUT") || fail "no driver I/O counters: $OUT"
+        grep -q 'connections hooked 1, not hooked 0;' <<<"$line" || fail "hooks not installed: $line"
+        awk -v want="$2" '{ for (i = 1; i < NF; i++) if ($i == "deferred") d = $(i + 1) + 0 }
+                END { exit !(want == "none" ? d == 0 : d >= 40) }' <<<"$line" ||
+                fail "--io-wait-read $1: deferred reads wrong: $line"
+}
+io_check 1 all
+io_check 0 none
+pass "the driver's socket hooks run: first reads deferred with --io-wait-read 1, none with 0"
 check oltp_update_index 0 1 0
 check oltp_update_non_index 0 1 0
 check oltp_delete 0 1 0
