@@ -8,4 +8,4 @@ list(APPEND HCISWEEP_SOURCES
   results/compare.c)
 list(APPEND HCISWEEP_SOURCES results/usl.c results/tipping.c results/tip_attr.c
   results/tip_json.c results/save.c results/result.c results/tip_verdict.c
-  results/tip_hosts.c)
+  results/tip_hosts.c results/tip_scan.c)
