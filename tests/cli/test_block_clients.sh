@@ -87,6 +87,11 @@ jq -r '"clients,throughput,latency_ms,storage_lat_ms,host,role,cpu_busy_pct,stea
 expect_rc 0 "$HCISWEEP" analyze "$T/s.csv" --json "$T/sa.json"
 jq -e --slurpfile b "$T/s.json" '.scan.verdict == $b[0].scan[0].verdict' "$T/sa.json" >/dev/null ||
         fail "analyze of the scan's CSV: $(jq -c .scan "$T/sa.json") against block's $(jq -c '.scan[0]' "$T/s.json")"
+# ... and of its result.json: one ramp per point over the client count, the same verdict
+expect_rc 0 "$HCISWEEP" analyze "$T/s.json" --json "$T/sj.json"
+jq -e --slurpfile b "$T/s.json" '.ramps[0].name == "randread 4k qd 1" and .ramps[0].load_name == "clients"
+        and .scan.verdict == $b[0].scan[0].verdict' "$T/sj.json" >/dev/null ||
+        fail "analyze of the scan's result: $(jq -c '{r: [.ramps[] | {name, load_name}], scan}' "$T/sj.json")"
 no_driver_left "a scan"
 
 # --- bad input: exit 2 naming the option, before any client starts
