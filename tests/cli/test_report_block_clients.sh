@@ -3,7 +3,9 @@
 # (local:2, a 2-point QD sweep): the markdown and HTML carry the Clients
 # section (the per-point spread with min/max client IOPS and the slowest
 # client named, one row per client and point, as the result recorded them)
-# and the Hosts section with the per-host plots against the sweep.
+# and the Hosts section with the per-host plots against the sweep; then
+# `hcisweep compare` of two such runs side by side, with each run's client
+# spread per point.
 . "$TESTLIB"
 cd "$T"
 F="$T/f1,$T/f2"
@@ -33,4 +35,21 @@ grep -qF "Each host&#39;s CPU against the sweep (point)" "$html" ||
         grep -qF "Each host's CPU against the sweep (point)" "$html" || fail "no host CPU plot in the HTML"
 grep -qE '^\| 1: randread 4k qd 1, 2 clients \| local \| client \|' "$md" ||
         fail "no host row for the local clients' host: $(sed -n '/^## Hosts/,$p' "$md" | head -12)"
-pass "report of a local:2 block run: spread, per-client rows, hosts against the sweep"
+
+# --- compare: a second run of the same shape, side by side
+expect_rc 0 "$HCISWEEP" block --clients local:2 --filename "$F" --engine psync --size 8m --bs 4k \
+        --rw randread --iodepth 1,2 --runtime 1 --json "$T/r2.json"
+expect_rc 0 "$HCISWEEP" compare "$T/r.json" "$T/r2.json" --output-dir "$T/cmp" --json "$T/cmp.json"
+echo "$OUT" | grep -q '^== randread 4k ==$' || fail "compare: no randread 4k group: $OUT"
+echo "$OUT" | grep -q 'client IOPS min-max' || fail "compare: no client spread column: $OUT"
+for qd in 1 2; do
+        for f in r r2; do
+                lo=$(jq -r --argjson q $qd '.points[] | select(.iodepth == $q) | .client_iops.min | round' "$T/$f.json")
+                slow=$(jq -r --argjson q $qd '.points[] | select(.iodepth == $q) | .slowest' "$T/$f.json")
+                # the row of qd, holding this run's spread as it rounds it ("%.0f": within 1 of jq's round)
+                echo "$OUT" | grep -E "^ +$qd " | grep -qE "($lo|$((lo - 1))|$((lo + 1)))-[0-9]+, slowest $slow" ||
+                        fail "compare: qd $qd: no spread $lo.., slowest $slow of $f: $OUT"
+        done
+done
+grep -q 'client IOPS min-max' "$T/cmp/compare.html" || fail "compare.html: no client spread"
+pass "report of a local:2 block run: spread, per-client rows, hosts against the sweep; compare of two"
