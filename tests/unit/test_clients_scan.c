@@ -159,37 +159,38 @@ static void test_json_storage_disks(void **state)
         json_decref(res);
 }
 
+/* The verdict of pts (consumed) holds want, and the scan was limited by lim. */
+static void expect_limit(json_t *pts, const char *want, const char *lim)
+{
+        json_t *res = json_object();
+        char v[700];
+
+        verdict_of(pts, res, v, sizeof(v));
+        if (!strstr(v, want))
+                fail_msg("verdict '%s' lacks '%s'", v, want);
+        assert_string_equal(
+            json_string_value(json_object_get(json_object_get(res, "tipping_point"), "limited_by")),
+            lim);
+        json_decref(pts);
+        json_decref(res);
+}
+
 /* The storage host's CPU (its service) saturates before its disks. */
 static void test_json_storage_cpu(void **state)
 {
         (void)state;
-        json_t *pts = json_pack("[o,o,o]", point(1, 10000, 100, 20, 30, 20),
-                                point(2, 19500, 102, 30, 60, 30), point(4, 21000, 190, 40, 97, 35)),
-               *res = json_object();
-        char v[700];
-
-        verdict_of(pts, res, v, sizeof(v));
-        assert_non_null(strstr(v, "saturates at 2 clients: storage host s1's CPU 97% busy"));
-        json_decref(pts);
-        json_decref(res);
+        expect_limit(json_pack("[o,o,o]", point(1, 10000, 100, 20, 30, 20),
+                               point(2, 19500, 102, 30, 60, 30), point(4, 21000, 190, 40, 97, 35)),
+                     "saturates at 2 clients: storage host s1's CPU 97% busy", "storage");
 }
 
 /* A client's CPU saturates (c2, the busiest; the controller's own 99% is not a client's). */
 static void test_json_client_cpu(void **state)
 {
         (void)state;
-        json_t *pts = json_pack("[o,o,o]", point(1, 10000, 100, 40, 10, 20),
-                                point(2, 19000, 101, 70, 15, 30), point(4, 20000, 180, 96, 18, 35)),
-               *res = json_object();
-        char v[700];
-
-        verdict_of(pts, res, v, sizeof(v));
-        assert_non_null(strstr(v, "saturates at 2 clients: client host c2's CPU 96% busy ("));
-        assert_string_equal(
-            json_string_value(json_object_get(json_object_get(res, "tipping_point"), "limited_by")),
-            "cpu");
-        json_decref(pts);
-        json_decref(res);
+        expect_limit(json_pack("[o,o,o]", point(1, 10000, 100, 40, 10, 20),
+                               point(2, 19000, 101, 70, 15, 30), point(4, 20000, 180, 96, 18, 35)),
+                     "saturates at 2 clients: client host c2's CPU 96% busy (", "cpu");
 }
 
 /* Hosts read, none at its limit: said so; and a linear scan with hosts stays "linear". */
