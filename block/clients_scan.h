@@ -1,37 +1,31 @@
 /*
- * clients_scan.h - the verdict of a client-count scan (`hcisweep block
- * --clients ... --client-counts 1,2,4,8`): the same point run on the first
- * N clients for each N, read as a blade characterisation reads it.
- *
- * Scaling efficiency at N is X(N) / ((N / N0) x X(N0)), N0 the smallest
- * count (1 in the usual scan: X(N) / (N x X(1))). The scan is linear up to
- * the largest N whose efficiency, and that of every smaller N, is at least
- * BLK_SCAN_LINEAR; it saturates at the last such N when a larger one falls
- * below. Pure functions: any thread.
+ * clients_scan.h - a client-count scan's points (`hcisweep block --clients
+ * ... --client-counts 1,2,4,8`: the same point run on the first N clients
+ * for each N) read into the verdict of results/tip_scan.h, whose rules
+ * (efficiency, "linear to", "saturates at", the limit named by scale's
+ * attribution on the points' cluster.hosts[]) are the ones `analyze` gives
+ * a scan read from CSV. Pure but for printing: any thread.
  */
 #ifndef HCI_BLK_CLIENTS_SCAN_H
 #define HCI_BLK_CLIENTS_SCAN_H
 
-#include <stddef.h>
-
-#define BLK_SCAN_LINEAR 0.9 /* efficiency still called linear */
-
-struct blk_scan_step {
-        unsigned clients; /* N */
-        double iops;      /* the aggregate X(N) */
-        double mean_us;   /* the aggregate's I/O-weighted mean latency */
-};
-
-/* Efficiency of step i against step 0; 0 when step 0 has no throughput. */
-double blk_scan_efficiency(const struct blk_scan_step *s, unsigned i);
+#include <stdio.h>
+#include <jansson.h>
 
 /*
- * One line into out: "linear to 8 clients (7.9x, latency +3%)", or
- * "saturates at 4 clients (3.8x, latency +5%); 8 clients: efficiency 0.61,
- * latency +160%", or "one client count: no scaling to read" for n < 2.
- * Steps in ascending client count. Returns the saturation count (the
- * largest linear N; the last N when linear throughout).
+ * agg's scaling efficiency against the point of the same rw, bs and
+ * iodepth among points (the scan's points so far, the fewest clients
+ * first); 1 when it is the first of its shape.
  */
-unsigned blk_scan_verdict(const struct blk_scan_step *s, unsigned n, char *out, size_t outlen);
+double blk_scan_point_efficiency(const json_t *points, const json_t *agg);
+
+/*
+ * One verdict per point shape of points: result gets scan[]{rw, bs,
+ * iodepth, clients, saturated, limited_by, verdict} and
+ * tipping_point{clients, verdict, limited_by} (the first shape's); each
+ * verdict printed on out as "scan: randread 4k qd 1: linear to ...", out
+ * NULL: not printed. 0 or -ENOMEM.
+ */
+int blk_scan_verdicts(const json_t *points, json_t *result, FILE *out);
 
 #endif

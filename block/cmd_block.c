@@ -933,100 +933,6 @@ static void print_json_row(const struct block_cmd *b, const json_t *shape, const
         hist_free(h);
 }
 
-static int same_shape(const json_t *a, const json_t *b)
-{
-        return json_equal(json_object_get(a, "rw"), json_object_get(b, "rw")) &&
-               json_equal(json_object_get(a, "bs"), json_object_get(b, "bs")) &&
-               json_equal(json_object_get(a, "iodepth"), json_object_get(b, "iodepth"));
-}
-
-static double point_iops(const json_t *p)
-{
-        return json_number_value(json_object_get(json_object_get(p, "read"), "iops")) +
-               json_number_value(json_object_get(json_object_get(p, "write"), "iops"));
-}
-
-/* The I/O-weighted mean latency of both directions, in us. */
-static double point_mean_us(const json_t *p)
-{
-        double n = 0, sum = 0;
-
-        for (unsigned d = 0; d < 2; d++) {
-                const json_t *x = json_object_get(p, d ? "write" : "read");
-                double ios = json_number_value(json_object_get(x, "ios"));
-                n += ios;
-                sum +=
-                    ios * json_number_value(json_object_get(json_object_get(x, "lat_ns"), "mean"));
-        }
-        return n > 0 ? sum / n / 1e3 : 0;
-}
-
-/* A scan's point: scaling_efficiency against the same point on the fewest clients. */
-static void set_efficiency(struct block_cmd *b, json_t *agg)
-{
-        json_t *p;
-        size_t i;
-
-        json_array_foreach(b->points, i, p)
-        {
-                if (!same_shape(p, agg))
-                        continue;
-                struct blk_scan_step s[2] = {
-                    {(unsigned)json_integer_value(json_object_get(p, "n_clients")), point_iops(p),
-                     0},
-                    {(unsigned)json_integer_value(json_object_get(agg, "n_clients")),
-                     point_iops(agg), 0}};
-                json_object_set_new(agg, "scaling_efficiency",
-                                    json_real(blk_scan_efficiency(s, 1)));
-                return;
-        }
-        json_object_set_new(agg, "scaling_efficiency", json_real(1));
-}
-
-/* A scan's verdict per point shape: scan[] and tipping_point in the result, printed. */
-static void scan_verdicts(struct block_cmd *b)
-{
-        json_t *scan = json_array(), *p, *q, *first = NULL;
-        size_t i, j;
-        char v[512], line[700];
-
-        json_array_foreach(b->points, i, p)
-        {
-                struct blk_scan_step st[64];
-                unsigned n = 0;
-                int seen = 0;
-                json_array_foreach(b->points, j, q)
-                {
-                        if (j < i && same_shape(p, q))
-                                seen = 1;
-                        if (!seen && j >= i && same_shape(p, q) && n < 64)
-                                st[n++] = (struct blk_scan_step){
-                                    (unsigned)json_integer_value(json_object_get(q, "n_clients")),
-                                    point_iops(q), point_mean_us(q)};
-                }
-                if (seen)
-                        continue;
-                unsigned at = blk_scan_verdict(st, n, v, sizeof(v));
-                char bs[16];
-                fmt_size((uint64_t)json_integer_value(json_object_get(p, "bs")), bs, sizeof(bs));
-                snprintf(line, sizeof(line), "%s %s qd %lld: %s",
-                         json_string_value(json_object_get(p, "rw")), bs,
-                         (long long)json_integer_value(json_object_get(p, "iodepth")), v);
-                if (!b->cfg.quiet)
-                        printf("scan: %s\n", line);
-                json_t *e = json_pack("{s:O,s:O,s:O,s:i,s:s}", "rw", json_object_get(p, "rw"), "bs",
-                                      json_object_get(p, "bs"), "iodepth",
-                                      json_object_get(p, "iodepth"), "clients", at, "verdict", v);
-                if (!first && e)
-                        first = json_pack("{s:i,s:s,s:s}", "clients", at, "verdict", line,
-                                          "limited_by", "none");
-                json_array_append_new(scan, e);
-        }
-        json_object_set_new(b->result, "scan", scan);
-        if (first)
-                json_object_set_new(b->result, "tipping_point", first);
-}
-
 /* --clients: each point's aggregate as it comes, printed and saved. */
 static void on_client_point(void *user, unsigned k, json_t *agg)
 {
@@ -1037,7 +943,8 @@ static void on_client_point(void *user, unsigned k, json_t *agg)
 
         (void)k;
         if (b->cfg.client_counts.n)
-                set_efficiency(b, agg);
+                json_object_set_new(agg, "scaling_efficiency",
+                                    json_real(blk_scan_point_efficiency(b->points, agg)));
         snprintf(label, sizeof(label), "all %lld clients",
                  (long long)json_integer_value(json_object_get(agg, "n_clients")));
         print_json_row(b, agg, label, agg);
@@ -1129,7 +1036,7 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
         if (rc < 0)
                 snprintf(b->why, sizeof(b->why), "%.500s", rc == -EINTR ? "interrupted" : err);
         if (c->client_counts.n && json_array_size(b->points))
-                scan_verdicts(b);
+                blk_scan_verdicts(b->points, b->result, b->cfg.quiet ? NULL : stdout);
         rc = write_result(b, rc < 0, b->why);
         return rc < 0 ? res_save_exit(rc) : exit;
 }

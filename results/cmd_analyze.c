@@ -26,6 +26,7 @@
 #include "results/results.h"
 #include "results/rundir.h"
 #include "results/tip_json.h"
+#include "results/tip_scan.h"
 #include "results/tip_verdict.h"
 
 struct analyze_cfg {
@@ -65,6 +66,8 @@ static const char usage_text[] =
     "        a per-host CSV (the same plus host and role = compute|storage|both, one row per\n"
     "        host and load: cpu_busy_pct, steal_pct and disk_util_pct are then that host's,\n"
     "        the rows of a load one step, its busiest compute host named as scale names it),\n"
+    "        a client-count scan's CSV (load column clients, roles client|storage: the scan's\n"
+    "        verdict, as hcisweep block --client-counts gives it),\n"
     "        sysbench output, fio JSON output, or an hcisweep result.json (block, oltp, scale)\n"
     "  Prints the measured peak, the USL fit and the knee = the tipping point, with the\n"
     "  resource that limited it when the file has resource figures, as a verdict of at\n"
@@ -173,6 +176,35 @@ static json_t *ramp_json(const struct ramp *r, const struct knee_result *k, doub
         return o;
 }
 
+/* A client-count scan (load column clients): its verdict as `block --client-counts` gives it,
+ * printed and into o as scan{clients, saturated, limited_by, verdict}. 0 or -ENOMEM. */
+static int scan_of(const struct ramp *r, json_t *o)
+{
+        struct res_scan_step *st = malloc((r->n ? r->n : 1) * sizeof(*st));
+        struct res_tip_step *ts = malloc((r->n ? r->n : 1) * sizeof(*ts));
+        struct res_scan sc;
+        int rc = -ENOMEM;
+
+        if (st && ts) {
+                ramp_tip_steps(r, ts);
+                for (unsigned i = 0; i < r->n; i++)
+                        st[i] = (struct res_scan_step){
+                            ts[i], isnan(r->p[i].lat_ms) ? 0 : r->p[i].lat_ms * 1e3};
+                res_scan_verdict(st, r->n, &sc);
+                printf("scan: %s\n", sc.verdict);
+                rc = json_object_set_new(o, "scan",
+                                         json_pack("{s:i,s:b,s:s,s:s}", "clients", sc.at,
+                                                   "saturated", sc.saturated, "limited_by",
+                                                   res_tip_limit_name(sc.limited_by), "verdict",
+                                                   sc.verdict))
+                         ? -ENOMEM
+                         : 0;
+        }
+        free(st);
+        free(ts);
+        return rc;
+}
+
 static void print_usl(const struct ramp *r, const struct res_usl *u)
 {
         if (!u->ok) {
@@ -234,7 +266,7 @@ static int write_json(const struct opt_group *g, const char *out, const char *fi
 {
         json_t *cfg = opt_to_json(g), *top = res_new("analyze", cfg), *first;
         const char *keys[] = {"points",        "peak", "knee", "kneedle", "latency_knee",
-                              "tipping_point", "usl",  "slo",  NULL};
+                              "tipping_point", "usl",  "slo",  "scan",    NULL};
         int rc = -ENOMEM;
 
         json_decref(cfg);
@@ -304,6 +336,11 @@ static int analyze_set(const struct analyze_cfg *c, const struct ramp_set *s, js
                         return HCI_EXIT_USAGE;
                 }
                 print_ramp(r, &k, c->latency_slo, &v, c->explain);
+                if (!strcmp(r->load_name, "clients") &&
+                    scan_of(r, json_array_get(ramps, json_array_size(ramps) - 1))) {
+                        log_error("analyze: out of memory");
+                        return HCI_EXIT_USAGE;
+                }
         }
         return HCI_EXIT_OK;
 }

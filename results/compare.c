@@ -244,15 +244,38 @@ static void fmt_busiest(const struct cmp *c, unsigned r, double load, char *buf,
                 snprintf(buf, len, "-");
 }
 
+/* 1 when some point of some run is a block client run's (its per-client spread). */
+static int any_clients(const struct cmp *c)
+{
+        for (unsigned r = 0; r < c->n; r++)
+                for (unsigned i = 0; i < c->v[r].nseries; i++)
+                        for (unsigned k = 0; k < c->v[r].s[i].n; k++)
+                                if (!isnan(c->v[r].s[i].p[k].client_min))
+                                        return 1;
+        return 0;
+}
+
+/* Run r's client spread at load: "102284-127565, slowest c1", or "-". */
+static void fmt_clients(const struct run_series *s, double load, char *buf, size_t len)
+{
+        const struct run_point *p = at_load(s, load);
+
+        if (p && !isnan(p->client_min))
+                snprintf(buf, len, "%.0f-%.0f, slowest %.24s", p->client_min, p->client_max,
+                         p->slowest[0] ? p->slowest : "?");
+        else
+                snprintf(buf, len, "-");
+}
+
 /* One table (terminal and HTML): load, then per metric A, and B.. with B/A; on a cluster
- * each run's busiest compute host last. */
+ * each run's busiest compute host last; for block client runs each run's client spread. */
 static void group_table(const struct cmp *c, const struct run_series *const *s, struct doc *d)
 {
         const struct run_view *v = &c->v[0];
-        int hosts = any_hosts(c);
-        unsigned ncol = 1 + NMET * (2 * c->n - 1) + (hosts ? c->n : 0), k;
-        char cells[1 + NMET * (2 * MAX_RUNS - 1) + MAX_RUNS][240];
-        const char *cp[1 + NMET * (2 * MAX_RUNS - 1) + MAX_RUNS];
+        int hosts = any_hosts(c), clients = any_clients(c);
+        unsigned ncol = 1 + NMET * (2 * c->n - 1) + (hosts ? c->n : 0) + (clients ? c->n : 0), k;
+        char cells[1 + NMET * (2 * MAX_RUNS - 1) + 2 * MAX_RUNS][240];
+        const char *cp[1 + NMET * (2 * MAX_RUNS - 1) + 2 * MAX_RUNS];
 
         for (k = 0; k < ncol; k++)
                 cp[k] = cells[k];
@@ -268,6 +291,8 @@ static void group_table(const struct cmp *c, const struct run_series *const *s, 
                 }
         for (unsigned r = 0; hosts && r < c->n; r++)
                 snprintf(cells[k++], sizeof(cells[0]), "%s busiest host", c->label[r]);
+        for (unsigned r = 0; clients && r < c->n; r++)
+                snprintf(cells[k++], sizeof(cells[0]), "%s client IOPS min-max", c->label[r]);
         doc_table(d, cp, ncol);
         for (unsigned i = 0; i < s[0]->n; i++) {
                 double load = s[0]->p[i].load;
@@ -287,6 +312,8 @@ static void group_table(const struct cmp *c, const struct run_series *const *s, 
                 }
                 for (unsigned r = 0; hosts && r < c->n; r++)
                         fmt_busiest(c, r, load, cells[k++], sizeof(cells[0]));
+                for (unsigned r = 0; clients && r < c->n; r++)
+                        fmt_clients(s[r], load, cells[k++], sizeof(cells[0]));
                 doc_row(d, cp, ncol);
         }
         doc_table_end(d);
@@ -295,7 +322,7 @@ static void group_table(const struct cmp *c, const struct run_series *const *s, 
 static void print_group(const struct cmp *c, const struct run_series *const *s)
 {
         const struct run_view *v = &c->v[0];
-        int hosts = any_hosts(c);
+        int hosts = any_hosts(c), clients = any_clients(c);
 
         printf("%12s", v->load_name);
         for (int m = 0; m < NMET; m++)
@@ -303,12 +330,16 @@ static void print_group(const struct cmp *c, const struct run_series *const *s)
                         printf(r ? " %10.10s %6s" : " %10.10s", c->label[r], r ? "ratio" : "");
         for (unsigned r = 0; hosts && r < c->n; r++)
                 printf(" %14.14s", c->label[r]);
+        for (unsigned r = 0; clients && r < c->n; r++)
+                printf(" %28.28s", c->label[r]);
         printf("\n%12s", "");
         for (int m = 0; m < NMET; m++)
                 for (unsigned r = 0; r < c->n; r++)
                         printf(r ? " %10s %6s" : " %10s", m ? met_name[m] : v->tput_name, "");
         for (unsigned r = 0; hosts && r < c->n; r++)
                 printf(" %14s", "busiest host");
+        for (unsigned r = 0; clients && r < c->n; r++)
+                printf(" %28s", "client IOPS min-max");
         printf("\n");
         for (unsigned i = 0; i < s[0]->n; i++) {
                 double load = s[0]->p[i].load;
@@ -332,6 +363,10 @@ static void print_group(const struct cmp *c, const struct run_series *const *s)
                 for (unsigned r = 0; hosts && r < c->n; r++) {
                         fmt_busiest(c, r, load, b, sizeof(b));
                         printf(" %14s", b);
+                }
+                for (unsigned r = 0; clients && r < c->n; r++) {
+                        fmt_clients(s[r], load, b, sizeof(b));
+                        printf(" %28s", b);
                 }
                 printf("\n");
         }

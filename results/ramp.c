@@ -266,6 +266,7 @@ struct csv_cols {
         unsigned ncols;
         int load, tput, opt[NOPT];
         int host, role, disk; /* per-host rows (ramp_hosts.c); -1 when absent */
+        int scan;             /* the load column is "clients": a client-count scan */
         json_t *clusters;     /* with host: load -> hosts[] */
 };
 
@@ -274,6 +275,7 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_
         char *f[CSV_MAX_COLS];
 
         c->load = c->tput = c->host = c->role = c->disk = -1;
+        c->scan = 0;
         for (unsigned k = 0; k < NOPT; k++)
                 c->opt[k] = -1;
         c->ncols = csv_split(it->buf, f, CSV_MAX_COLS);
@@ -281,8 +283,8 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_
                 return errf(err, errlen, -EINVAL, "line %u: more than %d columns", it->no,
                             CSV_MAX_COLS);
         for (unsigned i = 0; i < c->ncols; i++) {
-                if (!strcasecmp(f[i], "load"))
-                        c->load = (int)i;
+                if (!strcasecmp(f[i], "load") || (!strcasecmp(f[i], "clients") && c->load < 0))
+                        c->load = (int)i, c->scan = !strcasecmp(f[i], "clients");
                 else if (!strcasecmp(f[i], "throughput"))
                         c->tput = (int)i;
                 else if (!strcasecmp(f[i], "host"))
@@ -301,8 +303,8 @@ static int csv_header(struct line_iter *it, struct csv_cols *c, char *err, size_
                 return -ENOMEM;
         if (c->load < 0 || c->tput < 0)
                 return errf(err, errlen, -EINVAL,
-                            "line %u: the CSV header must name the columns load and "
-                            "throughput (latency_ms optional)",
+                            "line %u: the CSV header must name the columns load (or clients) "
+                            "and throughput (latency_ms optional)",
                             it->no);
         return 0;
 }
@@ -425,6 +427,8 @@ int ramp_parse_csv(const char *buf, size_t len, struct ramp_set *out, char *err,
         if (!rc && !have_header)
                 rc = errf(err, errlen, -EINVAL,
                           "line %u: no CSV header (load,throughput[,latency_ms])", it->no);
+        if (!rc && c.scan)
+                snprintf(r->load_name, sizeof(r->load_name), "clients");
         if (!rc)
                 ramp_normalise(r);
         if (!rc && c.clusters)

@@ -8,8 +8,10 @@
  *   - CSV with a header naming load, throughput and optionally latency_ms,
  *     the throughput's band throughput_min and throughput_max, and the
  *     resource columns cpu_busy_pct, storage_cpu_pct, storage_util_pct,
- *     storage_lat_ms, vm_cpu_pct, vm_throttled_time_pct (tipping.h) (any
- *     order, other columns
+ *     storage_lat_ms, vm_cpu_pct, vm_throttled_time_pct (tipping.h); a
+ *     load column named clients instead makes it a client-count scan
+ *     (tip_scan.h: its hosts, of role client or storage, read as a block
+ *     point's) (any order, other columns
  *     ignored, empty optional cells unknown, '#' lines and blank lines
  *     skipped);
  *   - sysbench text output: final reports (one per "Number of threads: N"
@@ -45,7 +47,7 @@ struct ramp_point {
 
 struct ramp {
         char name[96];      /* "randread 4k", "" for a file with one ramp */
-        char load_name[16]; /* what load counts: "iodepth", "threads", "vms", "t_s", "load" */
+        char load_name[16]; /* "iodepth", "threads", "vms", "t_s", "load", "clients" */
         char tput_name[16]; /* "iops", "tps", "eps", "throughput" */
         char lat_name[16];  /* "mean", "avg", "p95", ... */
         unsigned n, cap;

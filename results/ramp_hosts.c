@@ -28,7 +28,8 @@ static json_t *num(double v)
 
 static int known_role(const char *role)
 {
-        return !strcmp(role, "compute") || !strcmp(role, "storage") || !strcmp(role, "both");
+        return !strcmp(role, "compute") || !strcmp(role, "storage") || !strcmp(role, "both") ||
+               !strcmp(role, "client");
 }
 
 int ramp_hosts_add(json_t *clusters, double load, const struct ramp_host_row *h, unsigned line,
@@ -43,8 +44,8 @@ int ramp_hosts_add(json_t *clusters, double load, const struct ramp_host_row *h,
                 return errf(err, errlen, -EINVAL, "line %u: column host is empty", line);
         if (!known_role(role))
                 return errf(err, errlen, -EINVAL,
-                            "line %u: column role: '%s' is not compute, storage or both", line,
-                            role);
+                            "line %u: column role: '%s' is not compute, storage, both or client",
+                            line, role);
         load_key(load, key, sizeof(key));
         hosts = json_object_get(clusters, key);
         if (!hosts) {
@@ -76,7 +77,10 @@ int ramp_hosts_apply(const json_t *clusters, struct ramp *r)
                 if (!st)
                         return -ENOMEM;
                 memset(&p->hosts, 0, sizeof(p->hosts));
-                res_tip_hosts_read(st, &p->r, &p->hosts);
+                if (!strcmp(r->load_name, "clients")) /* a client-count scan: its block points' */
+                        res_tip_block_hosts_read(st, &p->r, &p->hosts);
+                else
+                        res_tip_hosts_read(st, &p->r, &p->hosts);
                 json_decref(st);
         }
         return 0;

@@ -25,6 +25,7 @@
 #include "results/ramp.h"
 #include "results/ramp_priv.h"
 #include "results/tip_json.h"
+#include "results/tip_scan.h"
 
 /* ios-weighted latency accumulator of one sweep point. */
 struct lat_acc {
@@ -131,6 +132,43 @@ static struct ramp *group_of(struct ramp_set *s, unsigned first, const char *nam
         return ramp_set_push(s, name, "iodepth", "iops", "mean");
 }
 
+/*
+ * A client-count scan's points (the result has scan[]): one ramp per rw, bs
+ * and iodepth over the client count, each point read as the scan's verdict
+ * reads it (tip_scan.h: its hosts too), so analyze gives block's verdict.
+ */
+static int hs_block_scan(const json_t *pts, struct ramp_set *s, unsigned line, char *err,
+                         size_t errlen)
+{
+        unsigned first = s->n;
+        const json_t *p;
+        size_t i;
+
+        json_array_foreach(pts, i, p)
+        {
+                const json_t *rw = json_object_get(p, "rw");
+                double bs = num(p, "bs"), qd = num(p, "iodepth");
+                struct res_scan_step st;
+                char name[96], size[32];
+                struct ramp *r;
+
+                if (!json_is_string(rw) || !isfinite(bs) || !isfinite(qd) ||
+                    res_scan_step_of_point(p, &st))
+                        return errf(err, errlen, -EINVAL,
+                                    "line %u: points[%zu] lacks rw, bs, iodepth or n_clients", line,
+                                    i);
+                fmt_size((uint64_t)bs, size, sizeof(size));
+                snprintf(name, sizeof(name), "%s %s qd %g", json_string_value(rw), size, qd);
+                r = group_of(s, first, name);
+                if (!r)
+                        return -ENOMEM;
+                snprintf(r->load_name, sizeof(r->load_name), "clients");
+                if (ramp_add_step(r, &st.st, st.mean_us > 0 ? st.mean_us / 1e3 : NAN))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 static int hs_block(const json_t *doc, struct ramp_set *s, unsigned line, char *err, size_t errlen)
 {
         const json_t *pts = json_object_get(doc, "points"), *p;
@@ -139,6 +177,8 @@ static int hs_block(const json_t *doc, struct ramp_set *s, unsigned line, char *
 
         if (!json_is_array(pts) || !json_array_size(pts))
                 return errf(err, errlen, -EINVAL, "line %u: block result without points[]", line);
+        if (json_is_array(json_object_get(doc, "scan")))
+                return hs_block_scan(pts, s, line, err, errlen);
         json_array_foreach(pts, i, p)
         {
                 const json_t *rw = json_object_get(p, "rw");

@@ -11,6 +11,12 @@
  * net rx/tx MB/s. A host the step could not read shows "—" and why. A
  * result whose hosts are all the controller itself (the local lab) gets
  * no section: its host figures are the report's other plots already.
+ *
+ * A block client run (`block --clients`) gets the same section over its
+ * points[].cluster.hosts[]: the x axis is the sweep (point 1, 2, ...; the
+ * table names each point "1: randread 4k qd 1, 2 clients"), and it is
+ * drawn even when the one host is the controller (local:N: the clients'
+ * host, whose figures no other plot shows).
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +28,28 @@
 #include "results/result.h"
 
 #define MAX_HOSTS SVG_MAX_SERIES
+
+/* What the x axis counts: a scale step's VMs, or a block point's place in the sweep. */
+struct hx {
+        int block;
+        const char *key;   /* "VMs", "point" */
+        const char *title; /* "VM count", "the sweep (point)" */
+};
+
+static double x_of(const struct hx *x, const json_t *st, size_t i)
+{
+        return x->block ? (double)(i + 1) : res_num(st, "vms");
+}
+
+/* The table's first cell: "3" (VMs) or "2: randread 4k qd 8, 2 clients". */
+static void x_cell(const struct hx *x, const json_t *st, size_t i, char *c, size_t len)
+{
+        if (!x->block) {
+                snprintf(c, len, "%g", res_num(st, "vms"));
+                return;
+        }
+        report_point_name(st, i, c, len);
+}
 
 /* The distinct hosts over all steps, in order of first appearance. */
 struct host_names {
@@ -111,24 +139,27 @@ static const json_t *host_of(const json_t *st, const char *name)
 }
 
 /* The two plots: per host, CPU busy and busiest disk %util at every step. */
-static int host_plots(struct doc *d, const json_t *steps, const struct host_names *hn)
+static int host_plots(struct doc *d, const json_t *steps, const struct host_names *hn,
+                      const struct hx *hx)
 {
         size_t n = json_array_size(steps), i;
         double *x = calloc(n ? n : 1, sizeof(double));
         double *y = calloc((n ? n : 1) * 2 * hn->n, sizeof(double));
         struct svg_plot cpu, disk;
         const json_t *st;
-        char dn[64];
+        char dn[64], tc[96], td[96];
 
         if (!x || !y) {
                 free(x);
                 free(y);
                 return -ENOMEM;
         }
-        svg_plot_init(&cpu, "Each host's CPU against VM count", "VMs", "CPU busy %");
-        svg_plot_init(&disk, "Each host's busiest disk against VM count", "VMs", "disk %util");
+        snprintf(tc, sizeof(tc), "Each host's CPU against %s", hx->title);
+        snprintf(td, sizeof(td), "Each host's busiest disk against %s", hx->title);
+        svg_plot_init(&cpu, tc, hx->key, "CPU busy %");
+        svg_plot_init(&disk, td, hx->key, "disk %util");
         cpu.xint = disk.xint = 1;
-        json_array_foreach(steps, i, st) x[i] = res_num(st, "vms");
+        json_array_foreach(steps, i, st) x[i] = x_of(hx, st, i);
         for (unsigned h = 0; h < hn->n; h++) {
                 double *yc = y + 2 * h * n, *yd = yc + n;
 
@@ -170,7 +201,8 @@ static void fig_cell(char *c, size_t len, double v, const char *fmt)
                 snprintf(c, len, fmt, v);
 }
 
-static void host_row(struct doc *d, const json_t *st, const json_t *h)
+static void host_row(struct doc *d, const json_t *st, size_t i, const json_t *h,
+                     const struct hx *hx)
 {
         const json_t *cpu = json_object_get(h, "cpu"), *net = json_object_get(h, "net");
         const char *name = json_string_value(json_object_get(h, "name"));
@@ -180,7 +212,7 @@ static void host_row(struct doc *d, const json_t *st, const json_t *h)
         double busy = res_num(cpu, "busy"), util = busiest_disk(h, dn, sizeof(dn));
         double rx = res_num(net, "rx_bytes_s"), tx = res_num(net, "tx_bytes_s");
 
-        snprintf(c[0], sizeof(c[0]), "%g", res_num(st, "vms"));
+        x_cell(hx, st, i, c[0], sizeof(c[0]));
         snprintf(c[1], sizeof(c[1]), "%.100s", name ? name : "?");
         snprintf(c[2], sizeof(c[2]), "%.20s", role ? role : "?");
         if (isnan(busy))
@@ -199,34 +231,55 @@ static void host_row(struct doc *d, const json_t *st, const json_t *h)
         doc_row(d, cells, 7);
 }
 
-static void host_table(struct doc *d, const json_t *steps)
+static void host_table(struct doc *d, const json_t *steps, const struct hx *hx)
 {
-        static const char *const head[] = {
-            "VMs", "host", "role", "CPU busy", "steal", "busiest disk (util)", "net rx / tx MB/s"};
+        const char *const head[] = {hx->key,           "host",  "role",
+                                    "CPU busy",        "steal", "busiest disk (util)",
+                                    "net rx / tx MB/s"};
         const json_t *st, *h;
         size_t i, k;
 
         doc_table(d, head, 7);
         json_array_foreach(steps, i, st) json_array_foreach(step_hosts(st), k, h)
-            host_row(d, st, h);
+            host_row(d, st, i, h, hx);
         doc_table_end(d);
+}
+
+static int hosts_section(struct doc *d, const json_t *steps, const struct hx *hx, const char *about)
+{
+        struct host_names hn = {0};
+
+        collect_names(steps, &hn);
+        if (!hn.n)
+                return 0;
+        doc_h(d, 2, "Hosts");
+        doc_p(d, "meta", "%s CPU busy includes steal; \"—\": the host gave no figure there.",
+              about);
+        if (host_plots(d, steps, &hn, hx))
+                return -ENOMEM;
+        host_table(d, steps, hx);
+        return 0;
 }
 
 int report_hosts(struct doc *d, const json_t *r)
 {
+        static const struct hx vms = {0, "VMs", "VM count"};
         const json_t *steps = json_object_get(r, "steps");
-        struct host_names hn = {0};
 
         if (!is_cluster(steps))
                 return 0;
-        collect_names(steps, &hn);
-        doc_h(d, 2, "Hosts");
-        doc_p(d, "meta",
-              "Each host of the cluster as the step read it (cluster.hosts): the verdict reads "
-              "compute limits on the busiest compute host and storage limits on the storage "
-              "hosts. CPU busy includes steal; \"—\": the host gave no figure at that step.");
-        if (host_plots(d, steps, &hn))
-                return -ENOMEM;
-        host_table(d, steps);
-        return 0;
+        return hosts_section(d, steps, &vms,
+                             "Each host of the cluster as the step read it (cluster.hosts): the "
+                             "verdict reads compute limits on the busiest compute host and storage "
+                             "limits on the storage hosts.");
+}
+
+int report_block_hosts(struct doc *d, const json_t *r)
+{
+        static const struct hx pts = {1, "point", "the sweep (point)"};
+
+        return hosts_section(d, json_object_get(r, "points"), &pts,
+                             "Each host as the block point read it (cluster.hosts, sampled every "
+                             "2 s over its measured window): the clients (role client), the "
+                             "storage hosts (role storage) and the controller.");
 }

@@ -70,7 +70,6 @@ int report_block(struct doc *d, const json_t *r, const struct run_view *v)
         struct cols c = {0};
         char names[SVG_MAX_SERIES][112];
 
-        (void)r;
         doc_h(d, 2, "Plots");
         svg_plot_init(&tp, "IOPS against queue depth", "queue depth", "IOPS");
         svg_plot_init(&lp, "Latency against queue depth (mean solid, p99 dashed)", "queue depth",
@@ -89,6 +88,8 @@ int report_block(struct doc *d, const json_t *r, const struct run_view *v)
         }
         doc_plot(d, &tp);
         doc_plot(d, &lp);
+        if (report_block_clients(d, r) || report_block_hosts(d, r))
+                c.oom = 1;
         return cols_free(&c);
 }
 

@@ -54,6 +54,15 @@ int report_scale(struct doc *d, const json_t *r, const struct run_view *v,
 /* A scale result's "Hosts" section when its steps hold a cluster (a host other than the
  * controller's own /proc); nothing for the local lab. 0 or -ENOMEM. */
 int report_hosts(struct doc *d, const json_t *r);
+/* A block client run's "Hosts" section, over its points' cluster.hosts[], against the sweep;
+ * nothing when no point holds hosts. 0 or -ENOMEM. */
+int report_block_hosts(struct doc *d, const json_t *r);
+/* A block client run's "Clients" section: per point the aggregate, the per-client spread
+ * (min / max IOPS, the slowest client) and one row per client; nothing without clients[]
+ * (report_clients.c). 0 or -ENOMEM. */
+int report_block_clients(struct doc *d, const json_t *r);
+/* Block point i as the report names it: "2: randread 4k qd 8, 2 clients". */
+void report_point_name(const json_t *p, size_t i, char *buf, size_t len);
 
 /* "Over time (UTC)": the host monitor's CPU and every step's (scale) or point's (block)
  * throughput over its measured window, on a wall-clock axis; nothing when the result holds no

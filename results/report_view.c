@@ -89,7 +89,7 @@ static struct run_point *push(struct run_series *s)
         p = &s->p[s->n++];
         *p = (struct run_point){
             NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, {NAN, NAN, NAN, NAN},
-            NAN, NAN, NAN, NAN};
+            NAN, NAN, NAN, NAN, NAN, NAN, ""};
         return p;
 }
 
@@ -121,7 +121,9 @@ static void sort_by_load(struct run_series *s)
                 }
 }
 
-static int block_point(struct run_view *v, const json_t *p)
+/* scan: a client-count scan (the result has scan[]): one series per client count too, so each
+ * count's aggregate curve is drawn and compared apart, never two counts as one queue depth. */
+static int block_point(struct run_view *v, const json_t *p, int scan)
 {
         const json_t *rd = json_object_get(p, "read"), *wr = json_object_get(p, "write");
         const json_t *h[2] = {res_num(rd, "ios") > 0 ? json_object_get(rd, "hist") : NULL,
@@ -133,6 +135,9 @@ static int block_point(struct run_view *v, const json_t *p)
 
         fmt_size((uint64_t)fmax(res_num(p, "bs"), 0), size, sizeof(size));
         snprintf(name, sizeof(name), "%s %s", rw ? rw : "?", size);
+        if (scan)
+                snprintf(name + strlen(name), sizeof(name) - strlen(name), ", %g client%s",
+                         res_num(p, "n_clients"), res_num(p, "n_clients") == 1 ? "" : "s");
         s = series(v, name);
         x = s ? push(s) : NULL;
         if (!x)
@@ -142,6 +147,12 @@ static int block_point(struct run_view *v, const json_t *p)
         x->mb_s = add2(res_num(rd, "bw_bytes"), res_num(wr, "bw_bytes")) / 1e6;
         x->p99_ms = res_hist_pct_ms(h, 2, 99.0, &x->mean_ms);
         x->cv = cv_of(json_object_get(p, "intervals"), "read_iops", "write_iops");
+        x->client_min = res_num(json_object_get(p, "client_iops"), "min");
+        x->client_max = res_num(json_object_get(p, "client_iops"), "max");
+        snprintf(x->slowest, sizeof(x->slowest), "%s",
+                 json_string_value(json_object_get(p, "slowest"))
+                     ? json_string_value(json_object_get(p, "slowest"))
+                     : "");
         return 0;
 }
 
@@ -255,8 +266,10 @@ static int build(struct run_view *v, const json_t *r)
         if (!strcmp(v->kind, "block")) {
                 snprintf(v->load_name, sizeof(v->load_name), "queue depth");
                 snprintf(v->tput_name, sizeof(v->tput_name), "IOPS");
+                int scan = json_is_array(json_object_get(r, "scan"));
+
                 json_array_foreach(json_object_get(r, "points"), i, p) if (!rc) rc =
-                    block_point(v, p);
+                    block_point(v, p, scan);
                 for (unsigned k = 0; !rc && k < v->nseries; k++)
                         sort_by_load(&v->s[k]);
                 return rc;

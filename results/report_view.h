@@ -3,7 +3,8 @@
  *
  * The run view (struct run_view) boils any result down to series of load
  * points (load, throughput, mean and p99 latency, ops/s, MB/s): one series
- * per rw/bs group for block (load = queue depth), one over time for oltp,
+ * per rw/bs group for block (load = queue depth; a client-count scan: per
+ * rw/bs and client count, "randread 4k, 2 clients"), one over time for oltp,
  * one over VM count for scale. Percentiles are read from the merged
  * histograms of the result, never averaged. Figures a result does not hold
  * are NaN.
@@ -34,6 +35,9 @@ struct run_point {
         /* scale: vm_quota used_pct (the VMs' CPU in % of their quota) and
          * throttled_time_pct (the step's time per VM spent throttled), else NaN */
         double quota_pct, throttled_pct;
+        /* block client runs: the per-client IOPS spread and the slowest client, else NaN, "" */
+        double client_min, client_max;
+        char slowest[48];
 };
 
 struct run_series {

@@ -201,6 +201,25 @@ enum res_tip_rule res_tip_classify(const struct res_tip_res *t, const struct res
         return RES_RULE_NONE;
 }
 
+enum res_tip_limit res_tip_rule_limit(enum res_tip_rule rule)
+{
+        switch (rule) {
+        case RES_RULE_MEMORY:
+                return RES_LIM_MEMORY;
+        case RES_RULE_CPU_STARVES:
+        case RES_RULE_CPU:
+                return RES_LIM_CPU;
+        case RES_RULE_VM_QUOTA:
+                return RES_LIM_VM_CPU;
+        case RES_RULE_STORAGE_UTIL:
+        case RES_RULE_STORAGE_LAT:
+                return RES_LIM_STORAGE;
+        case RES_RULE_NONE:
+        default:
+                return RES_LIM_NONE;
+        }
+}
+
 static enum res_tip_limit classify(const struct res_tip_res *t, const struct res_tip_res *a,
                                    const char **what)
 {

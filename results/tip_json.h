@@ -28,6 +28,17 @@
  */
 void res_tip_hosts_read(const json_t *step, struct res_tip_res *r, struct res_tip_hosts *h);
 
+/*
+ * The same of a block point (`hcisweep block --clients`, cluster.hosts[]
+ * of role client, storage, controller): the controller's own /proc is read
+ * too (a block point has no figures of its own: with local:N it is the
+ * clients' host), the compute side is the hosts of role client when there
+ * are some, and a storage host whose CPU is busier than every storage
+ * disk gives the storage side's utilisation (h->stor_cpu_util): its
+ * service saturated before its disks.
+ */
+void res_tip_block_hosts_read(const json_t *point, struct res_tip_res *r, struct res_tip_hosts *h);
+
 /* One step: 1 when it counts, 0 when it is left out, -EINVAL without vms or totals.tps. */
 int res_tip_step_from_json(const json_t *step, struct res_tip_step *s);
 

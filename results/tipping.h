@@ -130,7 +130,15 @@ struct res_tip_hosts {
         char cpu_host[64];   /* the busiest compute host, whose CPU the figures are */
         char cpu_next[64];   /* the next busiest compute host; "" when there is one */
         double cpu_next_pct; /* its CPU busy */
-        char storage[256]; /* "storage hosts s1 41%, s2 39% busy; busiest disk s1/sdb 60%" or "" */
+        char storage[256];  /* "storage hosts s1 41%, s2 39% busy; busiest disk s1/sdb 60%" or "" */
+        char cpu_role[16];  /* cpu_host's role: "client", "compute", "both", ... */
+        int nstor;          /* storage hosts read (0: the hosts' own disks are the storage) */
+        char disk_host[64]; /* the host of the busiest disk ("" when no disk was read) */
+        double disk_pct;    /* its utilisation */
+        char stor_host[64]; /* the busiest storage host by CPU ("" when nstor = 0) */
+        double stor_pct;    /* its CPU busy */
+        int stor_cpu_util;  /* 1: storage_util_pct is stor_host's CPU (a block point's storage
+                               host busier than its disks), not a disk's */
 };
 
 struct res_tip_step {
@@ -224,6 +232,20 @@ enum res_tip_rule res_tip_classify(const struct res_tip_res *t, const struct res
  */
 void res_tip_host_words(const struct res_tip_step *a, enum res_tip_rule rule, char *buf,
                         size_t len);
+
+/*
+ * The resource a rule named, short and owned, as a client-count scan's
+ * verdict says it (block/clients_scan.h): "storage host s1's disks 98%
+ * busy", "storage host s1's CPU 97% busy", "client host c2's CPU 96% busy",
+ * "host local's disks 95% busy" (no storage hosts: the clients' own disks),
+ * "storage latency 0.40 -> 1.20 ms" (t: the step before a), "memory";
+ * the host's name left out when a holds no hosts; "" for RES_RULE_NONE.
+ */
+void res_tip_limit_owner(const struct res_tip_step *t, const struct res_tip_step *a,
+                         enum res_tip_rule rule, char *buf, size_t len);
+
+/* The resource class a rule names (RES_LIM_NONE for RES_RULE_NONE). */
+enum res_tip_limit res_tip_rule_limit(enum res_tip_rule rule);
 
 /*
  * The crossover of two ramps (e.g. HCI a, two-layer b): the first load both

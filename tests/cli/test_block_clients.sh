@@ -68,6 +68,30 @@ jq -e '[.points[].n_clients] == [1, 2] and .points[0].scaling_efficiency == 1
         and (.tipping_point.verdict | test("randread 4k qd 1: "))' "$T/s.json" >/dev/null ||
         fail "the scan: $(jq -c '{p: [.points[] | {n_clients, scaling_efficiency}], scan, tipping_point}' "$T/s.json")"
 jq -r '.points[] | "\(.n_clients) clients: \(.read.iops) IOPS, efficiency \(.scaling_efficiency)"' "$T/s.json"
+jq -e '.tipping_point.limited_by | IN("none", "cpu", "storage", "vm-cpu", "memory")' "$T/s.json" \
+        >/dev/null || fail "scan limited_by: $(jq -c .tipping_point "$T/s.json")"
+# the same scan as a CSV (one row per host and count, as the points recorded them): analyze
+# gives the verdict block gave
+jq -r '"clients,throughput,latency_ms,storage_lat_ms,host,role,cpu_busy_pct,steal_pct,disk_util_pct",
+  (.points[] | . as $p | ([.read, .write] | map(.ios) | add) as $ios
+   | (if $ios > 0 then (.read.ios * .read.lat_ns.mean + .write.ios * .write.lat_ns.mean) / $ios / 1e6
+      else "" end) as $lat
+   | ([.cluster.hosts[] | select(.cpu != null) | .disks // [] | .[]
+       | select(.iops != null and .lat_ms != null)]) as $d
+   | (if ($d | map(.iops) | add // 0) > 0 then ($d | map(.iops * .lat_ms) | add) / ($d | map(.iops) | add)
+      else "" end) as $slat
+   | .cluster.hosts[] | select(.cpu != null and .cpu.busy != null)
+   | [$p.n_clients, ($p.read.iops + $p.write.iops), $lat, $slat, .name, .role, .cpu.busy,
+      (.cpu.steal // ""), ([.disks // [] | .[] | .util_pct | select(. != null)] | max // "")]
+   | @csv)' "$T/s.json" | tr -d '"' >"$T/s.csv"
+expect_rc 0 "$HCISWEEP" analyze "$T/s.csv" --json "$T/sa.json"
+jq -e --slurpfile b "$T/s.json" '.scan.verdict == $b[0].scan[0].verdict' "$T/sa.json" >/dev/null ||
+        fail "analyze of the scan's CSV: $(jq -c .scan "$T/sa.json") against block's $(jq -c '.scan[0]' "$T/s.json")"
+# ... and of its result.json: one ramp per point over the client count, the same verdict
+expect_rc 0 "$HCISWEEP" analyze "$T/s.json" --json "$T/sj.json"
+jq -e --slurpfile b "$T/s.json" '.ramps[0].name == "randread 4k qd 1" and .ramps[0].load_name == "clients"
+        and .scan.verdict == $b[0].scan[0].verdict' "$T/sj.json" >/dev/null ||
+        fail "analyze of the scan's result: $(jq -c '{r: [.ramps[] | {name, load_name}], scan}' "$T/sj.json")"
 no_driver_left "a scan"
 
 # --- bad input: exit 2 naming the option, before any client starts
