@@ -491,11 +491,12 @@ static int read_vms(const struct blk_clients_plan *p, struct client *cl, unsigne
         struct blk_vm_client *vc = calloc(max, sizeof(*vc));
         int n;
 
-        if (!p->lab_spec || !p->lab_ops) {
+        if ((!p->lab_spec && !p->lab_b) || !p->lab_ops) {
                 free(vc);
                 return errf(err, errlen, -EINVAL, "option --clients vms: no lab given");
         }
-        n = vc ? blk_vms_open(p->lab_spec, p->lab_ops, p->vms, lab, vc, max, err, errlen) : -ENOMEM;
+        n = vc ? blk_vms_open(p->lab_spec, p->lab_ops, p->lab_b, p->vms, lab, vc, max, err, errlen)
+               : -ENOMEM;
         for (int i = 0; i < n; i++) {
                 struct client *c = &cl[i];
                 memset(c, 0, sizeof(*c));
@@ -676,7 +677,7 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
         unsigned left = (unsigned)n;
         rc = check_remote(p, cl, &left, err, errlen);
         n = (int)left; /* the missing ones are out (and freed) */
-        if (rc == 0)
+        if (rc == 0 && !p->no_hosts)
                 rc = blk_hosts_open(&hosts, p->inventory, !cl[0].remote, p->host_interval_s, err,
                                     errlen);
         /* each count: its first N clients started, the sweep, every one of them stopped */

@@ -55,6 +55,7 @@ struct blk_clients_plan {
         /* spec "vms": the lab (labopts.h's lab_spec()) and its first vms VMs (0: all) */
         const struct lab_spec *lab_spec;
         const struct lab_backend_ops *lab_ops;
+        struct lab_backend *lab_b; /* that lab, opened by the caller (or NULL: opened here) */
         unsigned vms;
         char *const *argv; /* the user's block argv (argv[0] "block") */
         int argc;
@@ -72,6 +73,7 @@ struct blk_clients_plan {
         unsigned ncounts;       /* 0: once, on every client */
         const volatile sig_atomic_t *stop; /* set by the caller's signal handler */
         double host_interval_s;            /* hosts sampled this often (0: 2 s, clients_hosts.h) */
+        int no_hosts; /* no host is read (the caller reads them: scale's --block-load) */
 };
 
 /*

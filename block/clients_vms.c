@@ -15,6 +15,7 @@
 struct blk_vms {
         const struct lab_backend_ops *ops;
         struct lab_backend *b;
+        int own; /* opened here: closed here */
 };
 
 /* VM i's client: its name, where and on which host it runs, its load LUN. */
@@ -42,9 +43,9 @@ static int describe(struct blk_vms *v, unsigned i, struct blk_vm_client *c, char
         return 0;
 }
 
-int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops, unsigned n,
-                 struct blk_vms **out, struct blk_vm_client *cl, unsigned max, char *err,
-                 size_t errlen)
+int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops,
+                 struct lab_backend *opened, unsigned n, struct blk_vms **out,
+                 struct blk_vm_client *cl, unsigned max, char *err, size_t errlen)
 {
         struct blk_vms *v = calloc(1, sizeof(*v));
         char why[512];
@@ -59,8 +60,10 @@ int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops,
                 return errf(err, errlen, -EINVAL,
                             "option --clients vms: the %s backend cannot run a client in its VMs",
                             ops->name);
-        if ((rc = ops->open(spec, &v->b, why, sizeof(why))) < 0)
+        v->b = opened;
+        if (!opened && (rc = ops->open(spec, &v->b, why, sizeof(why))) < 0)
                 return errf(err, errlen, rc, "option --clients vms: %s", why);
+        v->own = !opened;
         have = ops->count(v->b);
         if (!have || n > have)
                 return errf(err, errlen, -EINVAL,
@@ -95,7 +98,7 @@ void blk_vms_close(struct blk_vms *v)
 {
         if (!v)
                 return;
-        if (v->b && v->ops->close)
+        if (v->own && v->b && v->ops->close)
                 v->ops->close(v->b);
         free(v);
 }

@@ -40,21 +40,24 @@ struct blk_vm_client {
 };
 
 /*
- * Open the lab of spec with ops and describe its first n VMs (0: all) into
- * cl (max of them): their number, or -errno with err (-EINVAL naming the
+ * Open the lab of spec with ops (or use opened, a handle the caller holds
+ * and keeps: scale's, whose lab is locked by it) and describe its first n
+ * VMs (0: all) into cl (max of them): their number, or -errno with err
+ * (-EINVAL naming the
  * option: a backend that cannot spawn, n past the lab's VMs, a VM without
  * a load LUN; -EHOSTUNREACH: a driver host that fails the backend's
  * driver_check). *out is NULL-safe to close.
  */
-int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops, unsigned n,
-                 struct blk_vms **out, struct blk_vm_client *cl, unsigned max, char *err,
-                 size_t errlen);
+int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops,
+                 struct lab_backend *opened, unsigned n, struct blk_vms **out,
+                 struct blk_vm_client *cl, unsigned max, char *err, size_t errlen);
 
 /* Start argv as VM c's client through the backend's spawn op, stdin and stdout on
  * stdio[0..1] (proc_spawn_io, die_with_parent); *pid the child. 0 or -errno with err. */
 int blk_vms_spawn(struct blk_vms *v, const struct blk_vm_client *c, char *const *argv,
                   const int *stdio, pid_t *pid, char *err, size_t errlen);
 
+/* Closes the lab unless it was given opened. */
 void blk_vms_close(struct blk_vms *v);
 
 #endif
