@@ -60,6 +60,12 @@ int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops,
                 return errf(err, errlen, -EINVAL,
                             "option --clients vms: the %s backend cannot run a client in its VMs",
                             ops->name);
+        if (!ops->spawn_streams)
+                return errf(err, errlen, -EINVAL,
+                            "option --clients vms: the %s backend's VMs (where %s) cannot run a "
+                            "block client yet: their spawn carries one go per driver, a block "
+                            "client needs one per point",
+                            ops->name, ops->driver_where);
         v->b = opened;
         if (!opened && (rc = ops->open(spec, &v->b, why, sizeof(why))) < 0)
                 return errf(err, errlen, rc, "option --clients vms: %s", why);

@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "lab/backend.h"
 #include "scale/scale_load.h"
 
 /* Stopping a point that has less than this left would only cut its last interval. */
@@ -224,6 +225,12 @@ int scale_load_open_vms(struct scale_load **out, const struct scale_load_spec *s
                 return errf(err, errlen, -EINVAL,
                             "option --block-load: with --driver-placement vm not with --target-ci "
                             "(the block clients in the VMs need their window at the start)");
+        if (!ops->spawn_streams) /* block/clients_vms.h */
+                return errf(err, errlen, -EINVAL,
+                            "option --block-load: with --driver-placement vm the %s backend's "
+                            "VMs cannot run a block client yet (their spawn carries one go per "
+                            "driver)",
+                            ops->name);
         if (!(l = calloc(1, sizeof(*l))))
                 return errf(err, errlen, -ENOMEM, "out of memory");
         l->sp = *sp;
