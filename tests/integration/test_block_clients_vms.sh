@@ -74,12 +74,5 @@ for k in 0 1; do
                         fail "point $k: vm$v's target: $(jq -c --argjson k "$k" '.points[$k].clients[].targets' "$T/r.json")"
         done
 done
-jq -r '.points[] | [.iodepth, .read.iops, ([.clients[].iops] | add), .read.ios,
-        ([.clients[].read.ios] | add)] | @tsv' "$T/r.json" |
-        while read -r qd agg sum ios ios_sum; do
-                echo "qd $qd: aggregate $agg IOPS = per-client sum $sum ($ios I/Os)"
-                near "$agg" "$sum" "$(awk -v a="$agg" 'BEGIN { print a * 1e-9 + 1e-6 }')" ||
-                        fail "aggregate IOPS $agg, per-client sum $sum"
-                [ "$ios" = "$ios_sum" ] || fail "aggregate I/Os $ios, per-client sum $ios_sum"
-        done
+clients_sum_is_agg "$T/r.json"
 pass "4 VMs as clients, QD 1,4: 4 clients a point, each in its VM's cgroups on its load LUN, aggregate = sum"
