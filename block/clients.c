@@ -14,11 +14,13 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "lab/inventory.h"
+#include "lab/labopts.h"
 #include "lab/proc.h"
 #include "lab/ssh.h"
 #include "block/clients.h"
 #include "block/clients_agg.h"
 #include "block/clients_hosts.h"
+#include "block/clients_vms.h"
 
 #define MAX_CLIENTS  256
 #define GO_AHEAD_MS  200   /* the go instant: this far ahead, so every client gets it in time */
@@ -28,7 +30,8 @@
 static const char *const controller_only[] = {
     "clients", "client-counts", "stonewall", "per-client",  "clients-optional",
     "json",    "output-dir",    "target",    "filename",    "metrics-listen",
-    "quiet",   "output-format", "no-index",  "start-on-go", NULL};
+    "quiet",   "output-format", "no-index",  "start-on-go", "vms",
+    NULL}; /* and every lab option (labopts.h): --clients vms finds its lab with them */
 /* ... and of those, the ones that take no value (the others may take the next word) */
 static const char *const controller_bools[] = {"per-client", "clients-optional", "quiet",
                                                "no-index",   "start-on-go",      NULL};
@@ -38,8 +41,11 @@ struct client {
         char host[HOSTPORT_HOST_MAX]; /* where it runs: "localhost", or its ssh host */
         int remote;                   /* over ssh (d) */
         struct lab_ssh d;
-        char targets[4096]; /* its comma list */
-        json_t *tj;         /* its targets as an array */
+        const char *where;       /* clients[].where: "local", "ssh", or a VM's */
+        struct blk_vm_client vc; /* --clients vms: the VM (vc.vm > 0) */
+        struct blk_vms *lab;     /* ... and the lab that spawns it */
+        char targets[4096];      /* its comma list */
+        json_t *tj;              /* its targets as an array */
         pid_t pid;
         struct dp_carrier *car;
         int ready, started, lost;
@@ -57,15 +63,29 @@ static int in_list(const char *const *l, const char *s, size_t n)
         return 0;
 }
 
+/* One of the controller's own options (the n bytes at s): 1, and *bool when it takes no value. */
+static int controller_opt(const char *s, size_t n, int *bool_opt)
+{
+        *bool_opt = in_list(controller_bools, s, n);
+        if (in_list(controller_only, s, n))
+                return 1;
+        for (const struct opt_def *d = lab_opts; d->name; d++)
+                if (strlen(d->name) == n && !strncmp(d->name, s, n)) {
+                        *bool_opt = d->type == OPT_BOOL;
+                        return 1;
+                }
+        return 0;
+}
+
 int blk_clients_count(const char *spec, char *err, size_t errlen)
 {
         char why[128];
         uint64_t n;
 
-        if (spec && !strcmp(spec, "inventory"))
+        if (spec && (!strcmp(spec, "inventory") || !strcmp(spec, "vms")))
                 return 0;
         if (!spec || strncmp(spec, "local:", 6) != 0) {
-                snprintf(err, errlen, "option --clients: '%s' is not local:N or inventory",
+                snprintf(err, errlen, "option --clients: '%s' is not local:N, vms or inventory",
                          spec ? spec : "");
                 return -EINVAL;
         }
@@ -147,11 +167,12 @@ static char **client_argv(const struct blk_clients_plan *p, const struct client 
                 }
                 const char *eq = strchr(w + 2, '=');
                 size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
-                if (!in_list(controller_only, w + 2, len)) {
+                int is_bool;
+                if (!controller_opt(w + 2, len, &is_bool)) {
                         a[n++] = (char *)w;
                         continue;
                 }
-                if (!eq && !in_list(controller_bools, w + 2, len) && i + 1 < p->argc)
+                if (!eq && !is_bool && i + 1 < p->argc)
                         i++; /* its value */
         }
         if ((n = target_words(c, tgt, a, n)) < 0) {
@@ -191,8 +212,11 @@ static int start_client(const struct blk_clients_plan *p, struct client *c, char
                 return rc;
         }
         int stdio[2] = {in[0], out[1]};
-        rc = proc_spawn_io(&(struct proc_spawn){argv ? argv : sc.argv, NULL, NULL, NULL}, stdio, 1,
-                           &c->pid, err, errlen);
+        if (c->vc.vm) /* in its VM, as scale's drivers are (the backend's spawn op) */
+                rc = blk_vms_spawn(c->lab, &c->vc, argv, stdio, &c->pid, err, errlen);
+        else
+                rc = proc_spawn_io(&(struct proc_spawn){argv ? argv : sc.argv, NULL, NULL, NULL},
+                                   stdio, 1, &c->pid, err, errlen);
         free(argv);
         lab_ssh_cmd_free(&sc);
         close(in[0]);
@@ -205,8 +229,9 @@ static int start_client(const struct blk_clients_plan *p, struct client *c, char
         }
         char who[96];
         snprintf(who, sizeof(who), "client %s", c->name);
-        c->car = dp_carrier_new(c->remote ? &dp_carrier_ssh : &dp_carrier_pipe, NULL, in[1], out[0],
-                                who);
+        /* one on another host is asked for its clock; one here shares ours */
+        c->car = dp_carrier_new(c->remote || c->vc.remote ? &dp_carrier_ssh : &dp_carrier_pipe,
+                                NULL, in[1], out[0], who);
         return c->car ? 0 : -ENOMEM;
 }
 
@@ -324,7 +349,7 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
                 json_t *rt = json_object_get(c->point, "runtime_s");
                 cp[i] = (struct blk_client_point){
                     .name = c->name,
-                    .where = c->remote ? "ssh" : "local",
+                    .where = c->where,
                     .host = c->host,
                     .targets = c->tj,
                     .point = c->point,
@@ -442,6 +467,7 @@ static int read_inventory(const char *path, struct client *cl, unsigned max, cha
                 c->d = ic[i].ssh;
                 snprintf(c->host, sizeof(c->host), "%s", c->d.host);
                 c->remote = 1;
+                c->where = "ssh";
                 c->pid = -1;
                 if (!(c->tj = json_array()) ||
                     deal(ic[i].targets, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
@@ -452,6 +478,42 @@ static int read_inventory(const char *path, struct client *cl, unsigned max, cha
                 }
         }
         free(ic);
+        return n;
+}
+
+/* ---- --clients vms: the lab's VMs (clients_vms.h) ---------------------------- */
+
+/* The lab's VMs as clients into cl (max of them), *lab kept open to spawn them: their
+ * count, or -errno with err. */
+static int read_vms(const struct blk_clients_plan *p, struct client *cl, unsigned max,
+                    struct blk_vms **lab, char *err, size_t errlen)
+{
+        struct blk_vm_client *vc = calloc(max, sizeof(*vc));
+        int n;
+
+        if ((!p->lab_spec && !p->lab_b) || !p->lab_ops) {
+                free(vc);
+                return errf(err, errlen, -EINVAL, "option --clients vms: no lab given");
+        }
+        n = vc ? blk_vms_open(p->lab_spec, p->lab_ops, p->lab_b, p->vms, lab, vc, max, err, errlen)
+               : -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                struct client *c = &cl[i];
+                memset(c, 0, sizeof(*c));
+                c->vc = vc[i];
+                c->lab = *lab;
+                snprintf(c->name, sizeof(c->name), "%s", vc[i].name);
+                snprintf(c->host, sizeof(c->host), "%s", vc[i].host);
+                c->where = c->vc.where;
+                c->pid = -1;
+                if (!(c->tj = json_array()) ||
+                    deal(vc[i].target, 0, 1, c->targets, sizeof(c->targets), c->tj) < 0) {
+                        for (int j = 0; j <= i; j++)
+                                json_decref(cl[j].tj);
+                        n = errf(err, errlen, -ENOMEM, "client %s: out of memory", c->name);
+                }
+        }
+        free(vc);
         return n;
 }
 
@@ -522,29 +584,41 @@ static void free_clients(struct client *cl, int n)
         free(cl);
 }
 
-/* The clients of p, named, with their targets, and the counts checked: their number, or -errno. */
-static int make_clients(const struct blk_clients_plan *p, struct client **out, char *err,
-                        size_t errlen)
+/* The clients of p, named, with their targets, and the counts checked: their number, or
+ * -errno. With lab NULL (a check, nothing opened) the VMs of --clients vms are not read:
+ * 0 of them. */
+static int make_clients(const struct blk_clients_plan *p, struct client **out, struct blk_vms **lab,
+                        char *err, size_t errlen)
 {
         int n = blk_clients_count(p->spec, err, errlen), rc = 0;
         const char *list = p->target_list ? p->target_list : p->file_list;
+        int vms = n == 0 && !strcmp(p->spec, "vms");
         struct client *cl;
 
         if (n < 0)
                 return n;
-        if (n == 0 && !p->inventory) {
+        if (vms && !lab) {
+                *out = NULL;
+                return 0;
+        }
+        if (n == 0 && !vms && !p->inventory) {
                 snprintf(err, errlen, "option --clients: inventory needs --inventory FILE");
                 return -EINVAL;
         }
         if (!(cl = calloc(n ? (size_t)n : MAX_CLIENTS, sizeof(*cl))))
                 return -ENOMEM;
-        if (n == 0 && (n = read_inventory(p->inventory, cl, MAX_CLIENTS, err, errlen)) < 0) {
+        if (vms)
+                n = read_vms(p, cl, MAX_CLIENTS, lab, err, errlen);
+        else if (n == 0)
+                n = read_inventory(p->inventory, cl, MAX_CLIENTS, err, errlen);
+        if (n < 0) {
                 free(cl);
                 return n;
         }
         for (int i = 0; i < n && rc == 0; i++) {
-                if (!cl[i].remote) {
+                if (!cl[i].remote && !cl[i].vc.vm) {
                         snprintf(cl[i].name, sizeof(cl[i].name), "c%d", i + 1);
+                        cl[i].where = "local";
                         snprintf(cl[i].host, sizeof(cl[i].host), "localhost");
                         cl[i].pid = -1;
                         if (!(cl[i].tj = json_array()))
@@ -579,7 +653,7 @@ static int make_clients(const struct blk_clients_plan *p, struct client **out, c
 int blk_clients_check(const struct blk_clients_plan *p, char *err, size_t errlen)
 {
         struct client *cl = NULL;
-        int n = make_clients(p, &cl, err, errlen);
+        int n = make_clients(p, &cl, NULL, err, errlen);
 
         if (n < 0)
                 return n;
@@ -592,15 +666,18 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
 {
         struct client *cl = NULL;
         struct blk_hosts *hosts = NULL;
-        int n = make_clients(p, &cl, err, errlen), rc = 0;
+        struct blk_vms *lab = NULL;
+        int n = make_clients(p, &cl, &lab, err, errlen), rc = 0;
 
         *degraded = 0;
-        if (n < 0)
+        if (n < 0) {
+                blk_vms_close(lab);
                 return n;
+        }
         unsigned left = (unsigned)n;
         rc = check_remote(p, cl, &left, err, errlen);
         n = (int)left; /* the missing ones are out (and freed) */
-        if (rc == 0)
+        if (rc == 0 && !p->no_hosts)
                 rc = blk_hosts_open(&hosts, p->inventory, !cl[0].remote, p->host_interval_s, err,
                                     errlen);
         /* each count: its first N clients started, the sweep, every one of them stopped */
@@ -614,5 +691,6 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
         }
         blk_hosts_close(hosts);
         free_clients(cl, n);
+        blk_vms_close(lab);
         return rc;
 }

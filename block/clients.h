@@ -12,7 +12,9 @@
  * The next point's go waits for every client's result of this one. Each
  * point's client results become one exact aggregate (block/clients_agg.h).
  *
- * Clients: "local:N", N processes on this host (the pipe carrier); or
+ * Clients: "local:N", N processes on this host (the pipe carrier); "vms",
+ * the VMs of the lab lab_spec describes, each started in its VM by the
+ * backend's spawn op on its load LUN (block/clients_vms.h); or
  * "inventory", the [host NAME] sections of --inventory FILE (read by the
  * static backend's one reader, lab/inventory.h) with role =
  * client, each run over OpenSSH (lab/ssh.h: ssh =, ssh_config =,
@@ -44,10 +46,18 @@
 #include <stddef.h>
 #include <jansson.h>
 
+struct lab_spec;
+struct lab_backend_ops;
+
 struct blk_clients_plan {
-        const char *spec;      /* --clients: "local:N" or "inventory" */
+        const char *spec;      /* --clients: "local:N", "vms" or "inventory" */
         const char *inventory; /* --inventory FILE (spec "inventory") */
-        char *const *argv;     /* the user's block argv (argv[0] "block") */
+        /* spec "vms": the lab (labopts.h's lab_spec()) and its first vms VMs (0: all) */
+        const struct lab_spec *lab_spec;
+        const struct lab_backend_ops *lab_ops;
+        struct lab_backend *lab_b; /* that lab, opened by the caller (or NULL: opened here) */
+        unsigned vms;
+        char *const *argv; /* the user's block argv (argv[0] "block") */
         int argc;
         const char *target_list; /* --target, or NULL */
         const char *file_list;   /* --filename, or NULL */
@@ -63,6 +73,7 @@ struct blk_clients_plan {
         unsigned ncounts;       /* 0: once, on every client */
         const volatile sig_atomic_t *stop; /* set by the caller's signal handler */
         double host_interval_s;            /* hosts sampled this often (0: 2 s, clients_hosts.h) */
+        int no_hosts; /* no host is read (the caller reads them: scale's --block-load) */
 };
 
 /*
@@ -72,16 +83,17 @@ struct blk_clients_plan {
 typedef void (*blk_clients_point_cb)(void *user, unsigned k, json_t *agg);
 
 /*
- * The number of clients spec asks for: N >= 1, 0 for "inventory" (its
- * file says), or -EINVAL with err naming the option. Checked before
- * anything starts.
+ * The number of clients spec asks for: N >= 1, 0 for "inventory" and
+ * "vms" (its file or its lab says), or -EINVAL with err naming the option.
+ * Checked before anything starts.
  */
 int blk_clients_count(const char *spec, char *err, size_t errlen);
 
 /*
  * What blk_clients_run would refuse before starting anything (the spec,
- * the inventory, the targets, the counts): 0, or -EINVAL with err naming
- * the option or FILE:LINE. Nothing is started or connected.
+ * the inventory, the targets, the counts; for "vms" only the spec, its lab
+ * is read when it runs): 0, or -EINVAL with err naming the option or
+ * FILE:LINE. Nothing is started or connected.
  */
 int blk_clients_check(const struct blk_clients_plan *p, char *err, size_t errlen);
 

@@ -33,6 +33,7 @@
 #include "block/client_driver.h"
 #include "block/clients.h"
 #include "block/clients_scan.h"
+#include "lab/labopts.h"
 #include "results/rundir.h"
 #include "results/save.h"
 
@@ -45,13 +46,19 @@ struct blk_cfg {
         int engine, start_on_go, stonewall, per_client, clients_optional;
         struct u64_list rw, bs, iodepth, percentile, client_counts;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
-        long long log_interval_ms, monitor_interval, io_timeout;
+        long long log_interval_ms, monitor_interval, io_timeout, vms;
         long long batch_submit, batch_complete_min, batch_complete_max;
         int fixedbufs, hipri, sqthread_poll;
         uint64_t size, offset;
         int direct, verify, precondition, force, quiet, output_format, no_index;
         double target_ci;
 };
+
+/* --clients vms: the lab options find the clients */
+static int uses_lab(const struct blk_cfg *c)
+{
+        return c->clients && !strcmp(c->clients, "vms");
+}
 
 static const char *const verify_names[] = {"none", "crc32c", NULL};
 static const char *const stonewall_names[] = {"first", "last", NULL};
@@ -131,14 +138,18 @@ static const struct opt_def block_opts[] = {
     {"no-index", OPT_BOOL, O(no_index), "0", 0, 0,
      "keep the result out of the run index (the lab's own checks of its data path)", NULL, 0},
     {"clients", OPT_STR, O(clients), NULL, 0, 0,
-     "run the sweep on many clients at once, in lockstep: local:N (N processes here) or "
-     "inventory (--inventory's [host NAME] sections with role = client, over ssh); targets "
-     "not given per client are dealt round-robin",
+     "run the sweep on many clients at once, in lockstep: local:N (N processes here), vms (the "
+     "lab's VMs, found with the lab options, each in its VM on its load LUN) or inventory "
+     "(--inventory's [host NAME] sections with role = client, over ssh); targets not given per "
+     "client are dealt round-robin",
      NULL, 0},
     {"inventory", OPT_STR, O(inventory), NULL, 0, 0,
      "with --clients inventory: the static inventory ([host NAME]: role = client, ssh = "
-     "[user@]host[:port], targets = URL|PATH[,...])",
+     "[user@]host[:port], targets = URL|PATH[,...]); with --clients vms --backend static: its "
+     "servers",
      NULL, OPT_F_PATH},
+    {"vms", OPT_INT, O(vms), "0", 0, LAB_MAX_VMS,
+     "with --clients vms: the lab's first N VMs are the clients (0: every VM it has)", NULL, 0},
     {"stonewall", OPT_ENUM, O(stonewall), "first", 0, 0,
      "with --clients: the window of the headline figure: first (while every client ran) or "
      "last (until every client was done); both are recorded",
@@ -165,6 +176,7 @@ static const struct opt_def block_opts[] = {
 
 /* The options as documentation (cfg NULL): the man page and completion read them. */
 const struct opt_group cmd_block_options[] = {{block_opts, NULL, "block options"},
+                                              {lab_opts, NULL, "lab options (--clients vms)"},
                                               {NULL, NULL, NULL}};
 
 static const char usage_text[] =
@@ -183,7 +195,10 @@ struct target {
 
 struct block_cmd {
         struct blk_cfg cfg;
-        struct opt_group groups[2];
+        struct opt_group groups[3]; /* block, lab (--clients vms) */
+        struct lab_cfg lab;
+        struct lab_spec spec;
+        const struct lab_backend_ops *lab_ops;
         struct target t[MAX_TARGETS];
         unsigned nt;
         char *lists[2];
@@ -337,8 +352,9 @@ static int build_targets(struct block_cmd *b, char *err, size_t errlen)
         /* An engine that moves no data needs no target: it gets one named after itself. */
         if (b->nt == 0 && ops && (ops->caps & BLK_CAP_NO_DATA))
                 return add_target(b, ops->name, ops, err, errlen);
-        if (b->nt == 0 && b->cfg.clients && !strcmp(b->cfg.clients, "inventory"))
-                return 0; /* each client's section names its own */
+        if (b->nt == 0 && b->cfg.clients &&
+            (!strcmp(b->cfg.clients, "inventory") || uses_lab(&b->cfg)))
+                return 0; /* each client's section or VM names its own */
         if (b->nt == 0) {
                 snprintf(err, errlen,
                          "no target: give --target URL or --filename PATH (or --engine null)");
@@ -990,6 +1006,9 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
         struct blk_clients_plan plan = {
             .spec = c->clients,
             .inventory = c->inventory,
+            .lab_spec = uses_lab(c) ? &b->spec : NULL,
+            .lab_ops = b->lab_ops,
+            .vms = (unsigned)c->vms,
             .argv = argv,
             .argc = argc,
             .target_list = c->target,
@@ -1086,7 +1105,11 @@ static int start_result(struct block_cmd *b)
         b->save.no_index = b->cfg.no_index || (!b->save.dir[0] && b->cfg.output_format);
         b->save.write = write_files;
         b->save.user = b;
-        json_t *config = opt_to_json(b->groups);
+        /* the lab's options are the run's only when its clients are the lab's VMs */
+        struct opt_group echo[3] = {b->groups[0], {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+        if (uses_lab(&b->cfg))
+                echo[1] = b->groups[1];
+        json_t *config = opt_to_json(echo);
 
         b->result = res_new("block", config);
         json_decref(config);
@@ -1125,6 +1148,19 @@ static int check_usage(struct block_cmd *b, char *err, size_t errlen)
         if (c->clients && c->start_on_go) {
                 snprintf(err, errlen, "option --clients: not with --start-on-go (a client)");
                 return -EINVAL;
+        }
+        if (uses_lab(c) && (c->target || c->filename))
+                return errf(err, errlen, -EINVAL,
+                            "option --%s: not with --clients vms (each VM's client works on its "
+                            "own load LUN)",
+                            c->target ? "target" : "filename");
+        if (c->vms && !uses_lab(c))
+                return errf(err, errlen, -EINVAL, "option --vms: only with --clients vms");
+        if (uses_lab(c)) { /* the lab's static inventory is --inventory, the one option */
+                b->lab.inventory = c->inventory;
+                if (lab_spec(&b->lab, &b->spec, &b->lab_ops, err, errlen) < 0)
+                        return -EINVAL;
+                b->lab.inventory = NULL; /* c's, freed with it */
         }
         if (c->json && res_check_file(c->json, why, sizeof(why)) < 0) {
                 snprintf(err, errlen, "option --json: %s", why);
@@ -1173,6 +1209,7 @@ static int parse(struct block_cmd *b, int argc, char **argv)
         int npos = 0, st;
 
         b->groups[0] = (struct opt_group){block_opts, &b->cfg, "block options"};
+        b->groups[1] = (struct opt_group){lab_opts, &b->lab, "lab options (--clients vms)"};
         if ((st = opt_command_start(b->groups, usage_text, argc, argv, pos, 4, &npos)) != 0)
                 return st > 0 ? -1 : HCI_EXIT_USAGE;
         if (npos) {

@@ -193,6 +193,11 @@ struct lab_backend_ops {
          * says: "cgroup" (this host, in the VM's cgroups), "guest" (inside
          * the guest), "ssh" (on the VM's host over OpenSSH); NULL: no spawn. */
         const char *driver_where;
+        /* spawn()'s pipes carry the driver protocol both ways for the driver's whole
+         * life, any number of ready/go exchanges (block's lockstep clients: one per
+         * point); 0: one ready and one go, its other lines at its end (the guest
+         * agent bridge, guest_driver.h), which only OLTP drivers can run on. */
+        unsigned spawn_streams : 1;
 
         /* Attach to the lab described by spec (which must outlive the
          * handle). Starts nothing. *out is the new handle. */

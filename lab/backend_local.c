@@ -602,6 +602,7 @@ const struct lab_backend_ops lab_backend_local = {
     .can_start = 1,
     .has_storage = 1,
     .driver_where = "cgroup",
+    .spawn_streams = 1,
     .open = local_open,
     .count = lab_host_count,
     .check = local_check,

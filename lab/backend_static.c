@@ -782,6 +782,7 @@ const struct lab_backend_ops lab_backend_static = {
     .can_start = 0,
     .has_storage = 0,
     .driver_where = "ssh",
+    .spawn_streams = 1,
     .open = static_open,
     .count = static_count,
     .create = static_create,

@@ -400,7 +400,10 @@ static int open_load(struct scale *s, unsigned n, char *err, size_t errlen)
                 }
                 urls[i - 1] = ep[i - 1].load_lun_url;
         }
-        if (!rc)
+        if (!rc && s->conf.cfg.driver_placement) /* in each VM, as its OLTP driver */
+                rc = scale_load_open_vms(&s->watch.ld, &s->conf.load, s->lab.ops, s->lab.b, n,
+                                         !(s->conf.target_ci_pct > 0), err, errlen);
+        else if (!rc)
                 rc = scale_load_open(&s->watch.ld, &s->conf.load, urls, n, err, errlen);
         free(ep);
         return rc;

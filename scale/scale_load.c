@@ -5,15 +5,19 @@
  * block I/O at once, as it does in a hyperconverged cluster.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "block/clients.h"
 #include "block/engine.h"
 #include "core/clock.h"
+#include "core/log.h"
 #include "core/parse.h"
+#include "lab/backend.h"
 #include "scale/scale_load.h"
 
 /* Stopping a point that has less than this left would only cut its last interval. */
@@ -32,6 +36,14 @@ struct scale_load {
         struct blk_point_spec p;
         struct blk_point_result res;
         int rc;
+        /* --driver-placement vm: a block client in each VM (block/clients.h), not blk_run */
+        const struct lab_backend_ops *ops; /* NULL: the load runs here */
+        struct lab_backend *b;
+        unsigned nvms;
+        long long ramp_s, run_s; /* the clients' whole seconds */
+        volatile sig_atomic_t vstop;
+        json_t *agg; /* the point's aggregate, once the clients gave it */
+        char verr[512];
 };
 
 const char *scale_load_rw_name(enum blk_rw rw)
@@ -202,11 +214,92 @@ fail:
         return rc;
 }
 
+int scale_load_open_vms(struct scale_load **out, const struct scale_load_spec *sp,
+                        const struct lab_backend_ops *ops, struct lab_backend *b, unsigned n,
+                        int fixed_window, char *err, size_t errlen)
+{
+        struct scale_load *l;
+
+        *out = NULL;
+        if (!fixed_window)
+                return errf(err, errlen, -EINVAL,
+                            "option --block-load: with --driver-placement vm not with --target-ci "
+                            "(the block clients in the VMs need their window at the start)");
+        if (!ops->spawn_streams) /* block/clients_vms.h */
+                return errf(err, errlen, -EINVAL,
+                            "option --block-load: with --driver-placement vm the %s backend's "
+                            "VMs cannot run a block client yet (their spawn carries one go per "
+                            "driver)",
+                            ops->name);
+        if (!(l = calloc(1, sizeof(*l))))
+                return errf(err, errlen, -ENOMEM, "out of memory");
+        l->sp = *sp;
+        l->ops = ops;
+        l->b = b;
+        l->nvms = n;
+        *out = l;
+        return 0;
+}
+
+static void on_vms_point(void *user, unsigned k, json_t *agg)
+{
+        struct scale_load *l = user;
+
+        (void)k;
+        json_decref(l->agg);
+        l->agg = json_incref(agg);
+}
+
+/* The point on the VMs' clients, as `block --clients vms` runs a one-point sweep. */
+static void run_vms(struct scale_load *l)
+{
+        static const double pcts[] = {50, 99};
+        char a[7][48], *argv[9];
+        int n = 0, degraded = 0;
+
+        argv[n++] = "block";
+        snprintf(a[0], sizeof(a[0]), "--rw=%s", blk_rw_names[l->sp.rw]);
+        snprintf(a[1], sizeof(a[1]), "--bs=%u", l->sp.bs);
+        snprintf(a[2], sizeof(a[2]), "--iodepth=%u", l->sp.iodepth);
+        snprintf(a[3], sizeof(a[3]), "--rwmixread=%u", l->sp.rwmixread);
+        snprintf(a[4], sizeof(a[4]), "--numjobs=%u", l->sp.numjobs);
+        snprintf(a[5], sizeof(a[5]), "--ramp-time=%lld", l->ramp_s);
+        snprintf(a[6], sizeof(a[6]), "--runtime=%lld", l->run_s);
+        for (unsigned i = 0; i < 7; i++)
+                argv[n++] = a[i];
+        argv[n] = NULL;
+        struct blk_clients_plan p = {
+            .spec = "vms",
+            .lab_ops = l->ops,
+            .lab_b = l->b,
+            .vms = l->nvms,
+            .argv = argv,
+            .argc = n,
+            .npoints = 1,
+            .ramp_s = (double)l->ramp_s,
+            .runtime_s = (double)l->run_s,
+            .io_timeout_s = 30,
+            .pcts = pcts,
+            .npct = 2,
+            .stop = &l->vstop,
+            .no_hosts = 1, /* scale reads the hosts itself */
+        };
+        l->verr[0] = '\0';
+        l->rc = blk_clients_run(&p, on_vms_point, l, &degraded, l->verr, sizeof(l->verr));
+        if (l->rc == -EINTR && l->vstop)
+                l->rc = 0; /* stopped by us, with the OLTP run: what they measured counts */
+        if (!l->rc && degraded)
+                snprintf(l->verr, sizeof(l->verr), "a VM's block client was lost (clients[])");
+}
+
 static void *load_thread(void *arg)
 {
         struct scale_load *l = arg;
 
-        l->rc = blk_run_point(l->run, &l->p, &l->res, NULL, NULL);
+        if (l->ops)
+                run_vms(l);
+        else
+                l->rc = blk_run_point(l->run, &l->p, &l->res, NULL, NULL);
         return NULL;
 }
 
@@ -215,7 +308,11 @@ int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *er
         sigset_t all, old;
         int rc;
 
-        if (l->reopen) {
+        if (l->ops) { /* whole seconds, as block takes them */
+                l->ramp_s = ramp_s > 0 ? llround(ramp_s) : 0;
+                l->run_s = run_s >= 1 ? llround(run_s) : 1;
+                l->vstop = 0;
+        } else if (l->reopen) {
                 blk_run_close(l->run);
                 l->run = NULL;
                 if ((rc = load_open_run(l, err, errlen)) < 0)
@@ -232,7 +329,8 @@ int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *er
             .interval_ms = 1000,
         };
         memset(&l->res, 0, sizeof(l->res));
-        l->end_ns = clk_now_ns() + l->p.ramp_ns + l->p.run_ns;
+        l->end_ns = clk_now_ns() + (l->ops ? (uint64_t)(l->ramp_s + l->run_s) * 1000000000ull
+                                           : l->p.ramp_ns + l->p.run_ns);
         /* SIGINT belongs to the controlling thread: the load thread and its workers block it. */
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -248,7 +346,7 @@ int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *er
 
 void scale_load_measure(struct scale_load *l)
 {
-        if (l && l->running)
+        if (l && l->running && !l->ops) /* the VMs' clients keep their own fixed window */
                 blk_run_measure(l->run);
 }
 
@@ -264,6 +362,48 @@ static void load_add(struct scale_load_res *acc, const struct blk_point_result *
         }
 }
 
+/* The VMs' aggregate point (block/clients_agg.h) into acc: 0, or -EINVAL (its histogram). */
+static int vms_add(struct scale_load_res *acc, const json_t *agg, double *iops, char *err,
+                   size_t errlen)
+{
+        static const char *const dirs[2] = {"read", "write"}; /* BLK_READ, BLK_WRITE */
+        double secs = json_number_value(json_object_get(agg, "runtime_s"));
+        uint64_t all = 0;
+
+        acc->ran = 1;
+        acc->seconds += secs;
+        for (unsigned d = 0; d < 2; d++) {
+                const json_t *o = json_object_get(agg, dirs[d]);
+                const json_t *h = json_object_get(o, "hist");
+                acc->ios[d] += (uint64_t)json_integer_value(json_object_get(o, "ios"));
+                acc->bytes[d] += (uint64_t)json_integer_value(json_object_get(o, "bytes"));
+                acc->errors[d] += (uint64_t)json_integer_value(json_object_get(o, "errors"));
+                all += (uint64_t)json_integer_value(json_object_get(o, "ios"));
+                if (h && hist_add_json(acc->lat[d], h, err, errlen) < 0)
+                        return -EINVAL;
+        }
+        *iops = secs > 0 ? (double)all / secs : 0;
+        return 0;
+}
+
+/* scale_load_finish for the VMs' clients. */
+static int finish_vms(struct scale_load *l, struct scale_load_res *acc, double *iops)
+{
+        char why[256] = "";
+
+        if (clk_now_ns() + LOAD_GRACE_NS < l->end_ns)
+                l->vstop = 1;
+        pthread_join(l->th, NULL);
+        l->running = 0;
+        if (l->agg && vms_add(acc, l->agg, iops, why, sizeof(why)) < 0 && !acc->error[0])
+                snprintf(acc->error, sizeof(acc->error), "block load in the VMs: %.200s", why);
+        json_decref(l->agg);
+        l->agg = NULL;
+        if (l->verr[0] && !acc->error[0])
+                snprintf(acc->error, sizeof(acc->error), "block load in the VMs: %.220s", l->verr);
+        return l->rc;
+}
+
 int scale_load_finish(struct scale_load *l, struct scale_load_res *acc, double *iops)
 {
         const struct blk_point_result *r = &l->res;
@@ -272,6 +412,8 @@ int scale_load_finish(struct scale_load *l, struct scale_load_res *acc, double *
         *iops = -1;
         if (!l->running)
                 return 0;
+        if (l->ops)
+                return finish_vms(l, acc, iops);
         if (clk_now_ns() + LOAD_GRACE_NS < l->end_ns)
                 blk_run_interrupt(l->run);
         pthread_join(l->th, NULL);
@@ -297,11 +439,15 @@ void scale_load_close(struct scale_load *l)
 {
         if (!l)
                 return;
-        if (l->running) {
+        if (l->running && l->ops) {
+                l->vstop = 1;
+                pthread_join(l->th, NULL);
+        } else if (l->running) {
                 blk_run_interrupt(l->run);
                 pthread_join(l->th, NULL);
                 blk_point_result_free(&l->res);
         }
+        json_decref(l->agg);
         blk_run_close(l->run);
         for (unsigned i = 0; l->urls && i < l->n; i++)
                 free(l->urls[i]);

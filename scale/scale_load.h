@@ -3,6 +3,15 @@
  * block I/O on every VM's LUN alongside each measured OLTP run. Internal to
  * scale/. One controlling thread calls these; the point runs in a thread of
  * its own between scale_load_start() and scale_load_finish().
+ *
+ * Where it runs: in this process (scale_load_open: the LUNs opened here),
+ * or, with --driver-placement vm, inside each VM (scale_load_open_vms): one
+ * `hcisweep block` client per VM on its load LUN, started by the backend's
+ * spawn op as the OLTP drivers are (its cgroups, its guest, its host) and
+ * driven as `block --clients vms` drives its clients (block/clients.h),
+ * one point per run; its aggregate is the step's block figures. The
+ * clients' windows are whole seconds (block's --ramp-time, --runtime): the
+ * run's warm-up and time rounded, at least 1 s measured.
  */
 #ifndef HCI_SCALE_SCALE_LOAD_H
 #define HCI_SCALE_SCALE_LOAD_H
@@ -38,6 +47,17 @@ const char *scale_load_rw_name(enum blk_rw rw);
 /* Open the n LUN URLs (iscsi://...) for a step; -errno with err naming the LUN. */
 int scale_load_open(struct scale_load **out, const struct scale_load_spec *sp,
                     const char *const *urls, unsigned n, char *err, size_t errlen);
+/*
+ * The same with the load inside the first n VMs of the lab ops/b (kept
+ * open by the caller for as long as l), each on its load LUN. -EINVAL
+ * with --target-ci (fixed_window 0: its clients need a window known at
+ * the start).
+ */
+struct lab_backend;
+struct lab_backend_ops;
+int scale_load_open_vms(struct scale_load **out, const struct scale_load_spec *sp,
+                        const struct lab_backend_ops *ops, struct lab_backend *b, unsigned n,
+                        int fixed_window, char *err, size_t errlen);
 /* Start one point in its own thread: ramp_s unmeasured (< 0: until
  * scale_load_measure()), then run_s (0: until stopped). */
 int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *err, size_t errlen);

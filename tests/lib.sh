@@ -80,6 +80,24 @@ PY
 
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
+# A block --clients result's every point: its aggregate IOPS the per-client sum (to a
+# rounding) and its I/Os exactly theirs; one line per point, with its largest start skew.
+# (The loop reads a process substitution, not a pipe: its fail ends the test, not a subshell.)
+clients_sum_is_agg() {
+        local rw qd agg sum ios ios_sum skew n=0
+        while read -r rw qd agg sum ios ios_sum skew; do
+                echo "$rw qd $qd: aggregate $agg IOPS = per-client sum $sum ($ios I/Os); largest skew $skew ms"
+                near "$agg" "$sum" "$(awk -v a="$agg" 'BEGIN { print a * 1e-9 + 1e-6 }')" ||
+                        fail "aggregate IOPS $agg, per-client sum $sum"
+                [ "$ios" = "$ios_sum" ] || fail "aggregate I/Os $ios, per-client sum $ios_sum"
+                n=$((n + 1))
+        done < <(jq -r '.points[] | [.rw, .iodepth, (.read.iops + .write.iops),
+                ([.clients[].iops] | add), (.read.ios + .write.ios),
+                ([.clients[] | .read.ios + .write.ios] | add),
+                ([.clients[].start_skew_ms] | max)] | @tsv' "$1")
+        [ "$n" -gt 0 ] || fail "$1: no point to check"
+}
+
 # A loopback address and ports private to this test: the address derived from
 # the test name, the ports from the slot ctest gives each test (the name's
 # hash when run by hand), so tests running in parallel do not collide.

@@ -103,15 +103,7 @@ jq -e --argjson hosts "$hosts" '(.points | length) == 6 and all(.points[];
                   and .late == (.start_skew_ms | fabs > 30) and (.start_skew_ms | fabs) < 300))' \
         "$T/r.json" >/dev/null ||
         fail "the points: $(jq -c '[.points[] | {rw, iodepth, n_clients, c: [.clients[] | {name, host, where, start_skew_ms, late, error}]}]' "$T/r.json" | head -c 1500)"
-jq -r '.points[] | [.rw, .iodepth, (.read.iops + .write.iops), ([.clients[].iops] | add),
-        (.read.ios + .write.ios), ([.clients[] | .read.ios + .write.ios] | add),
-        ([.clients[].start_skew_ms] | max)] | @tsv' "$T/r.json" |
-        while read -r rw qd agg sum ios ios_sum skew; do
-                echo "$rw qd $qd: aggregate $agg IOPS = per-client sum $sum; largest skew $skew ms"
-                near "$agg" "$sum" "$(awk -v a="$agg" 'BEGIN { print a * 1e-9 + 1e-6 }')" ||
-                        fail "aggregate IOPS $agg, per-client sum $sum"
-                [ "$ios" = "$ios_sum" ] || fail "aggregate I/Os $ios, per-client sum $ios_sum"
-        done
+clients_sum_is_agg "$T/r.json"
 pass "six clients over ssh, QD 1,4,16 randread/randwrite: 6 clients a point, skew recorded and flagged, aggregate = sum"
 
 # --- c6's sshd does not answer: exit 3 naming it, before the first point
