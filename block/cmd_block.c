@@ -1247,16 +1247,17 @@ static void cleanup(struct block_cmd *b)
 int cmd_block_check_option(const char *name, const char *val, char *err, size_t errlen)
 {
         struct blk_cfg *cfg = calloc(1, sizeof(*cfg));
-        struct opt_group g[2] = {{block_opts, cfg, NULL}, {NULL, NULL, NULL}};
-        int rc;
+        struct lab_cfg *lab = calloc(1, sizeof(*lab));
+        /* the groups the command line takes: a job file's keys are its options */
+        struct opt_group g[3] = {{block_opts, cfg, NULL}, {lab_opts, lab, NULL}, {NULL, NULL, NULL}};
+        int rc = -ENOMEM;
 
-        if (!cfg)
-                return -ENOMEM;
-        rc = opt_defaults(g, err, errlen);
-        if (rc == 0)
+        if (cfg && lab && (rc = opt_defaults(g, err, errlen)) == 0)
                 rc = opt_set(g, name, val, err, errlen);
-        opt_free(g);
+        if (cfg && lab)
+                opt_free(g);
         free(cfg);
+        free(lab);
         return rc;
 }
 

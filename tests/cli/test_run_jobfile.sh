@@ -63,4 +63,14 @@ grep -q "sub.ini:3: unknown command 'oltp bench' (block, oltp prepare|run|cleanu
 expect_rc 2 "$HCISWEEP" run "$T/missing.ini"
 grep -q "missing.ini" <<<"$OUT" || fail "missing file not named: $OUT"
 expect_rc 0 "$HCISWEEP" run --help
+
+# A block job takes the lab options too (--clients vms), and the examples/ job
+# files hold only options block knows: against a lab that is not up, each is
+# refused for its VM count, not for a key.
+for ex in "$SRC"/examples/*.ini; do
+        sed "s|^command = block|command = block\nlab-dir = $T/nolab|" "$ex" >"$T/example.ini"
+        expect_rc 2 "$HCISWEEP" run "$T/example.ini"
+        grep -q "option --vms: [0-9]* VMs asked, the lab has 0" <<<"$OUT" ||
+                fail "$(basename "$ex"): not refused for its VM count: $OUT"
+done
 pass "job files"
