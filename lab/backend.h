@@ -182,7 +182,8 @@ struct lab_hostinfo {
                                      valid while it is open */
 };
 
-struct lab_backend; /* one opened lab, opaque */
+struct lab_backend;    /* one opened lab, opaque */
+struct dp_carrier_ops; /* core/driverproto.h */
 
 struct lab_backend_ops {
         const char *name; /* as given to --backend */
@@ -195,6 +196,10 @@ struct lab_backend_ops {
          * says: "cgroup" (this host, in the VM's cgroups), "guest" (inside
          * the guest), "ssh" (on the VM's host over OpenSSH); NULL: no spawn. */
         const char *driver_where;
+        /* What carries the lines of a driver spawn() started, and reads its
+         * clock (core/driverproto.h): dp_carrier_ssh for "ssh",
+         * dp_carrier_guest for "guest"; NULL: dp_carrier_pipe (this host). */
+        const struct dp_carrier_ops *driver_carrier;
 
         /* Attach to the lab described by spec (which must outlive the
          * handle). Starts nothing. *out is the new handle. */

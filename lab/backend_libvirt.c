@@ -34,6 +34,7 @@
 #include <libvirt/virterror.h>
 #include <linux/input-event-codes.h>
 
+#include "core/driverproto.h"
 #include "core/log.h"
 #include "lab/backend.h"
 #include "lab/guest.h"
@@ -649,6 +650,7 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .can_start = 1,
     .has_storage = 1,
     .driver_where = "guest",
+    .driver_carrier = &dp_carrier_guest,
     .open = lv_open,
     .count = lab_host_count,
     .create = lv_create,

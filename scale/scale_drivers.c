@@ -201,10 +201,11 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
                 return rc;
         }
         snprintf(who, sizeof(who), "vm%u's driver", d->vm);
-        /* a driver on another machine is asked for its clock; one here shares ours (a guest's
-         * bridge runs here and moves the guest's times into our clock itself) */
-        d->car = dp_carrier_new(d->host[0] ? &dp_carrier_ssh : &dp_carrier_pipe, NULL, in[1],
-                                out[0], who);
+        /* a driver on another machine or in a guest is asked for its clock (the backend's
+         * carrier says how); one here shares ours */
+        d->car = dp_carrier_new(s->lab.ops->driver_carrier ? s->lab.ops->driver_carrier
+                                                           : &dp_carrier_pipe,
+                                NULL, in[1], out[0], who);
 #ifdef SYS_pidfd_open
         d->pidfd = (int)syscall(SYS_pidfd_open, d->pid, 0);
         if (d->pidfd >= 0)
