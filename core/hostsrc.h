@@ -42,6 +42,10 @@
  *                  reads within one scrape interval are the same sample
  *                  (hostsrc_rates: -EINVAL). An instance without series (not
  *                  a target, or its last scrape failed) is -ENOENT naming it.
+ *   libvirt        a hypervisor read through the connection a libvirt lab
+ *                  holds, lent to open (hostsrc_open's lent); CPU and memory
+ *                  only. It lives above core (lab/hostsrc_libvirt.h), so the
+ *                  backend adds it with hostsrc_register when it opens.
  *
  * HTTP sources send the token, when one is given, as "Authorization: Bearer"
  * and nowhere else; they speak http and https only, follow no redirect and
