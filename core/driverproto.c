@@ -825,8 +825,8 @@ static int pipe_clock(struct dp_carrier *c, int64_t *remote_ns, int timeout_ms, 
         return 0;
 }
 
-/* Another host: ask, and wait for the answer (the driver says nothing else while it waits
- * for its go). */
+/* Another host or a guest: ask, and wait for the answer (the driver says nothing else while
+ * it waits for its go; a guest's bridge answers with the guest's clock). */
 static int line_clock(struct dp_carrier *c, int64_t *remote_ns, int timeout_ms, char *err,
                       size_t errlen)
 {
@@ -865,6 +865,7 @@ static int line_clock(struct dp_carrier *c, int64_t *remote_ns, int timeout_ms, 
 
 const struct dp_carrier_ops dp_carrier_pipe = {"pipe", pipe_clock};
 const struct dp_carrier_ops dp_carrier_ssh = {"ssh", line_clock};
+const struct dp_carrier_ops dp_carrier_guest = {"guest", line_clock};
 
 /* ---- the driver's side ---------------------------------------------------------- */
 

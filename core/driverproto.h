@@ -234,16 +234,21 @@ int64_t dp_sub_sat(int64_t a, int64_t b);
  * driver (a local process in a cgroup, an ssh client, the guest-agent
  * bridge of lab/guest_driver.h) is a child of ours on two pipes; the ops
  * say how the driver's clock is read:
- *   dp_carrier_pipe  this host: the same clock, offset 0 exactly;
- *   dp_carrier_ssh   another host: a DP_ASK line, answered by DP_CLOCK;
- *   the guest agent  lab/guest_driver.c: guest-get-time (its bridge also
- *                    answers DP_ASK with this host's clock, having moved the
- *                    guest's lines into it, so over the bridge it is a pipe).
+ *   dp_carrier_pipe   this host: the same clock, offset 0 exactly;
+ *   dp_carrier_ssh    another host: a DP_ASK line, answered by DP_CLOCK;
+ *   dp_carrier_guest  a VM's guest, through the guest-agent bridge of
+ *                     lab/guest_driver.h: a DP_ASK line as over ssh, which the
+ *                     bridge answers with the guest's clock (guest-get-time),
+ *                     so the round trip, and the error bound, include the
+ *                     agent's. The bridge relays the driver's lines in the
+ *                     guest's clock; this carrier moves them into ours.
+ * Which one a lab's drivers need is the backend's (lab_backend_ops.
+ * driver_carrier).
  */
 struct dp_carrier;
 
 struct dp_carrier_ops {
-        const char *name; /* "pipe", "ssh", "guest-agent": what drivers[].carrier says */
+        const char *name; /* "pipe", "ssh", "guest": what drivers[].carrier says */
         /* One reading of the clock at the other end, waiting at most timeout_ms: 0 with
          * *remote_ns, or -errno with err. */
         int (*read_clock)(struct dp_carrier *c, int64_t *remote_ns, int timeout_ms, char *err,
@@ -252,6 +257,7 @@ struct dp_carrier_ops {
 
 extern const struct dp_carrier_ops dp_carrier_pipe;
 extern const struct dp_carrier_ops dp_carrier_ssh;
+extern const struct dp_carrier_ops dp_carrier_guest;
 
 /*
  * The carrier of the driver called who ("vm3's driver") on in_fd (our end

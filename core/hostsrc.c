@@ -17,15 +17,45 @@
 #include "core/log.h"
 #include "core/procfs.h"
 
-static const struct hostsrc_ops *const sources[] = {&hostsrc_procfs_ops, &hostsrc_node_ops,
-                                                    &hostsrc_prom_ops};
+/* The registry: core's own sources first, then what hostsrc_register added. */
+static const struct hostsrc_ops *sources[HOSTSRC_MAX_SOURCES] = {
+    &hostsrc_procfs_ops, &hostsrc_node_ops, &hostsrc_prom_ops};
+static size_t nsources = 3;
+static pthread_mutex_t sources_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const struct hostsrc_ops *hostsrc_find(const char *name)
+static const struct hostsrc_ops *find_locked(const char *name)
 {
-        for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+        for (size_t i = 0; i < nsources; i++)
                 if (!strcmp(sources[i]->name, name))
                         return sources[i];
         return NULL;
+}
+
+int hostsrc_register(const struct hostsrc_ops *ops)
+{
+        const struct hostsrc_ops *known;
+        int rc = 0;
+
+        pthread_mutex_lock(&sources_lock);
+        known = find_locked(ops->name);
+        if (known)
+                rc = known == ops ? 0 : -EEXIST;
+        else if (nsources == HOSTSRC_MAX_SOURCES)
+                rc = -ENOSPC;
+        else
+                sources[nsources++] = ops;
+        pthread_mutex_unlock(&sources_lock);
+        return rc;
+}
+
+const struct hostsrc_ops *hostsrc_find(const char *name)
+{
+        const struct hostsrc_ops *ops;
+
+        pthread_mutex_lock(&sources_lock);
+        ops = find_locked(name);
+        pthread_mutex_unlock(&sources_lock);
+        return ops;
 }
 
 /* Prefix err with the host's name: every source's errors then say which host. */
@@ -40,7 +70,7 @@ static void name_host(const struct hostsrc *s, char *err, size_t errlen)
 }
 
 int hostsrc_open(struct hostsrc *s, const struct hostsrc_ops *ops, const char *host,
-                 const char *where, const char *token, char *err, size_t errlen)
+                 const char *where, const char *token, void *lent, char *err, size_t errlen)
 {
         int ret;
 
@@ -48,6 +78,7 @@ int hostsrc_open(struct hostsrc *s, const struct hostsrc_ops *ops, const char *h
         s->ops = ops;
         snprintf(s->host, sizeof(s->host), "%s", host);
         s->token = token;
+        s->lent = lent;
         if (errlen)
                 err[0] = '\0';
         ret = ops->open(s, where, err, errlen);

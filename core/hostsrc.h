@@ -42,6 +42,10 @@
  *                  reads within one scrape interval are the same sample
  *                  (hostsrc_rates: -EINVAL). An instance without series (not
  *                  a target, or its last scrape failed) is -ENOENT naming it.
+ *   libvirt        a hypervisor read through the connection a libvirt lab
+ *                  holds, lent to open (hostsrc_open's lent); CPU and memory
+ *                  only. It lives above core (lab/hostsrc_libvirt.h), so the
+ *                  backend adds it with hostsrc_register when it opens.
  *
  * HTTP sources send the token, when one is given, as "Authorization: Bearer"
  * and nowhere else; they speak http and https only, follow no redirect and
@@ -165,6 +169,8 @@ struct hostsrc {
         const struct hostsrc_ops *ops;
         char host[64];     /* the host's name, in every error */
         const char *token; /* bearer token for HTTP sources, or NULL; not owned */
+        void *lent;        /* what the opener lends open (HOSTSRC_AT_CONN: the connection
+                              the backend holds, lab/hostsrc_libvirt.h), or NULL; not owned */
         void *priv;
 };
 
@@ -172,15 +178,29 @@ extern const struct hostsrc_ops hostsrc_procfs_ops;
 extern const struct hostsrc_ops hostsrc_node_ops;
 extern const struct hostsrc_ops hostsrc_prom_ops;
 
-/* The source named name ("procfs", "node_exporter", "prometheus"), NULL when unknown. */
+#define HOSTSRC_MAX_SOURCES 16 /* procfs, node_exporter, prometheus and the registered */
+
+/*
+ * Add ops to the sources hostsrc_find() knows: how a source of a layer above
+ * core (lab/hostsrc_libvirt.c: libvirt) joins procfs, node_exporter and
+ * prometheus, which are always there. Registering the same ops again is 0;
+ * -EEXIST for other ops of a known name, -ENOSPC past HOSTSRC_MAX_SOURCES.
+ */
+int hostsrc_register(const struct hostsrc_ops *ops);
+
+/* The source named name ("procfs", "node_exporter", "prometheus", a registered
+ * one such as "libvirt"), NULL when unknown. */
 const struct hostsrc_ops *hostsrc_find(const char *name);
 
 /*
  * Open ops on host at where. Errors name the host: "h2: ...". The token, if
- * any, must outlive the source. 0 or -errno.
+ * any, must outlive the source. lent is what a source that reads through
+ * something the caller holds (HOSTSRC_AT_CONN) is opened on, NULL for the
+ * others; how the source keeps it is the source's (libvirt takes a
+ * reference of its own). 0 or -errno.
  */
 int hostsrc_open(struct hostsrc *s, const struct hostsrc_ops *ops, const char *host,
-                 const char *where, const char *token, char *err, size_t errlen);
+                 const char *where, const char *token, void *lent, char *err, size_t errlen);
 /* Read the counters now (out->t_ns set); errors name the host: "h2 (prometheus): ...". */
 int hostsrc_read(struct hostsrc *s, struct hostsrc_counters *out, char *err, size_t errlen);
 void hostsrc_close(struct hostsrc *s);

@@ -396,7 +396,7 @@ struct mon *mon_start(unsigned interval_ms, char *err, size_t errlen)
                 snprintf(err, errlen, "monitor: %s", strerror(ENOMEM));
                 goto out;
         }
-        ret = hostsrc_open(&m->src, &hostsrc_procfs_ops, "local", "/proc", NULL, err, errlen);
+        ret = hostsrc_open(&m->src, &hostsrc_procfs_ops, "local", "/proc", NULL, NULL, err, errlen);
         m->src_open = ret == 0;
         if (ret == 0 && (ret = hostsrc_read(&m->src, m->prev, err, errlen)) < 0) {
                 char why[256];

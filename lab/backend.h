@@ -23,7 +23,7 @@
  *           hypervisor hosts through remote URIs), its disk as for qemu;
  *           in a build with libvirt. Its hosts are its URIs, each read by
  *           the libvirt host source on the backend's own connection
- *           (host_source; lab/hostsrc_libvirt.h).
+ *           (lab_hostinfo.lent; lab/hostsrc_libvirt.h).
  * local, qemu and libvirt keep their state in a lab directory (labdir.h)
  * and share the ops that only read it (labhost.h).
  *
@@ -177,10 +177,13 @@ struct lab_hostinfo {
         char where[LAB_PATH_MAX]; /* the source's directory or metrics URL (prometheus:
                                      URL#INSTANCE, core/hostsrc.h) */
         const char *token;        /* bearer token for its source, or NULL (lab_host_metrics) */
+        void *lent;               /* what the backend lends the source's open (hostsrc_open's lent:
+                                     libvirt's struct hostsrc_libvirt_conn), or NULL; the backend's,
+                                     valid while it is open */
 };
 
-struct lab_backend; /* one opened lab, opaque */
-struct hostsrc;     /* core/hostsrc.h */
+struct lab_backend;    /* one opened lab, opaque */
+struct dp_carrier_ops; /* core/driverproto.h */
 
 struct lab_backend_ops {
         const char *name; /* as given to --backend */
@@ -198,6 +201,10 @@ struct lab_backend_ops {
          * point); 0: one ready and one go, its other lines at its end (the guest
          * agent bridge, guest_driver.h), which only OLTP drivers can run on. */
         unsigned spawn_streams : 1;
+        /* What carries the lines of a driver spawn() started, and reads its
+         * clock (core/driverproto.h): dp_carrier_ssh for "ssh",
+         * dp_carrier_guest for "guest"; NULL: dp_carrier_pipe (this host). */
+        const struct dp_carrier_ops *driver_carrier;
 
         /* Attach to the lab described by spec (which must outlive the
          * handle). Starts nothing. *out is the new handle. */
@@ -249,16 +256,11 @@ struct lab_backend_ops {
                      size_t errlen);
         /* Fill *h for host i (0-based) as the lab describes it; -ENOENT past
          * the last. NULL: the lab is one host, this one (role both, procfs
-         * /proc). The source used is lab_host_metrics()'s (labopts.h). */
+         * /proc). The source used is lab_host_metrics()'s (labopts.h); a
+         * source that reads through what the backend holds (libvirt: its
+         * connection to that host's URI) gets it as h.lent, and is closed
+         * (hostsrc_close) before the backend. */
         int (*host)(struct lab_backend *b, unsigned i, struct lab_hostinfo *h);
-        /* Open *s, the metrics source of host i, through what the backend
-         * already holds (libvirt: its connection to that host's URI), for
-         * sources that cannot be opened from h.where alone; close it with
-         * hostsrc_close() before the backend. -ENOENT past the last host,
-         * else as hostsrc_open(), errors naming the host. NULL: the caller
-         * opens hostsrc_find(h.source) on h.where. */
-        int (*host_source)(struct lab_backend *b, unsigned i, struct hostsrc *s, char *err,
-                           size_t errlen);
         /* Fill *st for the storage service (may be NULL: no storage service). */
         int (*storage)(struct lab_backend *b, struct lab_storage *st, char *err, size_t errlen);
         /* Free the handle; VMs keep running. NULL is fine. */

@@ -34,6 +34,7 @@
 #include <libvirt/virterror.h>
 #include <linux/input-event-codes.h>
 
+#include "core/driverproto.h"
 #include "core/log.h"
 #include "lab/backend.h"
 #include "lab/guest.h"
@@ -54,9 +55,10 @@
 struct lab_backend {
         struct lab_host h; /* first: labhost.h */
         guest_dir_t guest;
-        char *uris;                   /* copy of --libvirt-uri, cut at the commas */
-        const char *uri[MAX_URIS];    /* pointers into uris */
-        virConnectPtr conn[MAX_URIS]; /* opened on first use */
+        char *uris;                                 /* copy of --libvirt-uri, cut at the commas */
+        const char *uri[MAX_URIS];                  /* pointers into uris */
+        virConnectPtr conn[MAX_URIS];               /* opened on first use */
+        struct hostsrc_libvirt_conn lend[MAX_URIS]; /* lent to URI k's host source */
         unsigned nuris;
         int agent_checked[LAB_MAX_VMS + 1]; /* the guest's hcisweep is this one */
 };
@@ -208,7 +210,11 @@ static int lv_open(const struct lab_spec *spec, struct lab_backend **out, char *
                 return -ENOMEM;
         virSetErrorFunc(NULL, lv_quiet);
         guest_dir(b->guest);
-        rc = split_uris(b, spec->libvirt_uri, err, errlen);
+        rc = hostsrc_register(&hostsrc_libvirt_ops); /* the hosts' source: libvirt */
+        if (rc < 0)
+                snprintf(err, errlen, "libvirt host source: %s", strerror(-rc));
+        if (!rc)
+                rc = split_uris(b, spec->libvirt_uri, err, errlen);
         if (!rc)
                 rc = lab_host_attach(b, err, errlen);
         if (rc < 0) {
@@ -608,35 +614,22 @@ static const char *host_role(const struct lab_backend *b, const char *name)
 
 static int lv_host(struct lab_backend *b, unsigned i, struct lab_hostinfo *h)
 {
+        char why[256];
+
         if (i >= b->nuris)
                 return -ENOENT;
         memset(h, 0, sizeof(*h));
         lab_uri_host_name(b->uri[i], h->name, sizeof(h->name));
         snprintf(h->role, sizeof(h->role), "%s", host_role(b, h->name));
-        snprintf(h->source, sizeof(h->source), "libvirt");
+        snprintf(h->source, sizeof(h->source), "%s", hostsrc_libvirt_ops.name);
         snprintf(h->where, sizeof(h->where), "%s", b->uri[i]);
+        /* its source reads on the connection the VMs of that URI use; one that cannot be
+         * made is said when the source opens */
+        b->lend[i].why[0] = '\0';
+        if (lv_connect_uri(b, i, &b->lend[i].conn, why, sizeof(why)) < 0)
+                snprintf(b->lend[i].why, sizeof(b->lend[i].why), "%s", why);
+        h->lent = &b->lend[i];
         return 0;
-}
-
-/* Host i's libvirt source, on the connection the VMs of that URI use. */
-static int lv_host_source(struct lab_backend *b, unsigned i, struct hostsrc *s, char *err,
-                          size_t errlen)
-{
-        char name[64], prefix[96], why[512];
-        virConnectPtr c;
-        int rc;
-
-        if (i >= b->nuris)
-                return -ENOENT;
-        lab_uri_host_name(b->uri[i], name, sizeof(name));
-        rc = lv_connect_uri(b, i, &c, why, sizeof(why));
-        if (rc < 0) {
-                snprintf(err, errlen, "%s (libvirt): %s", name, why);
-                return rc;
-        }
-        /* the lab's domains: hcisweep-LAB-vmN (domain_name) */
-        snprintf(prefix, sizeof(prefix), "hcisweep-%s-vm", b->h.lab.st.name);
-        return hostsrc_libvirt_open(s, name, c, prefix, err, errlen);
 }
 
 static void lv_close(struct lab_backend *b)
@@ -657,6 +650,7 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .can_start = 1,
     .has_storage = 1,
     .driver_where = "guest",
+    .driver_carrier = &dp_carrier_guest,
     .open = lv_open,
     .count = lab_host_count,
     .create = lv_create,
@@ -668,7 +662,6 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .spawn = lv_spawn,
     .stats = lv_stats,
     .host = lv_host,
-    .host_source = lv_host_source,
     .storage = lab_host_storage,
     .close = lv_close,
 };

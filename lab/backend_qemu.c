@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/driverproto.h"
 #include "core/log.h"
 #include "lab/backend.h"
 #include "lab/guest.h"
@@ -389,6 +390,7 @@ const struct lab_backend_ops lab_backend_qemu = {
     .can_start = 1,
     .has_storage = 1,
     .driver_where = "guest",
+    .driver_carrier = &dp_carrier_guest,
     .open = qemu_open,
     .count = lab_host_count,
     .create = qemu_create,

@@ -52,6 +52,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/driverproto.h"
 #include "core/hostport.h"
 #include "core/hostsrc.h"
 #include "core/log.h"
@@ -783,6 +784,7 @@ const struct lab_backend_ops lab_backend_static = {
     .has_storage = 0,
     .driver_where = "ssh",
     .spawn_streams = 1,
+    .driver_carrier = &dp_carrier_ssh,
     .open = static_open,
     .count = static_count,
     .create = static_create,

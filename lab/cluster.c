@@ -143,9 +143,8 @@ static struct timespec read_deadline(void)
         return ts;
 }
 
-/* Open host i's source and start its reader. */
-static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, unsigned i,
-                     struct host *h, char *err, size_t errlen)
+/* Open the host's source and start its reader. */
+static int open_host(struct host *h, char *err, size_t errlen)
 {
         int rc;
 
@@ -153,7 +152,7 @@ static int open_host(const struct lab_backend_ops *bops, struct lab_backend *b, 
         h->at1 = malloc(sizeof(*h->at1));
         if (!h->at0 || !h->at1)
                 return -ENOMEM;
-        rc = lab_host_src_open(bops, b, i, &h->info, &h->src, err, errlen);
+        rc = lab_host_src_open(&h->info, &h->src, err, errlen);
         if (rc < 0)
                 return rc;
         h->open = 1;
@@ -250,7 +249,7 @@ int lab_cluster_open(struct lab_cluster **out, const struct lab_backend_ops *ops
 
                 if (!h->info.source[0])
                         continue;
-                rc = open_host(ops, b, i, h, h->error, sizeof(h->error));
+                rc = open_host(h, h->error, sizeof(h->error));
                 if (rc == -ENOMEM)
                         return rc;
                 if (rc == 0)
@@ -261,9 +260,7 @@ int lab_cluster_open(struct lab_cluster **out, const struct lab_backend_ops *ops
         return first_reads(c, optional, err, errlen);
 }
 
-/* Hosts given as a list: each opened from its source and where, as a backend without
- * host_source does (lab_host_src_open). */
-static const struct lab_backend_ops no_backend = {.name = "hosts"};
+/* Hosts given as a list (an inventory's): each opened from its source and where. */
 
 int lab_cluster_open_list(struct lab_cluster **out, const struct lab_hostinfo *hosts, unsigned n,
                           int optional, char *err, size_t errlen)
@@ -283,7 +280,7 @@ int lab_cluster_open_list(struct lab_cluster **out, const struct lab_hostinfo *h
                     !strcmp(h->info.source, "procfs") && !strcmp(h->info.where, "/proc");
                 if (!h->info.source[0])
                         continue;
-                rc = open_host(&no_backend, NULL, i, h, h->error, sizeof(h->error));
+                rc = open_host(h, h->error, sizeof(h->error));
                 if (rc == -ENOMEM)
                         return rc;
                 if (rc == 0)

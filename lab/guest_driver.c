@@ -31,8 +31,7 @@
 #define KILL_TIMEOUT_MS    15000
 #define READY_POLL_MS      200
 #define RUN_POLL_MS        500
-#define SAMPLE_POLL_MS     250 /* --steady-remote: samples come every 500 ms */
-#define OFFSET_SAMPLES     5
+#define SAMPLE_POLL_MS     250              /* --steady-remote: samples come every 500 ms */
 #define GUEST_DB           "127.0.0.1:3306" /* MariaDB in the guest (build-guest-image.sh) */
 #define MAX_ARGS           160
 #define GUEST_PATH         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -191,8 +190,7 @@ struct bridge {
         char samples[104], measure[104], stop[104], order[16];
         uint64_t soff;
         size_t olen;
-        struct dp_clock before, after; /* the guest's clock minus ours (core/driverproto.h) */
-        struct qga_status st;          /* how it ended */
+        struct qga_status st; /* how it ended */
         char err[1024];
 };
 
@@ -353,22 +351,20 @@ static int wait_ready(struct bridge *g)
         }
 }
 
-/* The guest's clock minus this host's, from the sample with the shortest round trip
- * (dp_clock_add: a guest time that would overflow is dropped, never wrapped). */
-static void measure_offset(struct bridge *g, struct dp_clock *o)
+/* The controller's DP_ASK: the guest's clock, read through the agent, as DP_CLOCK. Its
+ * carrier (dp_carrier_guest) takes the round trip's; a clock the agent cannot read is
+ * not answered (the carrier's wait ends, and the offset is unknown). */
+static void answer_clock(struct bridge *g)
 {
+        struct dp_msg m = {.kind = DP_CLOCK};
         char why[512];
 
-        *o = (struct dp_clock){0};
-        for (int k = 0; k < OFFSET_SAMPLES; k++) {
-                int64_t t0 = dp_real_ns(), guest;
-
-                if (qga_get_time(g->q, &guest, why, sizeof(why)) < 0) {
-                        log_warn("vm%u: the guest's clock: %s", g->vm, why);
-                        return;
-                }
-                dp_clock_add(o, t0, guest, dp_real_ns());
+        if (qga_get_time(g->q, &m.ns, why, sizeof(why)) < 0) {
+                log_warn("vm%u: the guest's clock: %s", g->vm, why);
+                return;
         }
+        if (dp_send(STDOUT_FILENO, &m, why, sizeof(why)) < 0)
+                log_warn("vm%u: %s", g->vm, why);
 }
 
 /* "go" on stdin: 1 once the go file is made, 0 when the driver is not to start. */
@@ -387,6 +383,11 @@ static int wait_go(struct bridge *g)
                                 break;
                         if (line[len++] == '\n' || len == sizeof(line) - 1) {
                                 line[len] = '\0';
+                                len = 0;
+                                if (!strcmp(line, DRIVER_LINE_ASK "\n")) {
+                                        answer_clock(g);
+                                        continue;
+                                }
                                 if (strcmp(line, DRIVER_LINE_GO "\n"))
                                         break;
                                 rc = qga_file_create(g->q, g->go, g->err, sizeof(g->err));
@@ -498,9 +499,9 @@ static int wait_exit(struct bridge *g)
         }
 }
 
-/* The driver's stdout to ours, line by line, its start moved into this host's clock
- * (decoded and encoded by the one protocol: a guest's number out of range is dropped with
- * a warning, and the move saturates). */
+/* The driver's stdout to ours, line by line, in the guest's clock (its carrier moves it
+ * into the controller's), each start decoded and encoded by the one protocol: a guest's
+ * number out of range is dropped with a warning. */
 static void relay_stdout(struct bridge *g)
 {
         const char *p = g->st.out, *end = g->st.out + g->st.outlen;
@@ -515,7 +516,6 @@ static void relay_stdout(struct bridge *g)
                 if (rc == 0 && m.kind == DP_READY) {
                         /* said already, when the ready file came */
                 } else if (rc == 0 && m.kind == DP_STARTED) {
-                        m.ns = dp_clock_to_local(&g->before, m.ns);
                         if ((len = dp_encode(&m, buf, sizeof(buf))) > 0)
                                 write_all(STDOUT_FILENO, buf, (size_t)len);
                 } else if (rc < 0 && n > strlen(DRIVER_LINE_STARTED) &&
@@ -528,22 +528,6 @@ static void relay_stdout(struct bridge *g)
                 }
                 p += n + 1;
         }
-}
-
-static void log_offsets(const struct bridge *g)
-{
-        char a[96] = "unknown", b[96] = "unknown";
-
-        if (g->before.known)
-                snprintf(a, sizeof(a), "%+.3f ms (+-%.3f ms)", (double)g->before.offset_ns / 1e6,
-                         (double)g->before.err_ns / 1e6);
-        if (g->after.known)
-                snprintf(b, sizeof(b), "%+.3f ms (+-%.3f ms)", (double)g->after.offset_ns / 1e6,
-                         (double)g->after.err_ns / 1e6);
-        fprintf(stderr,
-                "guest-driver: vm%u: guest clock minus this host's: %s before go, %s after the "
-                "run; the start it reported is moved into this host's clock by the first\n",
-                g->vm, a, b);
 }
 
 /* Its ready, go and order files, when the driver left them (it died first). */
@@ -596,7 +580,6 @@ static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv
                 GUEST_DRIVER_BIN, (long long)g->pid);
         rc = wait_ready(g);
         if (rc == 1) {
-                measure_offset(g, &g->before);
                 write_all(STDOUT_FILENO, DRIVER_LINE_READY "\n", strlen(DRIVER_LINE_READY) + 1);
                 wait_go(g);
                 rc = 0;
@@ -610,9 +593,7 @@ static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv
         }
         if (rc < 0)
                 return rc;
-        measure_offset(g, &g->after);
         remove_files(g);
-        log_offsets(g);
         relay_stdout(g);
         write_all(STDERR_FILENO, g->st.errs, g->st.errslen);
         if (g->st.truncated)

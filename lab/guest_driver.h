@@ -18,10 +18,11 @@
  *      password as its stdin (input-data; never on a command line) and
  *      --ready-file/--go-file in the guest's /run;
  *   2. polls for the ready file (guest-file-open) while watching that the
- *      driver still runs (guest-exec-status), then measures the guest's
- *      clock against this host's (guest-get-time, the sample with the
- *      shortest round trip of five: offset = guest - midpoint, ± half the
- *      round trip) and says "ready";
+ *      driver still runs (guest-exec-status), and says "ready"; until the
+ *      go it answers the controller's "clock" with the guest's clock
+ *      (guest-get-time) as "hcisweep-driver clock NS", so the controller's
+ *      carrier (dp_carrier_guest, core/driverproto.h) measures the guest's
+ *      offset as it measures a remote host's over ssh;
  *   3. on "go" creates the go file (guest-file-open "w"), which the driver
  *      polls every millisecond;
  *   4. with --steady-remote (scale's --target-ci), while the driver runs,
@@ -29,11 +30,10 @@
  *      250 ms) and turns the controller's "measure" and "stop" lines into
  *      GO.measure and GO.stop, which the driver polls;
  *   5. polls guest-exec-status until the driver exits, and then writes its
- *      captured stdout to its own, "started NS" moved into this host's
- *      clock (NS - offset), so start skew is measured in one clock; the
- *      driver's stderr goes to its own stderr (the driver's log), after
- *      one line with the offsets measured before go and after the exit.
- *      It exits as the driver did (its code, or killed by its signal).
+ *      captured stdout to its own, "started NS" in the guest's clock as
+ *      the driver said it (the carrier moves it into the controller's); the
+ *      driver's stderr goes to its own stderr (the driver's log). It exits
+ *      as the driver did (its code, or killed by its signal).
  *
  * SIGINT to the bridge (Ctrl-C in the controller) is passed on to the
  * driver in the guest (guest-exec of kill -INT), which saves what it

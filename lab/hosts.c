@@ -23,18 +23,15 @@ int lab_host_get(const struct lab_backend_ops *ops, struct lab_backend *b,
         return rc < 0 ? rc : lab_host_metrics(spec, h, err, errlen);
 }
 
-int lab_host_src_open(const struct lab_backend_ops *ops, struct lab_backend *b, unsigned i,
-                      const struct lab_hostinfo *h, struct hostsrc *s, char *err, size_t errlen)
+int lab_host_src_open(const struct lab_hostinfo *h, struct hostsrc *s, char *err, size_t errlen)
 {
         const struct hostsrc_ops *src = hostsrc_find(h->source);
 
-        if (ops->host_source)
-                return ops->host_source(b, i, s, err, errlen);
         if (!src) {
                 snprintf(err, errlen, "%s: no source %s in this build", h->name, h->source);
                 return -ENOENT;
         }
-        return hostsrc_open(s, src, h->name, h->where, h->token, err, errlen);
+        return hostsrc_open(s, src, h->name, h->where, h->token, h->lent, err, errlen);
 }
 
 int lab_host_is_controller(const struct lab_backend_ops *ops)

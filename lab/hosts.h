@@ -2,7 +2,8 @@
  * hosts.h - a lab's hosts as `lab status` and `scale` read them: the
  * backend's own list (lab_backend_ops.host) with the source
  * --metrics-source picks for each (lab_host_metrics), and that source
- * opened, through the backend when it holds the connection (libvirt).
+ * opened on what the backend lends it (lab_hostinfo.lent: libvirt's
+ * connection), like any other (hostsrc_open).
  *
  * A backend without a host op is one host, this one: "local", role both,
  * procfs on /proc.
@@ -23,9 +24,8 @@ int lab_host_get(const struct lab_backend_ops *ops, struct lab_backend *b,
                  const struct lab_spec *spec, unsigned i, struct lab_hostinfo *h, char *err,
                  size_t errlen);
 
-/* Open host i's source (h from lab_host_get) into *s; errors name the host. */
-int lab_host_src_open(const struct lab_backend_ops *ops, struct lab_backend *b, unsigned i,
-                      const struct lab_hostinfo *h, struct hostsrc *s, char *err, size_t errlen);
+/* Open h's source (h from lab_host_get or an inventory) into *s; errors name the host. */
+int lab_host_src_open(const struct lab_hostinfo *h, struct hostsrc *s, char *err, size_t errlen);
 
 /* Whether a host of ops is this machine read from its own /proc (the controller). */
 int lab_host_is_controller(const struct lab_backend_ops *ops);

@@ -162,9 +162,8 @@ static int lab_up(struct lab *l)
         return rc;
 }
 
-/* Whether host i's source answers with counters now; why not in why. */
-static int host_answers(struct lab *l, unsigned i, const struct lab_hostinfo *h, char *why,
-                        size_t whylen)
+/* Whether h's source answers with counters now; why not in why. */
+static int host_answers(const struct lab_hostinfo *h, char *why, size_t whylen)
 {
         struct hostsrc_counters *c = malloc(sizeof(*c));
         struct hostsrc s;
@@ -172,7 +171,7 @@ static int host_answers(struct lab *l, unsigned i, const struct lab_hostinfo *h,
 
         if (!c)
                 return -ENOMEM;
-        rc = lab_host_src_open(l->ops, l->b, i, h, &s, why, whylen);
+        rc = lab_host_src_open(h, &s, why, whylen);
         if (!rc) {
                 rc = hostsrc_read(&s, c, why, whylen);
                 hostsrc_close(&s);
@@ -211,7 +210,7 @@ static int print_hosts(struct lab *l)
         for (unsigned i = 0; get_host(l, i, &h) == 0; i++) {
                 if (!h.source[0]) {
                         printf("host %s role=%s source=none state=unmeasured\n", h.name, h.role);
-                } else if (host_answers(l, i, &h, why, sizeof(why)) == 0) {
+                } else if (host_answers(&h, why, sizeof(why)) == 0) {
                         printf("host %s role=%s source=%s where=%s state=answered\n", h.name,
                                h.role, h.source, h.where);
                 } else {

@@ -142,8 +142,36 @@ static int echo_args(struct scale *s, struct sbuf *b)
         return b->oom ? -ENOMEM : 0;
 }
 
-/* Start VM d->vm's driver through the backend's spawn op on two fresh pipes, its carrier
- * on our ends; its password is its first line of input. */
+int scale_driver_spawn(const struct lab_backend_ops *ops, struct lab_backend *b, unsigned vm,
+                       const struct proc_spawn *sp, pid_t *pid, int *in_w, int *out_r, char *err,
+                       size_t errlen)
+{
+        int in[2], out[2], rc;
+
+        *in_w = *out_r = -1;
+        if (pipe2(in, O_CLOEXEC) < 0)
+                return errf(err, errlen, -errno, "pipe: %s", strerror(errno));
+        if (pipe2(out, O_CLOEXEC) < 0) {
+                rc = errf(err, errlen, -errno, "pipe: %s", strerror(errno));
+                close(in[0]);
+                close(in[1]);
+                return rc;
+        }
+        rc = ops->spawn(b, vm, sp, (int[]){in[0], out[1]}, pid, err, errlen);
+        close(in[0]);
+        close(out[1]);
+        if (rc < 0) {
+                close(in[1]);
+                close(out[0]);
+                return rc;
+        }
+        *in_w = in[1];
+        *out_r = out[0];
+        return 0;
+}
+
+/* Start VM d->vm's driver (scale_driver_spawn), its carrier on our ends; its password is
+ * its first line of input. */
 static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t wlen,
                      const struct oltp_engine_cfg *ec, char *err, size_t errlen)
 {
@@ -153,7 +181,7 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
         char *argv[MAX_ARGS + 12];
         struct lab_endpoint ep;
         char self[LAB_PATH_MAX], who[64];
-        int in[2], out[2], n = 0, rc;
+        int in_w, out_r, n = 0, rc;
 
         dp_self_exe(self, sizeof(self)); /* by its own name: the driver's comm is "hcisweep" */
         argv[n++] = self;
@@ -183,28 +211,17 @@ static int spawn_one(struct scale *s, struct drv *d, const char *words, size_t w
                 argv[n++] = "--mysql-password-stdin";
         argv[n++] = "--start-on-go";
         argv[n] = NULL;
-        if (pipe2(in, O_CLOEXEC) < 0)
-                return errf(err, errlen, -errno, "pipe: %s", strerror(errno));
-        if (pipe2(out, O_CLOEXEC) < 0) {
-                rc = errf(err, errlen, -errno, "pipe: %s", strerror(errno));
-                close(in[0]);
-                close(in[1]);
+        rc = scale_driver_spawn(s->lab.ops, s->lab.b, d->vm,
+                                &(struct proc_spawn){argv, d->log, NULL, NULL}, &d->pid, &in_w,
+                                &out_r, err, errlen);
+        if (rc < 0)
                 return rc;
-        }
-        rc = s->lab.ops->spawn(s->lab.b, d->vm, &(struct proc_spawn){argv, d->log, NULL, NULL},
-                               (int[]){in[0], out[1]}, &d->pid, err, errlen);
-        close(in[0]);
-        close(out[1]);
-        if (rc < 0) {
-                close(in[1]);
-                close(out[0]);
-                return rc;
-        }
         snprintf(who, sizeof(who), "vm%u's driver", d->vm);
-        /* a driver on another machine is asked for its clock; one here shares ours (a guest's
-         * bridge runs here and moves the guest's times into our clock itself) */
-        d->car = dp_carrier_new(d->host[0] ? &dp_carrier_ssh : &dp_carrier_pipe, NULL, in[1],
-                                out[0], who);
+        /* a driver on another machine or in a guest is asked for its clock (the backend's
+         * carrier says how); one here shares ours */
+        d->car = dp_carrier_new(s->lab.ops->driver_carrier ? s->lab.ops->driver_carrier
+                                                           : &dp_carrier_pipe,
+                                NULL, in_w, out_r, who);
 #ifdef SYS_pidfd_open
         d->pidfd = (int)syscall(SYS_pidfd_open, d->pid, 0);
         if (d->pidfd >= 0)

@@ -13,11 +13,13 @@
  * VM's cgroups, so its CPU is the VM's, in cpu_by_owner.vms and in the
  * VM's quota, not in driver), drivers[].where the backend's driver_where.
  *
- * Each driver is spoken to through a carrier (core/driverproto.h): the
- * pipe for one on this host (cgroup placement, and a guest's bridge, which
- * moves the guest's times into this host's clock itself), ssh for one on
- * another host (the static backend's driver_host), whose clock offset is
- * measured before the go as the shortest of DP_CLOCK_TRIES round trips.
+ * Each driver is spoken to through the carrier its backend names
+ * (lab_backend_ops.driver_carrier, core/driverproto.h): the pipe for one
+ * on this host (cgroup placement), ssh for one on another host (the static
+ * backend's driver_host), guest for one in a VM's guest (its bridge answers
+ * the clock question with the guest's clock); over ssh and guest the clock
+ * offset is measured before the go as the shortest of DP_CLOCK_TRIES round
+ * trips.
  *
  * The window: each driver connects and prepares, prints "hcisweep-driver
  * ready" and waits; once all are ready (or gone) the controller measures
@@ -50,7 +52,7 @@
  * controller placement; st->drivers gains drivers[] {vm, where, host, pid,
  * cpu_s (the driver's own CPU, from its result line's cpu=; null when it
  * gave none), start_skew_ms, late, exit, tps, result, carrier ("pipe",
- * "ssh"), clock_offset_ms (its clock minus the controller's; null when not
+ * "ssh", "guest"), clock_offset_ms (its clock minus the controller's; null when not
  * measured), clock_err_ms (half the round trip it was measured in), error}.
  */
 #ifndef HCI_SCALE_SCALE_DRIVERS_H
@@ -58,7 +60,9 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
+#include "lab/backend.h"
 #include "oltp/engine.h"
 
 struct scale;
@@ -86,5 +90,15 @@ struct scale_drivers_cb {
 int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *r,
                       const struct oltp_engine_cfg *ec, const struct scale_drivers_cb *cb,
                       struct oltp_result *res, char *err, size_t errlen);
+
+/*
+ * Start VM vm's driver sp through ops->spawn on two fresh pipes (O_CLOEXEC):
+ * 0 with *pid, *in_w (its stdin, ours to write) and *out_r (its stdout,
+ * ours to read); or -errno with err ("pipe: ..." or the spawn op's) and no
+ * fd of ours left open, whichever step failed.
+ */
+int scale_driver_spawn(const struct lab_backend_ops *ops, struct lab_backend *b, unsigned vm,
+                       const struct proc_spawn *sp, pid_t *pid, int *in_w, int *out_r, char *err,
+                       size_t errlen);
 
 #endif

@@ -10,9 +10,11 @@
  *        mem=.. swapin=.. rx=.. tx=.. psi=0|1
  *   disk NAME DEV util=.. iops=.. lat=..
  * SOURCE libvirt (a build with libvirt) takes a connection URI as WHERE,
- * opens a connection, hands it to the source (lab/hostsrc_libvirt.h) as a
- * libvirt lab's backend does, and adds one line per running domain, its
- * counters at the end and its CPU over the window:
+ * opens a connection, lends it to the source (lab/hostsrc_libvirt.h) as a
+ * libvirt lab's backend does, and adds one line per running domain
+ * (virConnectGetAllDomainStats on that connection, read here: what the
+ * test checks the guests did), its counters at the end and its CPU over
+ * the window:
  *   vm NAME DOMAIN cpu_pct=.. cpu_s=.. vcpu_s=.. rd_reqs=.. wr_reqs=..
  *      rd_bytes=.. wr_bytes=.. rd_s=.. wr_s=.. rx=.. tx=..
  * Exit 3 with the error (which names the host) when a source cannot be
@@ -52,6 +54,8 @@
 #include "core/clock.h"
 #include "core/hostsrc.h"
 #ifdef HAVE_LIBVIRT
+#include <libvirt/virterror.h>
+
 #include "lab/hostsrc_libvirt.h"
 #endif
 
@@ -63,47 +67,172 @@
 #define ALIGN_RING     400           /* readings kept: 4 s of polls */
 #define COST_MAX_READS 100000
 
+#ifdef HAVE_LIBVIRT
+#define NS 1e9
+#define DOMAIN_STATS_WANT                                                                          \
+        (VIR_DOMAIN_STATS_CPU_TOTAL | VIR_DOMAIN_STATS_VCPU | VIR_DOMAIN_STATS_BLOCK |             \
+         VIR_DOMAIN_STATS_INTERFACE)
+
+/* One running domain's cumulative counters (seconds, requests, bytes). */
+struct vm {
+        char name[96];
+        unsigned vm;     /* N of a lab domain hcisweep-LAB-vmN, else 0 */
+        unsigned nvcpus; /* vcpu.current */
+        double cpu_s;    /* cpu.time: the whole QEMU process */
+        double vcpu_s;   /* sum of vcpu.N.time: the guest's CPUs */
+        double rd_reqs, wr_reqs, rd_bytes, wr_bytes; /* over every disk */
+        double rd_s, wr_s;                           /* time spent reading / writing */
+        double rx_bytes, tx_bytes;                   /* over every interface libvirt defines */
+};
+#endif
+
 struct probe {
         struct hostsrc src;
         struct hostsrc_counters a, b;
         struct hostsrc_rates r;
-        int libvirt;
 #ifdef HAVE_LIBVIRT
+        virConnectPtr conn; /* ours, lent to a libvirt source; NULL for the others */
         unsigned nva, nvb;
-        struct hostsrc_libvirt_vm va[MAX_VMS], vb[MAX_VMS];
+        struct vm va[MAX_VMS], vb[MAX_VMS];
 #endif
 };
 
 #ifdef HAVE_LIBVIRT
-/* The libvirt source on a connection of our own, as a backend's. */
-static int open_libvirt(struct probe *p, const char *name, const char *uri, char *err,
-                        size_t errlen)
+
+static double param_value(const virTypedParameter *t)
 {
-        virConnectPtr c = virConnectOpen(uri);
+        switch (t->type) {
+        case VIR_TYPED_PARAM_ULLONG:
+                return (double)t->value.ul;
+        case VIR_TYPED_PARAM_LLONG:
+                return (double)t->value.l;
+        case VIR_TYPED_PARAM_UINT:
+                return t->value.ui;
+        case VIR_TYPED_PARAM_INT:
+                return t->value.i;
+        default:
+                return 0;
+        }
+}
+
+/* Whether field is PREFIX.N.SUFFIX (a per-vCPU, per-disk or per-interface one). */
+static int indexed(const char *field, const char *prefix, const char *suffix)
+{
+        size_t p = strlen(prefix), f = strlen(field), x = strlen(suffix);
+        const char *d;
+
+        if (strncmp(field, prefix, p) || f <= p + x || strcmp(field + f - x, suffix))
+                return 0;
+        for (d = field + p; d < field + f - x; d++)
+                if (*d < '0' || *d > '9')
+                        return 0;
+        return 1;
+}
+
+/* Where a per-vCPU, per-disk or per-interface field's value is summed, or NULL. */
+static double *summed_field(struct vm *v, const char *field)
+{
+        static const char *const fields[][2] = {
+            {"vcpu.", ".time"},      {"block.", ".rd.reqs"},  {"block.", ".wr.reqs"},
+            {"block.", ".rd.bytes"}, {"block.", ".wr.bytes"}, {"block.", ".rd.times"},
+            {"block.", ".wr.times"}, {"net.", ".rx.bytes"},   {"net.", ".tx.bytes"},
+        };
+        double *const sums[] = {&v->vcpu_s, &v->rd_reqs, &v->wr_reqs,  &v->rd_bytes, &v->wr_bytes,
+                                &v->rd_s,   &v->wr_s,    &v->rx_bytes, &v->tx_bytes};
+
+        for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
+                if (indexed(field, fields[k][0], fields[k][1]))
+                        return sums[k];
+        return NULL;
+}
+
+static void domain_counters(virDomainStatsRecordPtr r, const char *name, struct vm *v)
+{
+        const char *vm = strrchr(name, 'm');
+
+        memset(v, 0, sizeof(*v));
+        snprintf(v->name, sizeof(v->name), "%s", name);
+        if (vm && strlen(name) > 3 && !strncmp(vm - 2, "-vm", 3) && vm[1])
+                v->vm = (unsigned)strtoul(vm + 1, NULL, 10);
+        for (int k = 0; k < r->nparams; k++) {
+                const virTypedParameter *t = &r->params[k];
+                double *sum = summed_field(v, t->field);
+
+                if (sum)
+                        *sum += param_value(t);
+                else if (!strcmp(t->field, "cpu.time"))
+                        v->cpu_s = param_value(t);
+                else if (!strcmp(t->field, "vcpu.current"))
+                        v->nvcpus = (unsigned)param_value(t);
+        }
+        /* libvirt's times are nanoseconds */
+        v->cpu_s /= NS;
+        v->vcpu_s /= NS;
+        v->rd_s /= NS;
+        v->wr_s /= NS;
+}
+
+/* The counters of every running domain on conn now, at most max into out, *n of them. */
+static int read_domains(virConnectPtr conn, const char *host, struct vm *out, unsigned max,
+                        unsigned *n, char *err, size_t errlen)
+{
+        virDomainStatsRecordPtr *recs = NULL;
+        int nrec = virConnectGetAllDomainStats(conn, DOMAIN_STATS_WANT, &recs,
+                                               VIR_CONNECT_GET_ALL_DOMAINS_STATS_ACTIVE);
+
+        *n = 0;
+        if (nrec < 0) {
+                snprintf(err, errlen, "%s (libvirt): domain stats: %s", host,
+                         virGetLastErrorMessage());
+                return -EIO;
+        }
+        for (int k = 0; k < nrec && *n < max; k++) {
+                const char *name = virDomainGetName(recs[k]->dom);
+
+                if (name)
+                        domain_counters(recs[k], name, &out[(*n)++]);
+        }
+        virDomainStatsRecordListFree(recs);
+        return 0;
+}
+
+/* The libvirt source on a connection of our own, lent as a backend lends its own. */
+static int open_libvirt(struct probe *p, const struct hostsrc_ops *ops, const char *name,
+                        const char *uri, char *err, size_t errlen)
+{
+        struct hostsrc_libvirt_conn lend = {.conn = virConnectOpen(uri)};
         int rc;
 
-        if (!c) {
+        if (!lend.conn) {
                 snprintf(err, errlen, "%s: cannot connect to %s", name, uri);
                 return -ECONNREFUSED;
         }
-        rc = hostsrc_libvirt_open(&p->src, name, c, NULL, err, errlen);
-        virConnectClose(c); /* the source holds a reference of its own */
-        p->libvirt = rc == 0;
+        rc = hostsrc_open(&p->src, ops, name, uri, NULL, &lend, err, errlen);
+        if (rc == 0)
+                p->conn = lend.conn; /* the source took a reference of its own */
+        else
+                virConnectClose(lend.conn);
         return rc;
 }
 
 static int read_vms(struct probe *p, int end, char *err, size_t errlen)
 {
-        if (!p->libvirt)
+        if (!p->conn)
                 return 0;
-        return end ? hostsrc_libvirt_vms(&p->src, p->vb, MAX_VMS, &p->nvb, err, errlen)
-                   : hostsrc_libvirt_vms(&p->src, p->va, MAX_VMS, &p->nva, err, errlen);
+        return end ? read_domains(p->conn, p->src.host, p->vb, MAX_VMS, &p->nvb, err, errlen)
+                   : read_domains(p->conn, p->src.host, p->va, MAX_VMS, &p->nva, err, errlen);
+}
+
+static void close_vms(struct probe *p)
+{
+        if (p->conn)
+                virConnectClose(p->conn);
 }
 
 static void print_vms(const struct probe *p)
 {
         for (unsigned k = 0; k < p->nvb; k++) {
-                const struct hostsrc_libvirt_vm *v = &p->vb[k];
+                const struct vm *v = &p->vb[k];
                 double pct = -1;
 
                 for (unsigned j = 0; j < p->nva; j++)
@@ -116,13 +245,19 @@ static void print_vms(const struct probe *p)
         }
 }
 #else
-static int open_libvirt(struct probe *p, const char *name, const char *uri, char *err,
-                        size_t errlen)
+static int open_libvirt(struct probe *p, const struct hostsrc_ops *ops, const char *name,
+                        const char *uri, char *err, size_t errlen)
 {
         (void)p;
+        (void)ops;
         (void)uri;
         snprintf(err, errlen, "%s: a build without libvirt has no libvirt source", name);
         return -ENOTSUP;
+}
+
+static void close_vms(struct probe *p)
+{
+        (void)p;
 }
 
 static int read_vms(struct probe *p, int end, char *err, size_t errlen)
@@ -152,14 +287,17 @@ static int open_one(struct probe *p, const char *arg, char *err, size_t errlen)
         }
         snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
         snprintf(source, sizeof(source), "%.*s", (int)(colon - eq - 1), eq + 1);
-        if (!strcmp(source, "libvirt"))
-                return open_libvirt(p, name, colon + 1, err, errlen);
         ops = hostsrc_find(source);
+        if (!ops && !strcmp(source, "libvirt"))
+                return open_libvirt(p, NULL, name, colon + 1, err, errlen); /* not built */
         if (!ops) {
                 snprintf(err, errlen, "%s: no source %s", name, source);
                 return -EINVAL;
         }
-        return hostsrc_open(&p->src, ops, name, colon + 1, getenv("HOSTSRC_TOKEN"), err, errlen);
+        if (ops->where & HOSTSRC_AT_CONN) /* it reads through a connection we hold */
+                return open_libvirt(p, ops, name, colon + 1, err, errlen);
+        return hostsrc_open(&p->src, ops, name, colon + 1, getenv("HOSTSRC_TOKEN"), NULL, err,
+                            errlen);
 }
 
 static int run(char **argv)
@@ -371,6 +509,9 @@ int main(int argc, char **argv)
         char err[512];
         int n = 0, i = 1, rc = 0, align = -1;
 
+#ifdef HAVE_LIBVIRT
+        hostsrc_register(&hostsrc_libvirt_ops); /* as the libvirt backend does when it opens */
+#endif
         if (argc > 2 && !strcmp(argv[1], "--align")) {
                 align_name = argv[2];
                 i = 3;
@@ -391,8 +532,10 @@ int main(int argc, char **argv)
                 rc = cost(p, n, cost_spec, err, sizeof(err));
                 if (rc)
                         fprintf(stderr, "hostsrc_probe: %s\n", err);
-                for (int h = 0; h < n; h++)
+                for (int h = 0; h < n; h++) {
                         hostsrc_close(&p[h].src);
+                        close_vms(&p[h]);
+                }
                 return rc;
         }
         if (i + 1 >= argc || (align_name && align < 0)) {
@@ -431,6 +574,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "hostsrc_probe: %s\n", err);
         for (int h = 0; h < n; h++) {
                 hostsrc_close(&p[h].src);
+                close_vms(&p[h]);
                 free(ring[h]);
         }
         return rc;

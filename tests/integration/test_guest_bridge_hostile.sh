@@ -13,14 +13,17 @@ on_exit 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done'
 FAKE=$SRC/tests/integration/fake_qga.py
 
 # bridge CASE WANT [FRAGMENT]: the bridge against a fake of CASE exits WANT and says FRAGMENT.
+# Its input: $IN (the controller's "clock" asks before the go, when set), then "go".
+IN=
 bridge() {
         local case=$1 want=$2 frag=${3:-} sock=$T/$1.sock rc=0 fp
+        rm -f "$sock" # a case run again: wait for its new fake, not the last one's socket
         python3 "$FAKE" "$sock" "$case" "$T/$case.log" 2>"$T/$case.err" &
         fp=$!
         PIDS+=("$fp")
         wait_file "$sock"
         OUT=$(timeout -k 5 120 "$HCISWEEP" lab guest-driver --vm 1 --agent "unix:$sock" -- \
-                hcisweep oltp run --time 1 <<<go 2>&1) || rc=$?
+                hcisweep oltp run --time 1 <<<"${IN}go" 2>&1) || rc=$?
         kill "$fp" 2>/dev/null
         grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' <<<"$OUT" &&
                 fail "$case: a sanitizer report: $OUT"
@@ -29,11 +32,21 @@ bridge() {
 }
 
 bridge ok 0 "hcisweep-driver started "
-# the guest's clock: out of range, not an int64, not an integer: the offset is unknown,
-# the run goes on
+# the controller's carrier (dp_carrier_guest) asks for the clock before the go: each ask is
+# answered with the guest's clock (the fake's 1700000000000000000), and the start is relayed
+# in the guest's clock as the driver said it (the carrier moves it into the controller's)
+IN=$'clock\nclock\n'
+bridge ok 0 "hcisweep-driver clock 1700000000000000000"
+[ "$(grep -c '^hcisweep-driver clock 1700000000000000000$' <<<"$OUT")" -eq 2 ] ||
+        fail "two asks, not two answers: $OUT"
+grep -qx 'hcisweep-driver started 1000000000' <<<"$OUT" ||
+        fail "the start not relayed as the guest said it: $OUT"
+# the guest's clock: out of range, not an int64, not an integer: the offset is unknown
+# (an ask the agent cannot answer is not answered), the run goes on
 bridge time_min 0 "hcisweep-driver started "
 bridge time_big 0 "the guest's clock:"
 bridge time_float 0 "guest-get-time: not a time"
+IN=
 # a start out of range: dropped with a warning or saturated, never wrapped
 bridge started_min 0
 bridge started_max 0

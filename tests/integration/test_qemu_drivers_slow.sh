@@ -107,8 +107,15 @@ jq -e --arg h "$BASE.1" --argjson p "$PORT" '.config["mysql-host"] == "127.0.0.1
         and (.config["mysql-password-file"] // "") == ""
         and .hosts[0].host == $h and .hosts[0].port == $p' "$DJ" >/dev/null ||
         fail "the driver's result: $(jq -c '{h: .config["mysql-host"], hosts: [.hosts[] | {host, port}]}' "$DJ")"
-OFFSET=$(grep -o "guest clock minus this host's: .*" "${DJ%.json}.log") ||
-        fail "no clock offset in ${DJ%.json}.log: $(cat "${DJ%.json}.log")"
+# the guest's clock, measured by its carrier through the bridge, reaches drivers[]: the
+# start skew is taken in one clock
+jq -e '.steps[0].drivers[0] | .carrier == "guest"
+        and (.clock_offset_ms | type == "number") and (.clock_offset_ms | isinfinite | not)
+        and (.clock_err_ms | type == "number") and (.clock_err_ms | isinfinite | not)
+        and .clock_err_ms >= 0' \
+        "$R" >/dev/null ||
+        fail "the guest's clock in drivers[]: $(jq -c '.steps[0].drivers[0] | {carrier, clock_offset_ms, clock_err_ms}' "$R")"
+OFFSET=$(jq -r '.steps[0].drivers[0] | "offset \(.clock_offset_ms) ms (+-\(.clock_err_ms))"' "$R")
 echo "# tps $(jq '.steps[0].totals.tps' "$R"), start skew $(jq '.steps[0].drivers[0].start_skew_ms' "$R") ms, $OFFSET"
 nothing_left "after a run"
 pass "driver in the guest: where guest, step TPS its TPS, hosts[] as the controller names them"

@@ -207,8 +207,9 @@ static void test_password(void **state)
         close(fd[0]);
 }
 
-/* A driver over a pipe: ready, the clock asked DP_CLOCK_TRIES times, the go, a result. */
-static void test_carrier_line_clock(void **state)
+/* A driver over a pipe: ready, the clock asked DP_CLOCK_TRIES times, the go, a result; ops
+ * the carrier that asks (ssh, or a guest's bridge answering with the guest's clock). */
+static void carrier_line_clock(const struct dp_carrier_ops *ops)
 {
         int to[2], from[2];
         char err[256];
@@ -216,7 +217,6 @@ static void test_carrier_line_clock(void **state)
         struct dp_msg m;
         pid_t pid;
 
-        (void)state;
         assert_int_equal(pipe(to), 0);
         assert_int_equal(pipe(from), 0);
         pid = fork();
@@ -259,11 +259,12 @@ static void test_carrier_line_clock(void **state)
         }
         close(to[0]);
         close(from[1]);
-        c = dp_carrier_new(&dp_carrier_ssh, NULL, to[1], from[0], "h1's driver");
+        c = dp_carrier_new(ops, NULL, to[1], from[0], "h1's driver");
         assert_non_null(c);
-        assert_string_equal(dp_carrier_name(c), "ssh");
+        assert_string_equal(dp_carrier_name(c), ops->name);
         assert_int_equal(dp_carrier_measure(c, 5000, err, sizeof(err)), 0);
         assert_true(dp_carrier_clock(c)->known);
+        assert_true(dp_carrier_clock(c)->err_ns >= 0);
         /* within a second of 7 s: a figure from the round trip, not from a timing */
         assert_true(dp_carrier_clock(c)->offset_ns > 6000000000LL);
         assert_true(dp_carrier_clock(c)->offset_ns < 8000000000LL);
@@ -296,6 +297,21 @@ static void test_carrier_line_clock(void **state)
                 assert_int_equal(waitpid(pid, &st, 0), pid);
                 assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
         }
+}
+
+static void test_carrier_line_clock(void **state)
+{
+        (void)state;
+        carrier_line_clock(&dp_carrier_ssh);
+        assert_string_equal(dp_carrier_ssh.name, "ssh");
+}
+
+/* A guest's carrier reads the guest's clock as ssh reads a remote one: one offset path. */
+static void test_carrier_guest_clock(void **state)
+{
+        (void)state;
+        carrier_line_clock(&dp_carrier_guest);
+        assert_string_equal(dp_carrier_guest.name, "guest");
 }
 
 /* A report interval's sample: its buckets survive the line (pooled when they would not fit),
@@ -358,6 +374,7 @@ int main(void)
             cmocka_unit_test(test_clock),
             cmocka_unit_test(test_password),
             cmocka_unit_test(test_carrier_line_clock),
+            cmocka_unit_test(test_carrier_guest_clock),
             cmocka_unit_test(test_interval_sample),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

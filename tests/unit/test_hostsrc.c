@@ -287,7 +287,8 @@ static void test_procfs_rates(void **state)
         assert_non_null(mkdtemp(dir));
         snprintf(sub, sizeof(sub), "%s/net", dir);
         assert_int_equal(mkdir(sub, 0700), 0);
-        assert_int_equal(hostsrc_open(&s, hostsrc_find("procfs"), "h2", dir, NULL, err, 200), 0);
+        assert_int_equal(hostsrc_open(&s, hostsrc_find("procfs"), "h2", dir, NULL, NULL, err, 200),
+                         0);
         fake_proc(dir, 0);
         assert_int_equal(hostsrc_read(&s, a, err, sizeof(err)), 0);
         fake_proc(dir, 1);
@@ -320,9 +321,9 @@ static void test_procfs_rates(void **state)
         assert_int_equal(hostsrc_rates(b, a, r), -ERANGE);
         assert_int_equal(hostsrc_rates(b, b, r), -EINVAL);
         hostsrc_close(&s);
-        assert_int_equal(
-            hostsrc_open(&s, hostsrc_find("procfs"), "h9", "/nonexistent", NULL, err, sizeof(err)),
-            0);
+        assert_int_equal(hostsrc_open(&s, hostsrc_find("procfs"), "h9", "/nonexistent", NULL, NULL,
+                                      err, sizeof(err)),
+                         0);
         assert_int_equal(hostsrc_read(&s, a, err, sizeof(err)), -ENOENT);
         assert_non_null(strstr(err, "h9 (procfs): /nonexistent/stat"));
         hostsrc_close(&s);
@@ -386,7 +387,8 @@ static int window_of(const char *stat_a, const char *stat_b, const char *net_a, 
         assert_non_null(mkdtemp(dir));
         snprintf(sub, sizeof(sub), "%s/net", dir);
         assert_int_equal(mkdir(sub, 0700), 0);
-        assert_int_equal(hostsrc_open(&s, hostsrc_find("procfs"), "h3", dir, NULL, err, 200), 0);
+        assert_int_equal(hostsrc_open(&s, hostsrc_find("procfs"), "h3", dir, NULL, NULL, err, 200),
+                         0);
         put(dir, "stat", stat_a);
         put(dir, "net/dev", net_a);
         put(dir, "meminfo", "MemTotal: 1000 kB\nMemAvailable: 500 kB\n");
@@ -520,12 +522,69 @@ static void test_url_check(void **state)
         url_bad("http://localhost:9100/metrics", 1, "loopback");
         url_bad("http://127.0.0.1.evil:9100/", 1, "loopback");
         assert_int_equal(hostsrc_open(&s, hostsrc_find("node_exporter"), "h3", "ftp://127.0.0.1/",
-                                      NULL, err, sizeof(err)),
+                                      NULL, NULL, err, sizeof(err)),
                          -EINVAL);
         assert_non_null(strstr(err, "h3 (node_exporter): metrics URL ftp://"));
         assert_null(hostsrc_find("nope"));
         assert_true(hostsrc_disk_wanted("nvme0n1") && !hostsrc_disk_wanted("nvme0n1p2"));
         assert_true(hostsrc_disk_wanted("dm-0") && !hostsrc_disk_wanted("ram0"));
+}
+
+/* A source that reads through what its opener lends (as libvirt does): the counters it
+ * gives are the lent ones. */
+static int lent_open(struct hostsrc *s, const char *where, char *err, size_t errlen)
+{
+        (void)where;
+        if (!s->lent) {
+                snprintf(err, errlen, "nothing lent");
+                return -ENOTCONN;
+        }
+        s->priv = s->lent;
+        return 0;
+}
+
+static int lent_read(struct hostsrc *s, struct hostsrc_counters *out, char *err, size_t errlen)
+{
+        (void)err;
+        (void)errlen;
+        out->total = *(const struct hostsrc_cpu *)s->priv;
+        return 0;
+}
+
+static const struct hostsrc_ops lent_ops = {.name = "lent",
+                                            .caps = HOSTSRC_CPU,
+                                            .where = HOSTSRC_AT_CONN,
+                                            .open = lent_open,
+                                            .read = lent_read};
+static const struct hostsrc_ops procfs_again = {.name = "procfs", .open = lent_open};
+
+/* A registered source is found and opened as core's own are, on what its opener lends. */
+static void test_register(void **state)
+{
+        struct hostsrc_counters *c = calloc(1, sizeof(*c));
+        struct hostsrc_cpu lent = {.user = 7};
+        struct hostsrc s;
+        char err[200];
+
+        (void)state;
+        assert_non_null(c);
+        assert_null(hostsrc_find("lent"));
+        assert_int_equal(hostsrc_register(&lent_ops), 0);
+        assert_int_equal(hostsrc_register(&lent_ops), 0); /* again: the same ops, no-op */
+        assert_int_equal(hostsrc_register(&procfs_again), -EEXIST);
+        assert_ptr_equal(hostsrc_find("lent"), &lent_ops);
+        assert_ptr_equal(hostsrc_find("procfs"), &hostsrc_procfs_ops);
+        assert_int_equal(
+            hostsrc_open(&s, hostsrc_find("lent"), "h4", "x", NULL, NULL, err, sizeof(err)),
+            -ENOTCONN);
+        assert_string_equal(err, "h4 (lent): nothing lent");
+        assert_int_equal(
+            hostsrc_open(&s, hostsrc_find("lent"), "h4", "x", NULL, &lent, err, sizeof(err)), 0);
+        assert_int_equal(hostsrc_read(&s, c, err, sizeof(err)), 0);
+        assert_true(c->total.user == 7);
+        assert_int_equal(c->have, HOSTSRC_CPU); /* what it does not give is not claimed */
+        hostsrc_close(&s);
+        free(c);
 }
 
 int main(void)
@@ -536,7 +595,7 @@ int main(void)
             cmocka_unit_test(test_procfs_rates),      cmocka_unit_test(test_one_counter_back),
             cmocka_unit_test(test_offline_cpu_by_id), cmocka_unit_test(test_vanished_interface),
             cmocka_unit_test(test_rates_why),         cmocka_unit_test(test_cpu_split_net_rate),
-            cmocka_unit_test(test_url_check),
+            cmocka_unit_test(test_url_check),         cmocka_unit_test(test_register),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

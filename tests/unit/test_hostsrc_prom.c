@@ -179,7 +179,7 @@ static void test_where(void **state)
         where_bad("http://127.0.0.1:9090/?x=1#127.0.0.2:9100", "without ?query");
         assert_non_null(hostsrc_find("prometheus"));
         assert_int_equal(hostsrc_open(&s, hostsrc_find("prometheus"), "h2",
-                                      "gopher://127.0.0.1:9090#127.0.0.2:9100", NULL, err,
+                                      "gopher://127.0.0.1:9090#127.0.0.2:9100", NULL, NULL, err,
                                       sizeof(err)),
                          -EINVAL);
         assert_non_null(strstr(err, "h2 (prometheus): metrics URL gopher://"));
