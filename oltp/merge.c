@@ -403,7 +403,8 @@ static int rows_done(struct oltp_merge *one, const struct rd *r)
         size_t n = one->nrows;
 
         one->iv_len = n ? one->rows[0].t : 0;
-        qsort(one->rows, n, sizeof(*one->rows), by_t);
+        if (n) /* a streamed empty intervals[] has no rows array */
+                qsort(one->rows, n, sizeof(*one->rows), by_t);
         for (size_t i = 1; i < n; i++)
                 if (same_t(one->rows[i - 1].t, one->rows[i].t)) {
                         snprintf(r->err, r->errlen, "%s: two intervals[] rows at t=%g", r->name,
