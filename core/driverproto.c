@@ -6,6 +6,7 @@
  * from the other end is checked here once.
  */
 #include "core/driverproto.h"
+#include "core/hostport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -499,10 +500,17 @@ int dp_reader_next(struct dp_reader *r, struct dp_msg *m, char *err, size_t errl
                 }
                 rc = dp_decode(p, (size_t)(nl - p), m);
                 if (rc < 0) {
-                        snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s '%.60s'%s", r->who,
-                                 rc == -ERANGE ? "a number out of range in" : "a malformed line", p,
-                                 nl - p > 60 ? "..." : "");
-                        r->errmsg[strcspn(r->errmsg, "\n")] = '\0';
+                        /* the line's control characters are the other end's: never replayed */
+                        char raw[62], shown[100];
+                        size_t n =
+                            (size_t)(nl - p) < sizeof(raw) - 1 ? (size_t)(nl - p) : sizeof(raw) - 1;
+
+                        memcpy(raw, p, n);
+                        raw[n] = '\0';
+                        hostport_printable(raw, 60, shown, sizeof(shown));
+                        snprintf(r->errmsg, sizeof(r->errmsg), "%s: %s '%.99s'", r->who,
+                                 rc == -ERANGE ? "a number out of range in" : "a malformed line",
+                                 shown);
                         return spent(r, rc, err, errlen);
                 }
                 if (m->kind == DP_OTHER)

@@ -269,6 +269,7 @@ static int read_pcts(struct oltp_merge *one, const struct rd *r, const json_t *j
 
         if (!json_is_object(p))
                 return bad(r, "no object", "lat_ns.percentile");
+        one->npct = 0; /* read again after a streamed intervals[] (read_file_top) */
         json_object_foreach((json_t *)p, k, v)
         {
                 char *end;
@@ -376,6 +377,8 @@ static int by_t(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
+static int rows_done(struct oltp_merge *one, const struct rd *r);
+
 static int read_rows(struct oltp_merge *one, const struct rd *r, const json_t *j)
 {
         const json_t *a = json_object_get(j, "intervals");
@@ -391,8 +394,17 @@ static int read_rows(struct oltp_merge *one, const struct rd *r, const json_t *j
         for (size_t i = 0; i < n; i++)
                 if (read_row(&one->rows[one->nrows++], one, r, json_array_get(a, i)))
                         return -EINVAL;
+        return rows_done(one, r);
+}
+
+/* one's rows, all read in the input's order: the interval length, sorted by t, no t twice. */
+static int rows_done(struct oltp_merge *one, const struct rd *r)
+{
+        size_t n = one->nrows;
+
         one->iv_len = n ? one->rows[0].t : 0;
-        qsort(one->rows, n, sizeof(*one->rows), by_t);
+        if (n) /* a streamed empty intervals[] has no rows array */
+                qsort(one->rows, n, sizeof(*one->rows), by_t);
         for (size_t i = 1; i < n; i++)
                 if (same_t(one->rows[i - 1].t, one->rows[i].t)) {
                         snprintf(r->err, r->errlen, "%s: two intervals[] rows at t=%g", r->name,
@@ -747,23 +759,19 @@ static int combine(struct oltp_merge *m, struct oltp_merge *one)
         return 0;
 }
 
-int oltp_merge_add(struct oltp_merge *m, const char *name, const json_t *j, char *err,
-                   size_t errlen)
+/* j (and one's rows when rows_read: read from the file already) into m, through one. */
+static int add_one(struct oltp_merge *m, struct oltp_merge *one, int rows_read, const char *name,
+                   const json_t *j, char *err, size_t errlen)
 {
-        struct oltp_merge *one = oltp_merge_new();
         struct rd r = {name, err, errlen};
         int rc;
 
-        if (!one) {
-                snprintf(err, errlen, "%s: out of memory", name);
-                return -ENOMEM;
-        }
         rc = read_head(one, &r, j);
         if (!rc)
                 rc = read_pcts(one, &r, j);
         if (!rc)
                 rc = read_hosts(one, &r, j);
-        if (!rc)
+        if (!rc && !rows_read)
                 rc = read_rows(one, &r, j);
         if (!rc)
                 rc = read_rate(one, &r, j);
@@ -777,8 +785,167 @@ int oltp_merge_add(struct oltp_merge *m, const char *name, const json_t *j, char
                 rc = combine(m, one);
         if (rc == -ENOMEM)
                 snprintf(err, errlen, "%s: out of memory", name);
+        return rc;
+}
+
+int oltp_merge_add(struct oltp_merge *m, const char *name, const json_t *j, char *err,
+                   size_t errlen)
+{
+        struct oltp_merge *one = oltp_merge_new();
+        int rc;
+
+        if (!one) {
+                snprintf(err, errlen, "%s: out of memory", name);
+                return -ENOMEM;
+        }
+        rc = add_one(m, one, 0, name, j, err, errlen);
         oltp_merge_free(one);
         return rc;
+}
+
+/*
+ * A result file read without the tree of its intervals. 100k rows make a
+ * tree of ~230 MB of small blocks (jansson keeps each object as a hash
+ * table): building, walking and freeing it was most of a merge's time.
+ * Jansson still parses every key and value (JSON_DISABLE_EOF_CHECK says
+ * where each ends); this walk only steps over the punctuation between
+ * them, the top object's { : , } and the intervals array's [ , ]. The rows
+ * are read one at a time when lat_ns (whose percentiles a row's are
+ * matched to) came before them, as hcisweep writes a result; otherwise,
+ * and for a series reference, intervals stays in the tree. A key twice in
+ * the top object is refused (which one would count?).
+ */
+struct scan {
+        const char *s;
+        size_t len, pos;
+        const struct rd *r;
+};
+
+static void scan_ws(struct scan *sc)
+{
+        while (sc->pos < sc->len && (sc->s[sc->pos] == ' ' || sc->s[sc->pos] == '\n' ||
+                                     sc->s[sc->pos] == '\t' || sc->s[sc->pos] == '\r'))
+                sc->pos++;
+}
+
+static int scan_char(struct scan *sc, char c)
+{
+        scan_ws(sc);
+        if (sc->pos < sc->len && sc->s[sc->pos] == c) {
+                sc->pos++;
+                return 1;
+        }
+        return 0;
+}
+
+/* "FILE:LINE: not an oltp result: JSON: why", LINE of the byte at sc->pos + off. */
+static int scan_fail(const struct scan *sc, size_t off, const char *why)
+{
+        int line = 1;
+
+        for (size_t i = 0; i < sc->pos + off && i < sc->len; i++)
+                line += sc->s[i] == '\n';
+        snprintf(sc->r->err, sc->r->errlen, "%s:%d: not an oltp result: JSON: %s", sc->r->name,
+                 line, why);
+        return -EINVAL;
+}
+
+/* The value at sc->pos, parsed by jansson; NULL (err set) when it is not JSON. */
+static json_t *scan_value(struct scan *sc)
+{
+        json_error_t e;
+        json_t *v;
+
+        scan_ws(sc);
+        v = json_loadb(sc->s + sc->pos, sc->len - sc->pos, JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK,
+                       &e);
+        if (!v)
+                scan_fail(sc, e.position > 0 ? (size_t)e.position : 0, e.text);
+        else
+                sc->pos += (size_t)e.position;
+        return v;
+}
+
+/* The intervals array at sc->pos ('['), row by row into one (the percentiles from top). */
+static int scan_rows(struct scan *sc, struct oltp_merge *one, const json_t *top)
+{
+        size_t cap = 0;
+        int rc = read_pcts(one, sc->r, top);
+
+        sc->pos++;
+        if (rc || scan_char(sc, ']'))
+                return rc ? rc : rows_done(one, sc->r);
+        do {
+                json_t *o;
+
+                if (one->nrows == cap) {
+                        struct oltp_row *n;
+
+                        cap = cap ? 2 * cap : 1024;
+                        if (cap > UINT32_MAX)
+                                return bad(sc->r, "too many rows in", "intervals");
+                        if (!(n = realloc(one->rows, cap * sizeof(*n))))
+                                return -ENOMEM;
+                        one->rows = n;
+                }
+                if (!(o = scan_value(sc)))
+                        return -EINVAL;
+                memset(&one->rows[one->nrows], 0, sizeof(*one->rows));
+                rc = read_row(&one->rows[one->nrows], one, sc->r, o);
+                json_decref(o);
+                if (rc)
+                        return rc;
+                one->nrows++;
+        } while (scan_char(sc, ','));
+        return scan_char(sc, ']') ? rows_done(one, sc->r) : scan_fail(sc, 0, "',' or ']' expected");
+}
+
+/* One member "key": value of the top object into top (or, the intervals, into one). */
+static int scan_member(struct scan *sc, struct oltp_merge *one, json_t *top, int *rows_read)
+{
+        json_t *k = scan_value(sc), *v;
+        const char *key = json_string_value(k);
+        int rc = 0;
+        char why[160];
+
+        if (!k)
+                return -EINVAL;
+        snprintf(why, sizeof(why), "the key %.100s twice in the top object", key ? key : "");
+        for (char *c = why; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        *c = '?'; /* a key's control characters never reach a terminal */
+        if (!key || json_object_get(top, key) || (*rows_read && !strcmp(key, "intervals")))
+                rc = scan_fail(sc, 0, key ? why : "a key expected");
+        else if (!scan_char(sc, ':'))
+                rc = scan_fail(sc, 0, "':' expected");
+        else if (!strcmp(key, "intervals") && (scan_ws(sc), sc->pos < sc->len) &&
+                 sc->s[sc->pos] == '[' && json_object_get(top, "lat_ns")) {
+                rc = scan_rows(sc, one, top);
+                *rows_read = !rc;
+        } else if (!(v = scan_value(sc)))
+                rc = -EINVAL;
+        else if (json_object_set_new(top, key, v))
+                rc = -ENOMEM;
+        json_decref(k);
+        return rc;
+}
+
+static int read_file_top(struct scan *sc, struct oltp_merge *one, json_t *top, int *rows_read)
+{
+        int rc = 0;
+
+        *rows_read = 0;
+        if (!scan_char(sc, '{'))
+                return scan_fail(sc, 0, "a result is a JSON object");
+        if (!scan_char(sc, '}')) {
+                do
+                        rc = scan_member(sc, one, top, rows_read);
+                while (!rc && scan_char(sc, ','));
+                if (!rc && !scan_char(sc, '}'))
+                        rc = scan_fail(sc, 0, "',' or '}' expected");
+        }
+        scan_ws(sc);
+        return rc || sc->pos == sc->len ? rc : scan_fail(sc, 0, "end of file expected");
 }
 
 /*
@@ -817,32 +984,34 @@ static int check_file(struct oltp_merge *m, const char *path, struct stat *st, c
 int oltp_merge_add_file(struct oltp_merge *m, const char *path, char *err, size_t errlen)
 {
         char dir[4200];
-        json_error_t e;
+        const struct rd r = {path, err, errlen};
+        struct scan sc = {.r = &r};
+        struct oltp_merge *one;
         json_t *j;
-        size_t len;
         char *text;
         struct stat st;
-        int rc = check_file(m, path, &st, err, errlen);
+        int rows_read, rc = check_file(m, path, &st, err, errlen);
 
         if (rc)
                 return rc;
-        rc = res_read_file(path, &text, &len, err, errlen);
+        rc = res_read_file(path, &text, &sc.len, err, errlen);
         if (rc)
                 return rc == -ENOMEM ? rc : -EINVAL;
-        j = json_loadb(text, len, 0, &e);
+        sc.s = text;
+        j = json_object();
+        one = oltp_merge_new();
+        rc = j && one ? read_file_top(&sc, one, j, &rows_read) : -ENOMEM;
         free(text);
-        if (!j) {
-                snprintf(err, errlen, "%s:%d: not an oltp result: JSON: %s", path, e.line, e.text);
-                return -EINVAL;
-        }
         /* a result of a run directory holds its intervals in the files beside it */
         res_dirname(path, dir, sizeof(dir));
-        rc = res_series_resolve_exact(j, dir, err, errlen);
-        if (rc && rc != -ENOMEM)
+        if (!rc && (rc = res_series_resolve_exact(j, dir, err, errlen)) && rc != -ENOMEM)
                 rc = -EINVAL;
         if (!rc)
-                rc = oltp_merge_add(m, path, j, err, errlen);
+                rc = add_one(m, one, rows_read, path, j, err, errlen);
+        else if (rc == -ENOMEM)
+                snprintf(err, errlen, "%s: out of memory", path);
         json_decref(j);
+        oltp_merge_free(one);
         if (!rc) {
                 m->files[m->nfiles].dev = st.st_dev;
                 m->files[m->nfiles++].ino = st.st_ino;

@@ -24,8 +24,8 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-echo "== unit tests (release build)"
-(cd build && ctest --output-on-failure -L unit)
+echo "== unit tests and the release-bound tests (release build)"
+(cd build && ctest --output-on-failure -L 'unit|release')
 
 echo "== all tests (sanitizer build)"
 labels=()

@@ -5,43 +5,8 @@
 . "$TESTLIB"
 cd "$T"
 
-# gen NAME [key=value...]: an oltp result (tests/cli's least one, with the fields the cases change)
-gen() {
-        python3 - "$@" <<'PY'
-import json, sys
-name, kv = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
-def hist(n=0, lo=1000):
-    if n == 0:
-        return {"layout": "loglin-8", "count": 0, "min": 0, "max": 0, "sum": 0, "sumsq": 0, "buckets": []}
-    return {"layout": "loglin-8", "count": n, "min": 200, "max": 200, "sum": 200 * n, "sumsq": 0,
-            "buckets": [[200, n]]}
-def totals(tx=0, tps=0.0):
-    return {"transactions": tx, "tps": tps, "queries": {"read": 0, "write": 0, "other": 0},
-            "qps": 0, "errors": 0, "reconnects": 0, "failed_connects": 0}
-def row(t, tps=1.0):
-    return {"t": t, "tps": tps, "qps": 0, "queries_s": {"read": 0, "write": 0, "other": 0},
-            "errors_s": 0, "reconnects_s": 0, "lat_ns": {"percentile": {"95.0": 5}}}
-tx = int(kv.get("tx", 0))
-r = {"schema_version": 1, "kind": "oltp", "config": {"workload": "oltp_read_write"},
-     "seconds": 1, "threads": json.loads(kv.get("threads", "1")), "totals": totals(tx, json.loads(kv.get("tps", "0"))),
-     "lat_ns": {"percentile": {"95.0": 0}}, "hist": hist(), "hosts": [], "intervals": []}
-nrows, off = int(kv.get("rows", 0)), float(kv.get("off", 0))
-r["intervals"] = [row(1 + i + off) for i in range(nrows)]
-for t in json.loads(kv.get("ts", "[]")):
-    r["intervals"].append(row(t))
-nh = int(kv.get("hosts", 0))
-hn = kv.get("hostname", "h%d")
-r["hosts"] = [{"host": hn % i if "%d" in hn else hn, "port": json.loads(kv.get("port", "3306")),
-               "totals": totals(1, 1.0), "lat_ns": {}, "hist": hist(1)} for i in range(nh)]
-if "qw" in kv:
-    r["rate"] = {"target_tps": 10, "achieved_tps": 10, "queue_overflows": 0, "overloaded": False,
-                 "queue_wait_ns": {"min": json.loads(kv["qw"]), "max": json.loads(kv["qw"])}}
-if "buckets" in kv:
-    r["hist"] = {"layout": "loglin-8", "count": 0, "min": 200, "max": 202, "sum": 0, "sumsq": 0,
-                 "buckets": [[200, 2**63 - 1], [201, 2**63 - 1], [202, 2]]}
-json.dump(r, open(name, "w"))
-PY
-}
+# gen NAME [key=value...]: an oltp result with the fields the cases change (merge_input.py)
+gen() { python3 "$SRC/tests/cli/merge_input.py" "$@"; }
 N=0
 BAD=0
 # bad WANT FRAGMENT ARGS...: hcisweep ARGS exits WANT, prints FRAGMENT, no sanitizer report.
@@ -86,6 +51,10 @@ gen port.json hosts=1 port=65536
 bad 2 "port.json: not an oltp result: an out-of-range port" "${MG[@]}" ok.json port.json
 gen thr.json threads=4294967297
 bad 2 "thr.json: not an oltp result: an out-of-range threads" "${MG[@]}" ok.json thr.json
+printf '{"kind": "oltp", "kind": "oltp"}' >twice.json
+bad 2 "twice.json:1: not an oltp result: JSON: the key kind twice in the top object" "${MG[@]}" ok.json twice.json
+printf '{"kind": "oltp"} x' >tail.json
+bad 2 "tail.json:1: not an oltp result: JSON: end of file expected" "${MG[@]}" ok.json tail.json
 for i in $(seq 0 256); do cp ok.json "f$i.json"; done
 bad 2 "option --merge: at most 256 result files" "${MG[@]}" f[0-9]*.json
 [ -e "$T/merged.json" ] && fail "a refused --merge wrote its result"
@@ -101,6 +70,18 @@ python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hosts"]; assert len
 # A merge of 256 files is taken (the limit is 256, not 255).
 rm -f f256.json
 expect_rc 0 "$HCISWEEP" "${MG[@]}" f[0-9]*.json
+
+# intervals[] before lat_ns (read from the tree, not row by row as hcisweep's order allows): the same merge
+gen o1.json rows=3 tx=5
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); iv=r.pop("intervals"); json.dump(dict(intervals=iv, **r), open(sys.argv[2], "w"))' \
+        o1.json o1r.json
+gen o2.json rows=3 ts="[4]"
+expect_rc 0 "$HCISWEEP" "${MG[@]}" o1.json o2.json
+jq -S 'del(.started_at, .ended_at, .merge.inputs[].file)' merged.json >in_order.json
+expect_rc 0 "$HCISWEEP" "${MG[@]}" o1r.json o2.json
+jq -S 'del(.started_at, .ended_at, .merge.inputs[].file)' merged.json >reordered.json
+cmp -s in_order.json reordered.json || fail "intervals before lat_ns merge otherwise: $(diff in_order.json reordered.json | head -5)"
+jq -e '.intervals | length == 4' merged.json >/dev/null || fail "rows 1-3 and 1-4 are not 4: $(jq -c .intervals merged.json)"
 
 # Linear in rows: two inputs of 100k intervals each, 200k in all, align into 100k rows
 # (the time and memory are printed: no timing assert on a shared machine).

@@ -9,12 +9,18 @@ fake_exporter.py ADDR PORT LOG: serves until killed, one line per request in LOG
   /redirect      302 to /ok/metrics (never to be followed)
   anything else  as a proxy would see it: logged, 502
 It is a fake Prometheus too (test_prom_hostile.sh): BASE/api/v1/query with BASE
-/prom/CASE answers an instant query for any instance with CASE (PROM_CASES).
+/prom/CASE answers an instant query for any instance with CASE (PROM_CASES);
+BASE /prom/stallon-INSTANCE answers INSTANCE's first query (a run's check that every
+host answers), stalls 30 s on its others and answers the other instances' with counters
+that advance with the clock, a host 40% busy (test_scale_prom_stall.sh).
 """
 import http.server
 import json
 import sys
+import re
+import threading
 import time
+import urllib.parse
 
 OK = (
     'node_cpu_seconds_total{cpu="0",mode="idle"} 100\n'
@@ -72,8 +78,34 @@ PROM_CASES = {
 }
 
 
+def case_instance(path):
+    return path.split("?", 1)[0].split("/")[2][len("stallon-"):]
+
+
+def prom_live():
+    """A host of one CPU 40% busy since the epoch: any two reads give that share."""
+    t = time.time()
+    return vector([series("node_cpu_seconds_total", "%.3f" % (t * 0.6), cpu="0", mode="idle"),
+                   series("node_cpu_seconds_total", "%.3f" % (t * 0.3), cpu="0", mode="user"),
+                   series("node_cpu_seconds_total", "%.3f" % (t * 0.1), cpu="0", mode="system"),
+                   series("node_memory_MemTotal_bytes", "1e+09"),
+                   series("node_memory_MemAvailable_bytes", "5e+08"),
+                   {"metric": {"__name__": "hcisweep_sample_time"}, "value": [t, "%.3f" % t]}])
+
+
+STALLED = {"lock": threading.Lock(), "queries": 0}
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def prom(self, case):
+        if case.startswith("stallon-"):
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("query", [""])[0]
+            case = "live"
+            if re.search('instance="%s"' % re.escape(case_instance(self.path)), query):
+                with STALLED["lock"]:
+                    STALLED["queries"] += 1
+                    if STALLED["queries"] > 1:
+                        case = "stall"
         if case == "stall":
             time.sleep(30)
             return
@@ -81,7 +113,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = b'{"status":"success","data":{"resultType":"vector","result":[' + \
                 b" " * (17 << 20) + b"]}}"
         else:
-            body = PROM_CASES.get(case, PROM_CASES["ok"])
+            body = prom_live() if case == "live" else PROM_CASES.get(case, PROM_CASES["ok"])
             data = (body if isinstance(body, str) else json.dumps(body))
             data = data.replace('"NOW"', '"%.3f"' % time.time()).encode()
         self.send_response(200)
