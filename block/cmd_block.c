@@ -1249,7 +1249,8 @@ int cmd_block_check_option(const char *name, const char *val, char *err, size_t 
         struct blk_cfg *cfg = calloc(1, sizeof(*cfg));
         struct lab_cfg *lab = calloc(1, sizeof(*lab));
         /* the groups the command line takes: a job file's keys are its options */
-        struct opt_group g[3] = {{block_opts, cfg, NULL}, {lab_opts, lab, NULL}, {NULL, NULL, NULL}};
+        struct opt_group g[3] = {
+            {block_opts, cfg, NULL}, {lab_opts, lab, NULL}, {NULL, NULL, NULL}};
         int rc = -ENOMEM;
 
         if (cfg && lab && (rc = opt_defaults(g, err, errlen)) == 0)
