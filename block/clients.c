@@ -503,7 +503,8 @@ static int read_vms(const struct blk_clients_plan *p, struct client *cl, unsigne
                 c->vc = vc[i];
                 c->lab = *lab;
                 snprintf(c->name, sizeof(c->name), "%s", vc[i].name);
-                snprintf(c->host, sizeof(c->host), "%s", vc[i].host);
+                /* a VM host name longer than a host name can be is cut, never overrun */
+                snprintf(c->host, sizeof(c->host), "%.*s", (int)sizeof(c->host) - 1, vc[i].host);
                 c->where = c->vc.where;
                 c->pid = -1;
                 if (!(c->tj = json_array()) ||

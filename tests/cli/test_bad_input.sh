@@ -399,9 +399,9 @@ bad 2 "analyze: nope.csv" analyze nope.csv
 bad 2 "expected one FILE" analyze
 # per-host CSV rows (columns host and role): the line is named
 printf 'load,throughput,host,role,cpu_busy_pct\n1,100,h1,compute,50\n2,200,h1,hypervisor,60\n' >"$T/role.csv"
-bad 2 "role.csv: line 3: column role: 'hypervisor' is not compute, storage or both" analyze role.csv
+bad 2 "role.csv: line 3: column role: 'hypervisor' is not compute, storage, both or client" analyze role.csv
 printf 'load,throughput,host,role\n1,100,h1,\n' >"$T/norole.csv"
-bad 2 "norole.csv: line 2: column role: '' is not compute, storage or both" analyze norole.csv
+bad 2 "norole.csv: line 2: column role: '' is not compute, storage, both or client" analyze norole.csv
 printf 'load,throughput,host,role\n1,100,,compute\n' >"$T/nohost.csv"
 bad 2 "nohost.csv: line 2: column host is empty" analyze nohost.csv
 printf 'load,throughput,host,role\n1,100,h1,compute\n1,100,h1,storage\n' >"$T/twice.csv"
