@@ -59,7 +59,7 @@ enum oltp_err_class {
 struct oltp_dconn;
 
 /*
- * Levers on a driver's socket I/O (issue 40), set once before the first
+ * Levers on a driver's socket I/O, set once before the first
  * conn_new; all 0 is the client library's own behaviour.
  */
 struct oltp_io_tune {

@@ -10,7 +10,7 @@
  * Memory per connection limits how many connections one client can drive,
  * so the coroutine stack and the network buffer are sized explicitly.
  *
- * No speculative read (struct oltp_io_tune.wait_first_read, issue 40): in
+ * No speculative read (struct oltp_io_tune.wait_first_read): in
  * the non-blocking API every socket read goes ma_pvio_read ->
  * ma_pvio_read_async -> pvio->methods->async_read, and a read that fails
  * with EAGAIN yields MYSQL_WAIT_READ to the caller. Right after a request

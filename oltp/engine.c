@@ -1295,7 +1295,7 @@ static int collect(struct engine *e, struct oltp_result *res)
  * conns_per_thread connections. A thread with few connections sleeps and
  * wakes for nearly every reply; at 4 connections one thread made 9% fewer
  * system calls and 39% fewer context switches per statement than two
- * (bench/README.md, issue 40).
+ * (bench/README.md).
  */
 static unsigned pick_threads(const struct oltp_engine_cfg *cfg)
 {

@@ -113,7 +113,7 @@ const struct opt_def oltp_opt_defs[] = {
     METRICS_LISTEN_OPT(O(metrics_listen)),
     {"driver", OPT_ENUM, O(driver), "mariadb", NOLIM, "client library", oltp_driver_names,
      OPT_F_HIDDEN},
-    /* levers of the driver's socket I/O, for bench/oltp_vs_sysbench --hc-opts (issue 40) */
+    /* levers of the driver's socket I/O, for bench/oltp_vs_sysbench --hc-opts */
     {"io-wait-read", OPT_BOOL, O(io_wait_read), "1", NOLIM,
      "the first read after a request waits for readiness (no recv that fails)", NULL, OPT_F_HIDDEN},
     {"busy-poll", OPT_INT, O(busy_poll), "0", 0, 100000,

@@ -43,7 +43,7 @@ struct oltp_cli;
 /* The parsed options; the strings belong to the group (opt_free). */
 struct oltp_opts {
         int workload, rand_type, range_selects, skip_trx, driver;
-        int io_wait_read, io_report, pin_threads; /* hidden levers of issue 40 */
+        int io_wait_read, io_report, pin_threads; /* hidden socket I/O levers */
         long long busy_poll, spin_us, conns_per_thread;
         char *mysql_host, *mysql_user, *mysql_db, *mysql_password, *mysql_password_file;
         char *mysql_defaults_file;

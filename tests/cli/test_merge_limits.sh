@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_merge_limits.sh - `oltp run --merge` holds its limits against hostile
-# inputs (issue 39 class 7): each refusal exits 2 naming the file, the sums
+# inputs: each refusal exits 2 naming the file, the sums
 # never wrap, and the merge is linear in rows and bounded per host.
 . "$TESTLIB"
 cd "$T"

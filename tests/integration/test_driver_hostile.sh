@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_driver_hostile.sh - hostile lines from a remote driver (issue 39 class 3):
+# test_driver_hostile.sh - hostile lines from a remote driver:
 # a fake `ssh` early on PATH (fake_ssh_driver.py) stands for the driver's host.
 # It runs the real driver here against a real MariaDB and relays its lines with
 # one hostile turn per case: a started time of INT64_MIN or INT64_MAX, a line

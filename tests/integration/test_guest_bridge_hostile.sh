@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hostile answers from a guest agent to the guest bridge (`hcisweep lab
-# guest-driver`, lab/guest_driver.h; issue 39 class 3), from a fake agent on
+# guest-driver`, lab/guest_driver.h), from a fake agent on
 # the chardev's unix socket (fake_qga.py): a guest time of INT64_MIN or 2^64,
 # started lines of +-INT64, exit statuses with signal INT_MIN / INT_MAX / 19,
 # exit codes 256 and 2^40, JSON that is malformed, of the wrong type or over

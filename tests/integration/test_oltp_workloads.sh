@@ -39,7 +39,7 @@ check oltp_read_only 14 0 2
 check oltp_write_only 0 4 2
 check oltp_point_select 1 0 0
 
-# issue 40: the driver's socket hooks run, and the first read after each request waits for
+# The driver's socket hooks run, and the first read after each request waits for
 # readiness instead of a recv that fails (--io-wait-read 0: the library's own speculative
 # recv, nothing deferred); both give the exact counts above
 io_check() { # --io-wait-read value, then the deferred-reads test

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_scale_prom_stall.sh - a Prometheus that stalls on one instance, at
-# scale level (issue 39 class 4): a static inventory of one real mariadbd on
+# scale level: a static inventory of one real mariadbd on
 # compute host h1, a second compute host h2 and a storage host s1, read
 # through --metrics-source prometheus from the fake Prometheus
 # (fake_exporter.py, BASE /prom/stallon-INSTANCE), which answers h1's and

@@ -136,7 +136,7 @@ static void test_expo_forms(void **state)
         assert_true(fabs(z.value - 0.0015) < 1e-12);
         assert_int_equal(parse1("g { a = \"1\" } 2\n", &z, err), 0);
         assert_string_equal(z.vals[0], "a=1");
-        /* Go prints subnormals; an underflow is a value (issue 39) */
+        /* Go prints subnormals; an underflow is a value */
         assert_int_equal(parse1("s 1e-320\n", &z, err), 0);
         assert_true(z.value > 0 && z.value < 1e-300);
         /* series that differ in a label value, or by a label, are distinct */
