@@ -1034,25 +1034,48 @@ oom:
         return 1;
 }
 
+/*
+ * Cut a key or continuation line at its inline comment (';' after a blank)
+ * and drop the blanks before it and the newline. inih (55) does so for a
+ * "name = value" line but not for a continuation line, so without this a
+ * value read from a continuation could hold " ;", and its INI echo
+ * (opt_ini_line) would then read back cut: one rule for every line.
+ */
+static void opt_ini_uncomment(struct opt_ini *c)
+{
+        const char *s = c->line;
+        size_t i;
+
+        for (i = 1; i < c->len; i++) {
+                if (s[i] == ';' && isspace((unsigned char)s[i - 1]))
+                        break;
+        }
+        c->len = i;
+        while (c->len && isspace((unsigned char)s[c->len - 1]))
+                c->len--;
+}
+
+/* A line inih reads as the continuation of a value: blanks, then neither a
+ * comment nor the end of the line. */
+static int opt_ini_continues(const char *s)
+{
+        size_t i = strspn(s, " \t\r\n\v\f");
+
+        return i > 0 && s[i] && s[i] != ';' && s[i] != '#';
+}
+
 /* Prepare a line too long for inih: drop comments, trailing blanks and the newline. */
 static void opt_ini_shorten(struct opt_ini *c, size_t room)
 {
-        char *s = c->line;
+        const char *s = c->line;
         size_t i = strspn(s, " \t");
 
-        if (s[i] == ';' || s[i] == '#') {
+        if (s[i] == ';' || s[i] == '#')
                 c->len = 0;
-        } else if (s[i] == '[') {
+        else if (s[i] == '[')
                 c->len = room; /* inih then reports the unclosed section name */
-        } else {
-                for (i = 1; i < c->len; i++) {
-                        if (s[i] == ';' && isspace((unsigned char)s[i - 1]))
-                                break;
-                }
-                c->len = i;
-                while (c->len && isspace((unsigned char)s[c->len - 1]))
-                        c->len--;
-        }
+        else
+                opt_ini_uncomment(c);
 }
 
 /* Stop the read with a message of the reader's own (a line inih never gets to see). */
@@ -1143,10 +1166,15 @@ static int opt_ini_next(struct opt_ini *c, size_t room)
                 return 0;
         c->pos = 0;
         c->len = (size_t)n;
-        if (c->len > room)
+        if (c->len > room) {
                 opt_ini_shorten(c, room);
-        else
+        } else if (opt_ini_continues(c->line)) {
+                opt_ini_uncomment(c); /* inih needs no newline: it strips one */
+                c->line[c->len] = '\0';
+                c->pos = SIZE_MAX;
+        } else {
                 c->pos = SIZE_MAX; /* short: handed over as it is */
+        }
         return 1;
 }
 

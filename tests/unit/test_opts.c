@@ -542,6 +542,28 @@ static void test_read_ini(void **state)
         free(path);
 }
 
+/* A continuation line's inline comment is cut as a key line's is (inih 55
+ * keeps it), so the value's INI echo reads back the same. */
+static void test_read_ini_continuation(void **state)
+{
+        struct fixture *f = *state;
+        struct ini_seen s = {.f = f};
+        char *path = write_temp("[job]\n"
+                                "json = a.json\n"
+                                "   b.json   ;\x1d comment\n"
+                                "numjobs = 2\n"
+                                "  ; a comment line, not a continuation\n");
+
+        assert_int_equal(opt_read_ini(path, ini_apply, &s, f->err, sizeof(f->err)), 0);
+        assert_int_equal(s.n, 3);
+        assert_string_equal(s.keys[1], "job/json");
+        assert_int_equal(s.lines[1], 3);
+        assert_string_equal(f->blk.json, "b.json");
+        assert_int_equal(f->blk.numjobs, 2);
+        unlink(path);
+        free(path);
+}
+
 static void test_read_ini_errors(void **state)
 {
         struct fixture *f = *state;
@@ -775,6 +797,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_json, setup, teardown),
             cmocka_unit_test_setup_teardown(test_ini_round_trip, setup, teardown),
             cmocka_unit_test_setup_teardown(test_read_ini, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_read_ini_continuation, setup, teardown),
             cmocka_unit_test_setup_teardown(test_read_ini_errors, setup, teardown),
             cmocka_unit_test_setup_teardown(test_read_ini_long_line, setup, teardown),
             cmocka_unit_test_setup_teardown(test_ini_file_round_trip, setup, teardown),
