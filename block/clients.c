@@ -426,20 +426,30 @@ static double ci_warmup_max(const struct blk_clients_plan *p)
 /*
  * The point's "steady", as a one-process point records it (steady_to_json),
  * plus the window the rule chose: window_s{start, end}, seconds after the
- * go in the controller's clock (null: that order never went out).
+ * go in the controller's clock (null: that order never went out); clients,
+ * how many fed the merged series up to its end; and stonewall, which of the
+ * point's two windows the rule's is: "first" when every client ran
+ * through it (all were told at once), "last" when one was lost on the way
+ * and the series went on with the others.
  */
 static json_t *ci_json(const struct point_ci *ci)
 {
         struct steady_res r;
+        unsigned fed = 0;
         json_t *j;
 
+        for (unsigned i = 0; i < ci->n; i++)
+                fed += ci->cl[i].point && !ci->cl[i].lost;
         steady_merge_result(ci->sm, &r, NULL);
-        if ((j = steady_to_json(&r)))
-                json_object_set_new(
-                    j, "window_s",
-                    json_pack("{s:o,s:o}", "start",
-                              ci->measure_s >= 0 ? json_real(ci->measure_s) : json_null(), "end",
-                              ci->stop_s >= 0 ? json_real(ci->stop_s) : json_null()));
+        if (!(j = steady_to_json(&r)))
+                return NULL;
+        json_object_set_new(j, "window_s",
+                            json_pack("{s:o,s:o}", "start",
+                                      ci->measure_s >= 0 ? json_real(ci->measure_s) : json_null(),
+                                      "end",
+                                      ci->stop_s >= 0 ? json_real(ci->stop_s) : json_null()));
+        json_object_set_new(j, "clients", json_integer(fed));
+        json_object_set_new(j, "stonewall", json_string(fed == ci->n ? "first" : "last"));
         return j;
 }
 

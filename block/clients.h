@@ -74,7 +74,10 @@ struct blk_clients_plan {
          * "stop"; ramp_s and runtime_s are the longest warm-up (0: half of
          * runtime_s) and measurement; the point gets "steady" as a
          * one-process point does, plus steady.window_s{start,end} (seconds
-         * after the go, this clock), and each clients[] its window_s.
+         * after the go, this clock), steady.clients (those that fed the
+         * series to its end) and steady.stonewall (first: every client ran
+         * through the rule's window; last: one was lost and the series went
+         * on with the others), and each clients[] its window_s.
          */
         double target_ci_pct;
         int optional;    /* --clients-optional: an unreachable client is missing, not an error */

@@ -994,16 +994,23 @@ static void print_json_row(const struct block_cmd *b, const json_t *shape, const
         hist_free(h);
 }
 
-/* --clients --target-ci: the "steady:" line of a one-process point, for the merged rule */
+/* --clients --target-ci: the "steady:" line of a one-process point, for the merged rule, and
+ * the window it used */
 static void print_merged_steady(const struct block_cmd *b, const json_t *st)
 {
+        const json_t *w = json_object_get(st, "window_s");
         struct steady_res r;
         char line[256];
 
         if (!st || b->cfg.quiet || steady_from_json(st, &r) < 0)
                 return;
         steady_describe(&r, line, sizeof(line));
-        printf("steady: %s (the clients' merged IOPS)\n", line);
+        printf("steady: %s (the merged IOPS of %lld clients, window %.2f-%.2f s after the go: "
+               "stonewall %s)\n",
+               line, (long long)json_integer_value(json_object_get(st, "clients")),
+               json_number_value(json_object_get(w, "start")),
+               json_number_value(json_object_get(w, "end")),
+               json_string_value(json_object_get(st, "stonewall")));
 }
 
 /* --clients: each point's aggregate as it comes, printed and saved. */

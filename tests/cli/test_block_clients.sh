@@ -65,13 +65,15 @@ no_driver_left "--stonewall last"
 expect_rc 0 "$HCISWEEP" block --clients local:2 --filename "$F" "${common[@]}" --ramp-time 2 \
         --runtime 12 --target-ci 50 --json "$T/ci.json"
 no_driver_left "--target-ci"
-echo "$OUT" | grep -q "^steady: warm-up .* (the clients' merged IOPS)" || fail "no steady line: $OUT"
+echo "$OUT" | grep -q "^steady: warm-up .* (the merged IOPS of 2 clients, window 2\.[0-9]*-12\.[0-9]* s after the go: stonewall first)" ||
+        fail "no steady line: $OUT"
 # the rule's verdict as a one-process point records it, and its window (the controller's
 # measure and stop orders, seconds after the go); every client measured over that window
 # (within 0.3 s: the orders cross a pipe, a point ends within 50 ms of its stop)
 jq -e '.points[0] | .steady as $s | $s.target_ci_pct == 50 and $s.met == true
         and $s.settled == false and $s.warmup_s == 2 and $s.measured_s == 10
         and $s.ci_pct <= 50 and ($s.window_s.start - 2 | fabs) < 0.3
+        and $s.clients == 2 and $s.stonewall == "first"
         and ($s.window_s.end - $s.window_s.start - $s.measured_s | fabs) < 0.3
         and (.clients | length) == 2
         and all(.clients[]; .error == null and .iops > 0
@@ -167,9 +169,10 @@ jq -e '(.points | length) == 1 and .points[0].degraded == ["c2"]
 no_driver_left "a lost client"
 
 # --- --target-ci with a client killed mid-point: the rule goes on without it, the point is
-# degraded and names it, the other client is told measure and stop
+# degraded and names it, the other client is told measure and stop; with --stonewall last the
+# result says the rule's window was the survivors' (stonewall last)
 "$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" --ramp-time 1 \
-        --runtime 6 --target-ci 1 --json "$T/kc.json" >"$T/kc.out" 2>&1 &
+        --runtime 6 --target-ci 1 --stonewall last --json "$T/kc.json" >"$T/kc.out" 2>&1 &
 ctl=$!
 on_exit "kill -9 $ctl 2>/dev/null"
 wait_until 30 two
@@ -180,6 +183,7 @@ wait "$ctl" || rc=$?
 [ "$rc" -eq 3 ] || fail "--target-ci, a lost client: exit $rc: $(cat "$T/kc.out")"
 jq -e '.points[0] | .degraded == ["c2"] and (.clients[1].error | test("lost"))
         and .steady.met == false and .steady.measured_s > 4 and .steady.window_s.end != null
+        and .steady.clients == 1 and .steady.stonewall == "last" and .stonewall.mode == "last"
         and (.clients[0].window_s.end - .steady.window_s.end | fabs) < 0.3
         and .clients[0].iops > 0' "$T/kc.json" >/dev/null ||
         fail "--target-ci, the degraded point: $(jq -c '.points[0] | {degraded, steady, c: [.clients[] | {error, window_s}]}' "$T/kc.json" | head -c 600)"
