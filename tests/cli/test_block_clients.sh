@@ -82,6 +82,7 @@ jq -e '.points[0] | .steady as $s | $s.target_ci_pct == 50 and $s.met == true
                 and (.runtime_s - $s.measured_s | fabs) < 0.3)
         and (.stonewall.first.seconds - $s.measured_s | fabs) < 0.3' "$T/ci.json" >/dev/null ||
         fail "--target-ci: $(jq -c '.points[0] | {steady, c: [.clients[] | {name, window_s, runtime_s, error}], stonewall}' "$T/ci.json")"
+jq -r '.points[0] | "target-ci: \(.steady | {warmup_s, measured_s, ci_pct, met, window_s, clients, stonewall}) clients: \([.clients[].window_s])"' "$T/ci.json"
 # each client's own figures come from the window the controller chose, not from a rule of its own
 jq -e 'all(.points[0].clients[]; has("steady") | not)' "$T/ci.json" >/dev/null ||
         fail "a client ran a rule of its own"
@@ -204,4 +205,4 @@ jq -e '.partial == true and (.points | length) == 1 and .points[0].n_clients == 
         and all(.points[0].clients[]; .error == null and .iops > 0)' "$T/i.json" >/dev/null ||
         fail "after SIGINT: $(jq -c '{partial, p: [.points[] | {n_clients, c: [.clients[] | {iops, error}]}]}' "$T/i.json")"
 no_driver_left "SIGINT"
-pass "local:3 lockstep sweep (aggregate = per-client sum, skew recorded), stonewall last, unreachable exit 3, lost client degraded, SIGINT 130 partial, no client left"
+pass "local:3 lockstep sweep (aggregate = per-client sum, skew recorded), stonewall last, --target-ci on the merged series (one window, a lost client does not hang it), unreachable exit 3, lost client degraded, SIGINT 130 partial, no client left"
