@@ -11,16 +11,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/driverproto.h"
 #include "core/log.h"
+#include "core/steady.h"
 #include "block/client_driver.h"
 
 struct blk_drv {
         pthread_t watcher;
         int watching;
         int wake[2]; /* written by unwatch: the watcher returns */
-        void (*interrupt)(void *);
+        struct blk_drv_hooks h;
         void *arg;
+        unsigned point;    /* the point started last */
+        uint64_t started;  /* ... when (clk_now_ns): samples count from here */
+        unsigned nsamples; /* samples sent this point */
 };
 
 struct blk_drv *blk_drv_new(void)
@@ -59,7 +64,6 @@ int blk_drv_wait_go(struct blk_drv *d, unsigned k, const volatile sig_atomic_t *
         char err[256];
         int rc;
 
-        (void)d;
         if (dp_send(1, &m, err, sizeof(err)) < 0) {
                 log_error("driver: %s", err);
                 return -EPIPE;
@@ -74,6 +78,9 @@ int blk_drv_wait_go(struct blk_drv *d, unsigned k, const volatile sig_atomic_t *
                 return -EPROTO;
         }
         sleep_until(go.ns);
+        d->point = k;
+        d->started = clk_now_ns();
+        d->nsamples = 0;
         m = (struct dp_msg){.kind = DP_STARTED, .point = k, .ns = dp_real_ns()};
         if (dp_send(1, &m, err, sizeof(err)) < 0) {
                 log_error("driver: %s", err);
@@ -82,7 +89,54 @@ int blk_drv_wait_go(struct blk_drv *d, unsigned k, const volatile sig_atomic_t *
         return 1;
 }
 
-/* The watcher: stdin's end or a stop line interrupts the point; measure is ignored. */
+/* The next sample's due time (clk_now_ns), and ms until then for poll (-1: no samples). */
+static int sample_wait_ms(const struct blk_drv *d, uint64_t *due)
+{
+        uint64_t now = clk_now_ns();
+
+        if (!d->h.done)
+                return -1;
+        *due = d->started + (uint64_t)((d->nsamples + 1) * STEADY_SAMPLE_S * 1e9);
+        return *due > now ? (int)((*due - now + 999999) / 1000000) : 0;
+}
+
+/* --steady-remote: the sample due, if it is (a controller gone is found by stdin's end). */
+static void sample_if_due(struct blk_drv *d)
+{
+        uint64_t due, now = clk_now_ns();
+        char err[256];
+
+        if (sample_wait_ms(d, &due) != 0)
+                return;
+        d->nsamples++;
+        struct dp_msg m = {.kind = DP_SAMPLE,
+                           .point = d->point,
+                           .t_s = (double)(now - d->started) / 1e9,
+                           .done = d->h.done(d->arg)};
+        if (dp_send(1, &m, err, sizeof(err)) < 0)
+                log_warn("driver: %s", err);
+}
+
+/* One whole line from the controller: 1 when it ends the watch. */
+static int on_line(struct blk_drv *d, const char *buf, size_t len)
+{
+        struct dp_msg m;
+
+        if (len > DP_LINE_MAX) {
+                d->h.interrupt(d->arg);
+                return 1;
+        }
+        if (dp_decode(buf, len, &m) != 0)
+                return 0;
+        if (m.kind == DP_MEASURE && d->h.measure)
+                d->h.measure(d->arg);
+        if (m.kind != DP_STOP)
+                return 0;
+        (d->h.end ? d->h.end : d->h.interrupt)(d->arg);
+        return 1;
+}
+
+/* The watcher: stdin's end interrupts the point; its lines are the controller's orders. */
 static void *watch(void *arg)
 {
         struct blk_drv *d = arg;
@@ -92,35 +146,36 @@ static void *watch(void *arg)
         for (;;) {
                 struct pollfd p[2] = {{.fd = 0, .events = POLLIN},
                                       {.fd = d->wake[0], .events = POLLIN}};
-                if (poll(p, 2, -1) < 0) {
-                        if (errno == EINTR)
-                                continue;
+                uint64_t due;
+                int n = poll(p, 2, sample_wait_ms(d, &due));
+
+                if (n < 0 && errno != EINTR)
                         break;
-                }
+                sample_if_due(d);
+                if (n <= 0)
+                        continue;
                 if (p[1].revents)
                         return NULL;
                 if (!p[0].revents)
                         continue;
-                ssize_t n = read(0, buf + len, 1);
-                if (n < 0 && errno == EINTR)
+                ssize_t r = read(0, buf + len, 1);
+                if (r < 0 && errno == EINTR)
                         continue;
-                if (n <= 0)
+                if (r <= 0)
                         break;
                 if (buf[len] != '\n' && ++len <= DP_LINE_MAX)
                         continue;
-                struct dp_msg m;
-                int stop = len > DP_LINE_MAX || (dp_decode(buf, len, &m) == 0 && m.kind == DP_STOP);
+                if (on_line(d, buf, len))
+                        return NULL;
                 len = 0;
-                if (stop)
-                        break;
         }
-        d->interrupt(d->arg);
+        d->h.interrupt(d->arg);
         return NULL;
 }
 
-int blk_drv_watch(struct blk_drv *d, void (*interrupt)(void *), void *arg)
+int blk_drv_watch(struct blk_drv *d, const struct blk_drv_hooks *h, void *arg)
 {
-        d->interrupt = interrupt;
+        d->h = *h;
         d->arg = arg;
         if (pthread_create(&d->watcher, NULL, watch, d) != 0)
                 return -EAGAIN;

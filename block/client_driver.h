@@ -11,12 +11,24 @@
  *
  * While a point runs, the end of stdin or a "stop" line interrupts it (as
  * SIGINT would): the point's result is still given, marked interrupted.
- * One per process; its watcher thread runs only during a point.
+ *
+ * With the controller's --target-ci (the block client's --steady-remote),
+ * the controller's rule decides the window on the merged series of all
+ * clients (core/steady_merge.h). Then, while the point runs, the client
+ * also prints every STEADY_SAMPLE_S since it started
+ *
+ *   hcisweep-driver sample T DONE      I/Os done since it started
+ *
+ * and the controller's "measure" line opens the measured window, its
+ * "stop" line closes it (a normal end, not an interruption); only the end
+ * of stdin still interrupts. One per process; its watcher thread runs only
+ * during a point.
  */
 #ifndef HCI_BLK_CLIENT_DRIVER_H
 #define HCI_BLK_CLIENT_DRIVER_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <jansson.h>
 
 struct blk_drv;
@@ -32,8 +44,21 @@ void blk_drv_free(struct blk_drv *d);
  */
 int blk_drv_wait_go(struct blk_drv *d, unsigned k, const volatile sig_atomic_t *stop);
 
-/* From here until blk_drv_unwatch: the end of stdin or "stop" calls interrupt(arg). */
-int blk_drv_watch(struct blk_drv *d, void (*interrupt)(void *), void *arg);
+/* What the watcher calls, from its own thread (arg is the watch's). */
+struct blk_drv_hooks {
+        void (*interrupt)(void *arg); /* the end of stdin (and "stop" without end) */
+        /* --steady-remote, or NULL: I/Os done so far this point (sampled), and the orders */
+        uint64_t (*done)(void *arg);
+        void (*measure)(void *arg);
+        void (*end)(void *arg);
+};
+
+/*
+ * From here until blk_drv_unwatch, the watcher thread reads stdin and calls
+ * h's hooks (h is copied). With h->done set it sends a sample every
+ * STEADY_SAMPLE_S from the started instant. 0, or -EAGAIN (no thread).
+ */
+int blk_drv_watch(struct blk_drv *d, const struct blk_drv_hooks *h, void *arg);
 void blk_drv_unwatch(struct blk_drv *d);
 
 /* Point k's result line and document. 0, or -errno (logged: the controller is gone). */

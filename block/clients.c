@@ -13,6 +13,7 @@
 #include "core/driverproto.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "core/steady_merge.h"
 #include "lab/inventory.h"
 #include "lab/labopts.h"
 #include "lab/proc.h"
@@ -28,13 +29,14 @@
 
 /* Options the controller keeps to itself: a client gets the rest of the user's argv. */
 static const char *const controller_only[] = {
-    "clients", "client-counts", "stonewall", "per-client",  "clients-optional",
-    "json",    "output-dir",    "target",    "filename",    "metrics-listen",
-    "quiet",   "output-format", "no-index",  "start-on-go", "vms",
-    NULL}; /* and every lab option (labopts.h): --clients vms finds its lab with them */
+    "clients",       "client-counts", "stonewall", "per-client",  "clients-optional",
+    "json",          "output-dir",    "target",    "filename",    "metrics-listen",
+    "quiet",         "output-format", "no-index",  "start-on-go", "vms",
+    "steady-remote", "target-ci",     NULL}; /* and every lab option (labopts.h): --clients vms
+                                                finds its lab with them */
 /* ... and of those, the ones that take no value (the others may take the next word) */
-static const char *const controller_bools[] = {"per-client", "clients-optional", "quiet",
-                                               "no-index",   "start-on-go",      NULL};
+static const char *const controller_bools[] = {
+    "per-client", "clients-optional", "quiet", "no-index", "start-on-go", "steady-remote", NULL};
 
 struct client {
         char name[64];
@@ -180,6 +182,8 @@ static char **client_argv(const struct blk_clients_plan *p, const struct client 
                 return NULL;
         }
         a[n++] = "--start-on-go";
+        if (p->target_ci_pct > 0) /* the window is the controller's rule's (point_ci below) */
+                a[n++] = "--steady-remote";
         a[n++] = "--quiet";
         a[n] = NULL;
         return a;
@@ -249,8 +253,24 @@ static void lose(struct client *c, const char *why)
         c->pid = -1;
 }
 
-/* One message from c, handled for point k. */
-static void on_msg(struct client *c, const struct dp_msg *m, unsigned k)
+/*
+ * --target-ci: the rule of one point on the merged IOPS series of its
+ * clients (core/steady_merge.h), steered from the controller: each
+ * client's samples go in, "measure" and "stop" go out to every client
+ * still there, and the instants they were sent are the window it chose.
+ */
+struct point_ci {
+        struct steady_merge *sm;
+        enum steady_phase told;
+        struct client *cl;
+        unsigned n;
+        int64_t go_ns;            /* the point's go, controller's clock */
+        double measure_s, stop_s; /* when each order went out, seconds since the go; < 0 not yet */
+};
+
+/* One message from c (client i), handled for point k (ci: its rule, or NULL). */
+static void on_msg(struct client *c, const struct dp_msg *m, unsigned k, struct point_ci *ci,
+                   unsigned i)
 {
         char why[128];
 
@@ -266,6 +286,10 @@ static void on_msg(struct client *c, const struct dp_msg *m, unsigned k)
         case DP_STARTED:
                 c->started = 1;
                 c->started_ns = m->local_ns;
+                break;
+        case DP_SAMPLE:
+                if (ci)
+                        steady_merge_sample(ci->sm, i, m->t_s, m->done);
                 break;
         case DP_RESULT: {
                 json_error_t je;
@@ -284,9 +308,34 @@ static void on_msg(struct client *c, const struct dp_msg *m, unsigned k)
         }
 }
 
-/* Poll every live client until done(c) holds for all, or the deadline (0: none), or stop. */
+/* ci's order to every client still there */
+static void tell_clients(void *arg, enum dp_kind kind)
+{
+        struct point_ci *ci = arg;
+        struct dp_msg m = {.kind = kind};
+        char why[256];
+        double t = (double)(dp_real_ns() - ci->go_ns) / 1e9;
+
+        *(kind == DP_MEASURE ? &ci->measure_s : &ci->stop_s) = t;
+        for (unsigned i = 0; i < ci->n; i++)
+                if (!ci->cl[i].lost && !ci->cl[i].point &&
+                    dp_carrier_send(ci->cl[i].car, &m, why, sizeof(why)) < 0)
+                        lose(&ci->cl[i], why);
+}
+
+/* ci's rule on what came in: a client lost or done is not waited for. */
+static void steer(struct point_ci *ci)
+{
+        for (unsigned i = 0; i < ci->n; i++)
+                if (ci->cl[i].lost || ci->cl[i].point)
+                        steady_merge_gone(ci->sm, i);
+        steady_merge_steer(ci->sm, &ci->told, tell_clients, ci);
+}
+
+/* Poll every live client until done(c) holds for all, or the deadline (0: none), or stop;
+ * ci, when not NULL, is steered on every round. */
 static int wait_all(struct client *cl, unsigned n, unsigned k, int (*done)(const struct client *),
-                    int64_t deadline_ns, const volatile sig_atomic_t *stop)
+                    int64_t deadline_ns, const volatile sig_atomic_t *stop, struct point_ci *ci)
 {
         for (;;) {
                 struct pollfd pf[MAX_CLIENTS];
@@ -299,7 +348,7 @@ static int wait_all(struct client *cl, unsigned n, unsigned k, int (*done)(const
                         /* not past done: the next point's ready stays queued for it */
                         while (!cl[i].lost && !done(&cl[i]) &&
                                (rc = dp_carrier_next(cl[i].car, &m, err, sizeof(err))) == 1)
-                                on_msg(&cl[i], &m, k);
+                                on_msg(&cl[i], &m, k, ci, i);
                         if (!cl[i].lost && rc < 0)
                                 lose(&cl[i], err);
                         if (!cl[i].lost && !done(&cl[i]) && dp_carrier_out_fd(cl[i].car) < 0)
@@ -310,6 +359,8 @@ static int wait_all(struct client *cl, unsigned n, unsigned k, int (*done)(const
                             (struct pollfd){.fd = dp_carrier_out_fd(cl[i].car), .events = POLLIN};
                         map[np++] = i;
                 }
+                if (ci)
+                        steer(ci);
                 if (!np)
                         return 0;
                 if (stop && *stop)
@@ -345,8 +396,10 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
 
         for (unsigned i = 0; i < n; i++) {
                 const struct client *c = &cl[i];
-                double st = (double)(c->started ? c->started_ns : go_ns) / 1e9 + p->ramp_s;
                 json_t *rt = json_object_get(c->point, "runtime_s");
+                json_t *ramp = json_object_get(c->point, "ramp_s"); /* the ramp it really had */
+                double st = (double)(c->started ? c->started_ns : go_ns) / 1e9 +
+                            (json_is_number(ramp) ? json_number_value(ramp) : p->ramp_s);
                 cp[i] = (struct blk_client_point){
                     .name = c->name,
                     .where = c->where,
@@ -355,6 +408,7 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
                     .point = c->point,
                     .start_s = st,
                     .end_s = st + (json_is_number(rt) ? json_number_value(rt) : p->runtime_s),
+                    .go_s = (double)go_ns / 1e9,
                     .skew_ms = c->started ? (double)(c->started_ns - go_ns) / 1e6 : 0,
                     .error = c->error[0] ? c->error : NULL,
                 };
@@ -363,13 +417,49 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
                                      errlen);
 }
 
+/* --target-ci: the longest warm-up, as a one-process point has it (block/run.c) */
+static double ci_warmup_max(const struct blk_clients_plan *p)
+{
+        return p->ramp_s > 0 ? p->ramp_s : p->runtime_s / 2;
+}
+
+/*
+ * The point's "steady", as a one-process point records it (steady_to_json),
+ * plus the window the rule chose: window_s{start, end}, seconds after the
+ * go in the controller's clock (null: that order never went out); clients,
+ * how many fed the merged series up to its end; and stonewall, which of the
+ * point's two windows the rule's is: "first" when every client ran
+ * through it (all were told at once), "last" when one was lost on the way
+ * and the series went on with the others.
+ */
+static json_t *ci_json(const struct point_ci *ci)
+{
+        struct steady_res r;
+        unsigned fed = 0;
+        json_t *j;
+
+        for (unsigned i = 0; i < ci->n; i++)
+                fed += ci->cl[i].point && !ci->cl[i].lost;
+        steady_merge_result(ci->sm, &r, NULL);
+        if (!(j = steady_to_json(&r)))
+                return NULL;
+        json_object_set_new(j, "window_s",
+                            json_pack("{s:o,s:o}", "start",
+                                      ci->measure_s >= 0 ? json_real(ci->measure_s) : json_null(),
+                                      "end",
+                                      ci->stop_s >= 0 ? json_real(ci->stop_s) : json_null()));
+        json_object_set_new(j, "clients", json_integer(fed));
+        json_object_set_new(j, "stonewall", json_string(fed == ci->n ? "first" : "last"));
+        return j;
+}
+
 /* One point: every client ready, one go, every result. */
 static int run_point(const struct blk_clients_plan *p, struct client *cl, unsigned n, unsigned k,
                      struct blk_hosts *hosts, blk_clients_point_cb cb, void *user, int *degraded,
                      char *err, size_t errlen)
 {
         char why[256];
-        int rc = wait_all(cl, n, k, is_ready, 0, p->stop);
+        int rc = wait_all(cl, n, k, is_ready, 0, p->stop, NULL);
         unsigned live = 0;
 
         for (unsigned i = 0; i < n; i++) {
@@ -390,6 +480,11 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
                 return -EHOSTUNREACH;
         }
         int64_t go = dp_real_ns() + GO_AHEAD_MS * 1000000ll;
+        struct point_ci ci = {.cl = cl, .n = n, .go_ns = go, .measure_s = -1, .stop_s = -1};
+        double warm = ci_warmup_max(p);
+        if (p->target_ci_pct > 0 &&
+            !(ci.sm = steady_merge_new(n, p->target_ci_pct, warm, p->runtime_s)))
+                return errf(err, errlen, -ENOMEM, "out of memory");
         for (unsigned i = 0; i < n; i++) {
                 struct dp_msg m = {.kind = DP_GO, .point = k, .ns = go};
                 if (!cl[i].lost && dp_carrier_send(cl[i].car, &m, why, sizeof(why)) < 0)
@@ -397,12 +492,14 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
         }
         blk_hosts_begin(hosts, GO_AHEAD_MS / 1e3 + p->ramp_s,
                         p->runtime_s); /* the measured window */
-        int64_t end = go + (int64_t)((p->ramp_s + p->runtime_s + p->io_timeout_s + 30) * 1e9);
-        rc = wait_all(cl, n, k, has_result, end, p->stop);
+        int64_t end =
+            go +
+            (int64_t)(((ci.sm ? warm : p->ramp_s) + p->runtime_s + p->io_timeout_s + 30) * 1e9);
+        rc = wait_all(cl, n, k, has_result, end, p->stop, ci.sm ? &ci : NULL);
         if (rc == -EINTR) { /* every client stops as on SIGINT and gives what it measured */
                 for (unsigned i = 0; i < n; i++)
                         dp_carrier_close_input(cl[i].car);
-                wait_all(cl, n, k, has_result, dp_real_ns() + STOP_WAIT_MS * 1000000ll, NULL);
+                wait_all(cl, n, k, has_result, dp_real_ns() + STOP_WAIT_MS * 1000000ll, NULL, NULL);
         }
         for (unsigned i = 0; i < n; i++)
                 if (!cl[i].point) {
@@ -414,6 +511,9 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
         if (agg && cluster)
                 json_object_set(agg, "cluster", cluster);
         json_decref(cluster);
+        if (agg && ci.sm)
+                json_object_set_new(agg, "steady", ci_json(&ci));
+        steady_merge_free(ci.sm);
         if (agg) {
                 cb(user, k, agg);
                 json_decref(agg);

@@ -67,6 +67,19 @@ struct blk_clients_plan {
         const double *pcts;
         unsigned npct;
         int stonewall_last;
+        /*
+         * --target-ci > 0: each point's window is decided here, by the steady
+         * rule on the merged IOPS series of its clients (core/steady_merge.h):
+         * every client streams its I/O count, is told "measure" and then
+         * "stop"; ramp_s and runtime_s are the longest warm-up (0: half of
+         * runtime_s) and measurement; the point gets "steady" as a
+         * one-process point does, plus steady.window_s{start,end} (seconds
+         * after the go, this clock), steady.clients (those that fed the
+         * series to its end) and steady.stonewall (first: every client ran
+         * through the rule's window; last: one was lost and the series went
+         * on with the others), and each clients[] its window_s.
+         */
+        double target_ci_pct;
         int optional;    /* --clients-optional: an unreachable client is missing, not an error */
         json_t *missing; /* with optional: gets {name, host, error} per missing client (or NULL) */
         const unsigned *counts; /* --client-counts: the sweep on the first N clients, each N */

@@ -20,7 +20,8 @@
  *     earliest start to the latest end; stonewall.mode the user's choice;
  *   - n_clients, clients[] (name, where, host, targets, iops, bw_bytes,
  *     lat_ns{mean,percentile}, cpu_s, start_skew_ms, late, error, plus the
- *     client's read/write with its histogram, for fio's client_stats),
+ *     client's read/write with its histogram, for fio's client_stats, and
+ *     window_s{start,end}, its measured window in seconds after the go),
  *     slowest (the lowest IOPS), client_iops{min,max}, degraded[] naming
  *     the clients that gave no result (their error says why).
  *
@@ -42,6 +43,7 @@ struct blk_client_point {
         double start_s, end_s; /* measured window, controller's clock (seconds) */
         double skew_ms;        /* its go instant minus the common go, controller's clock */
         const char *error;     /* NULL, or why its figures are missing or incomplete */
+        double go_s;           /* the point's common go, controller's clock (seconds) */
 };
 
 /* Clients later than this share of the runtime are flagged late. */

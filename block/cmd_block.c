@@ -20,6 +20,7 @@
 #include "block/safety.h"
 #include "block/url.h"
 #include "core/clock.h"
+#include "core/driverproto.h"
 #include "core/exitcode.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -43,7 +44,7 @@
 struct blk_cfg {
         char *target, *filename, *json, *output_dir, *initiator, *metrics_listen;
         char *chap_secret_file, *chap_target_secret_file, *clients, *inventory;
-        int engine, start_on_go, stonewall, per_client, clients_optional;
+        int engine, start_on_go, steady_remote, stonewall, per_client, clients_optional;
         struct u64_list rw, bs, iodepth, percentile, client_counts;
         long long rwmixread, numjobs, sessions, runtime, ramp_time, precondition_time;
         long long log_interval_ms, monitor_interval, io_timeout, vms;
@@ -169,6 +170,11 @@ static const struct opt_def block_opts[] = {
      "run as a client of --clients: the driver protocol on stdin and stdout (ready, go, "
      "result per point)",
      NULL, 0},
+    {"steady-remote", OPT_BOOL, O(steady_remote), "0", 0, 0,
+     "with --start-on-go: print an I/O count sample every 0.5 s, open each point's measured "
+     "window on a \"" DRIVER_LINE_MEASURE "\" line and close it on a \"" DRIVER_LINE_STOP
+     "\" line on stdin (the controller's --target-ci decides on its clients' merged series)",
+     NULL, OPT_F_HIDDEN},
     METRICS_LISTEN_OPT(O(metrics_listen)),
     {NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
 };
@@ -654,6 +660,8 @@ static json_t *point_json(struct block_cmd *b, const struct blk_point_spec *p,
         if (p->rw == BLK_RW_RANDRW)
                 json_object_set_new(j, "rwmixread", json_integer(p->rwmixread));
         json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
+        /* the ramp it had: a client's measured window in its controller's clock starts there */
+        json_object_set_new(j, "ramp_s", json_real((double)(r->win_start_ms - r->warm_ms) / 1e3));
         json_object_set_new(j, "window", res_window_json(r->win_start_ms, r->win_end_ms));
         json_object_set_new(j, "warmup", res_window_json(r->warm_ms, r->win_start_ms));
         if (r->have_steady)
@@ -810,6 +818,22 @@ static void drv_interrupt(void *arg)
         blk_run_interrupt(b->run);
 }
 
+/* --steady-remote: what the controller's rule is fed, and its two orders */
+static uint64_t drv_done(void *arg)
+{
+        return blk_run_done_ios(((struct block_cmd *)arg)->run);
+}
+
+static void drv_measure(void *arg)
+{
+        blk_run_measure(((struct block_cmd *)arg)->run);
+}
+
+static void drv_end(void *arg)
+{
+        blk_run_end(((struct block_cmd *)arg)->run);
+}
+
 /* One point: run, verify, print, add to the JSON. Returns 0, or -errno when a session was lost. */
 static int run_point(struct block_cmd *b, struct blk_point_spec *p)
 {
@@ -821,7 +845,10 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
                 b->drv_ended = 1;
                 return rc;
         }
-        if (b->drv && blk_drv_watch(b->drv, drv_interrupt, b) < 0)
+        struct blk_drv_hooks hooks = {.interrupt = drv_interrupt};
+        if (b->cfg.steady_remote)
+                hooks = (struct blk_drv_hooks){drv_interrupt, drv_done, drv_measure, drv_end};
+        if (b->drv && blk_drv_watch(b->drv, &hooks, b) < 0)
                 log_warn("driver: no input watcher: the end of input stops it after the point");
         blk_live_point(b->live, k, blk_rw_names[p->rw], p);
         rc = blk_run_point(b->run, p, &r, on_progress, b);
@@ -870,6 +897,22 @@ static int run_point(struct block_cmd *b, struct blk_point_spec *p)
         return rc;
 }
 
+/*
+ * --steady-remote: the controller's rule opens and closes the window. The
+ * ramp lasts until its "measure"; the point's own limit is only a backstop
+ * past the rule's longest warm-up and measurement (the rule's own bounds),
+ * should its "stop" never come while stdin stays open.
+ */
+static void remote_window(const struct blk_cfg *c, struct blk_point_spec *p)
+{
+        double warm = c->ramp_time > 0 ? (double)c->ramp_time : (double)c->runtime / 2;
+
+        p->target_ci_pct = 0;
+        p->ramp_until_told = 1;
+        p->ramp_ns = 0;
+        p->run_ns = (uint64_t)((warm + (double)c->runtime + 60) * 1e9);
+}
+
 static int sweep(struct block_cmd *b, int *mismatch, int *interrupted)
 {
         const struct blk_cfg *c = &b->cfg;
@@ -900,6 +943,8 @@ static int sweep(struct block_cmd *b, int *mismatch, int *interrupted)
                                     .batch_complete_max = (unsigned)c->batch_complete_max,
                                     .target_ci_pct = c->target_ci,
                                 };
+                                if (c->steady_remote)
+                                        remote_window(c, &p);
                                 if ((rc = run_point(b, &p)) < 0)
                                         return rc;
                                 if (b->drv_ended) {
@@ -949,6 +994,25 @@ static void print_json_row(const struct block_cmd *b, const json_t *shape, const
         hist_free(h);
 }
 
+/* --clients --target-ci: the "steady:" line of a one-process point, for the merged rule, and
+ * the window it used */
+static void print_merged_steady(const struct block_cmd *b, const json_t *st)
+{
+        const json_t *w = json_object_get(st, "window_s");
+        struct steady_res r;
+        char line[256];
+
+        if (!st || b->cfg.quiet || steady_from_json(st, &r) < 0)
+                return;
+        steady_describe(&r, line, sizeof(line));
+        printf("steady: %s (the merged IOPS of %lld clients, window %.2f-%.2f s after the go: "
+               "stonewall %s)\n",
+               line, (long long)json_integer_value(json_object_get(st, "clients")),
+               json_number_value(json_object_get(w, "start")),
+               json_number_value(json_object_get(w, "end")),
+               json_string_value(json_object_get(st, "stonewall")));
+}
+
 /* --clients: each point's aggregate as it comes, printed and saved. */
 static void on_client_point(void *user, unsigned k, json_t *agg)
 {
@@ -977,6 +1041,7 @@ static void on_client_point(void *user, unsigned k, json_t *agg)
                                  json_string_value(json_object_get(c, "name")),
                                  json_number_value(json_object_get(c, "start_skew_ms")));
         }
+        print_merged_steady(b, json_object_get(agg, "steady"));
         sw = json_object_get(agg, "stonewall");
         if (!b->cfg.quiet)
                 printf("stonewall: first %.1f IOPS over %.2f s, last %.1f IOPS over %.2f s; "
@@ -1020,6 +1085,7 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
             .pcts = pcts,
             .npct = np,
             .stonewall_last = c->stonewall == 1,
+            .target_ci_pct = c->target_ci,
             .optional = c->clients_optional,
             .missing = json_array(),
             .stop = &stopping,
@@ -1145,6 +1211,9 @@ static int check_usage(struct block_cmd *b, char *err, size_t errlen)
                 }
         if (c->clients && (blk_clients_count(c->clients, err, errlen) < 0))
                 return -EINVAL;
+        if (c->steady_remote && !c->start_on_go)
+                return errf(err, errlen, -EINVAL,
+                            "option --steady-remote: only with --start-on-go");
         if (c->clients && c->start_on_go) {
                 snprintf(err, errlen, "option --clients: not with --start-on-go (a client)");
                 return -EINVAL;

@@ -92,6 +92,7 @@ struct blk_run {
         _Atomic int stop;
         _Atomic int interrupted;
         _Atomic int measure_told; /* blk_run_measure(): the ramp_until_told ramp ends */
+        _Atomic int end_told;     /* blk_run_end(): the measured window closes */
         _Atomic int failures;
         _Atomic uint64_t measure_from, measure_until;
 };
@@ -818,10 +819,16 @@ static int should_end(struct blk_run *r)
         return atomic_load(&r->interrupted) || atomic_load(&r->failures) > 0;
 }
 
-/* Sleep until t (ns) in short steps so an interrupt or a lost session ends it early. */
+/* The point's measured window is over early: interrupted, failed or told to end. */
+static int window_over(struct blk_run *r)
+{
+        return should_end(r) || atomic_load(&r->end_told);
+}
+
+/* Sleep until t (ns) in short steps so an interrupt, a lost session or an end ends it early. */
 static void wait_until(struct blk_run *r, uint64_t t)
 {
-        for (uint64_t now = clk_now_ns(); now < t && !should_end(r); now = clk_now_ns())
+        for (uint64_t now = clk_now_ns(); now < t && !window_over(r); now = clk_now_ns())
                 clk_sleep_ns(t - now < 50000000ull ? t - now : 50000000ull);
 }
 
@@ -983,7 +990,7 @@ static void ramp(struct blk_run *r, const struct blk_point_spec *p, struct point
                         ;
                 atomic_store(&r->measure_from, clk_now_ns());
         } else if (p->ramp_until_told) {
-                while (!should_end(r) && !atomic_load(&r->measure_told) &&
+                while (!window_over(r) && !atomic_load(&r->measure_told) &&
                        (!p->ramp_ns || clk_now_ns() < t0 + p->ramp_ns))
                         clk_sleep_ns(5000000ull);
                 atomic_store(&r->measure_from, clk_now_ns());
@@ -996,6 +1003,16 @@ static void ramp(struct blk_run *r, const struct blk_point_spec *p, struct point
 void blk_run_measure(struct blk_run *r)
 {
         atomic_store(&r->measure_told, 1);
+}
+
+void blk_run_end(struct blk_run *r)
+{
+        atomic_store(&r->end_told, 1);
+}
+
+uint64_t blk_run_done_ios(const struct blk_run *r)
+{
+        return sum_ctr(r, C_DONE);
 }
 
 /* Until t, taking the rule's samples on the way; the time the rule ended the point, or 0. */
@@ -1033,6 +1050,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
                 return rc;
         atomic_store(&r->measure_from, p->ramp_ns || p->ramp_until_told || sb.st ? UINT64_MAX : t0);
         atomic_store(&r->measure_until, UINT64_MAX);
+        atomic_store(&r->end_told, 0); /* one told after the last point ended is not this one's */
         if ((rc = start_workers(r)) < 0) {
                 steady_free(sb.st);
                 return rc;
@@ -1043,7 +1061,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
         u0 = cpu_seconds(1);
         s0 = cpu_seconds(0);
         end = res->t_start_ns + p->run_ns;
-        for (next = res->t_start_ns; !should_end(r) && next < end;) {
+        for (next = res->t_start_ns; !window_over(r) && next < end;) {
                 uint64_t met;
 
                 next += (uint64_t)p->interval_ms * 1000000ull;
@@ -1060,6 +1078,7 @@ int blk_run_point(struct blk_run *r, const struct blk_point_spec *p, struct blk_
         res->win_end_ms = clk_real_ms();
         atomic_store(&r->measure_until, res->t_end_ns);
         atomic_store(&r->measure_told, 0); /* told for this point only */
+        atomic_store(&r->end_told, 0);
         /* CPU of the measured window only: the drain after it is not in runtime_s either. */
         res->cpu_user_s = cpu_seconds(1) - u0;
         res->cpu_sys_s = cpu_seconds(0) - s0;

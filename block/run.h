@@ -198,6 +198,17 @@ void blk_run_interrupt(struct blk_run *r);
 void blk_run_measure(struct blk_run *r);
 
 /*
+ * Close the measured window of the point running now: it ends as if its
+ * run_ns were up (not interrupted). Told before its measured window
+ * opened, the point ends with an empty one. Any thread (sets a flag, for
+ * this point only).
+ */
+void blk_run_end(struct blk_run *r);
+
+/* I/Os completed so far in the point running now, ramp included (any thread). */
+uint64_t blk_run_done_ios(const struct blk_run *r);
+
+/*
  * Clear an interrupt so the run can take further points on the sessions it
  * has. 0, or -EBUSY when the interrupt cut a drain short and an engine still
  * owns I/Os of the stopped point: that run can only be closed.

@@ -4,4 +4,4 @@ list(APPEND HCISWEEP_SOURCES
   core/bdev.c core/secret.c core/procfs.c core/sbuf.c core/reactor.c
   core/expo.c core/hostsrc.c core/hostsrc_procfs.c core/hostsrc_node.c core/hostsrc_http.c
   core/hostsrc_prom.c core/hostport.c core/base64.c
-  core/driverproto.c)
+  core/driverproto.c core/steady_merge.c)

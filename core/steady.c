@@ -333,3 +333,22 @@ json_t *steady_to_json(const struct steady_res *r)
                          r->measured_s, "ci_pct", known ? json_real(r->ci_pct) : json_null(),
                          "target_ci_pct", r->target_ci_pct, "met", r->met, "settled", r->settled);
 }
+
+int steady_from_json(const json_t *j, struct steady_res *r)
+{
+        const json_t *ci = json_object_get(j, "ci_pct");
+
+        if (!json_is_number(json_object_get(j, "warmup_s")) ||
+            !json_is_number(json_object_get(j, "measured_s")))
+                return -EINVAL;
+        *r = (struct steady_res){
+            .warmup_s = json_number_value(json_object_get(j, "warmup_s")),
+            .measured_s = json_number_value(json_object_get(j, "measured_s")),
+            .ci_pct = json_is_number(ci) ? json_number_value(ci) : -1,
+            .mean = 0, /* not in the object */
+            .target_ci_pct = json_number_value(json_object_get(j, "target_ci_pct")),
+            .met = json_is_true(json_object_get(j, "met")),
+            .settled = json_is_true(json_object_get(j, "settled")),
+        };
+        return 0;
+}

@@ -128,4 +128,8 @@ void steady_describe(const struct steady_res *r, char *buf, size_t len);
  * computed), target_ci_pct, met, settled}; NULL on ENOMEM. The caller owns it. */
 json_t *steady_to_json(const struct steady_res *r);
 
+/* The other way: such an object into *r (a null ci_pct as never computed). 0, or -EINVAL
+ * when j is not an object with numeric warmup_s and measured_s. */
+int steady_from_json(const json_t *j, struct steady_res *r);
+
 #endif

@@ -29,8 +29,8 @@
 #include "core/sbuf.h"
 #include "oltp/merge.h"
 #include "oltp/oltp.h"
+#include "core/steady_merge.h"
 #include "scale/scale_drivers.h"
-#include "scale/scale_drivers_ci.h"
 #include "scale/live.h"
 #include "scale/scale_run.h"
 
@@ -66,7 +66,7 @@ struct drv {
         int64_t start_ns; /* its start minus the go, in the controller's clock */
         char json[LAB_PATH_MAX + 64], log[LAB_PATH_MAX + 64];
         char why[300];
-        struct drivers_ci *ci; /* --target-ci: where its samples go; NULL */
+        struct steady_merge *ci; /* --target-ci: where its samples go; NULL */
 };
 
 /* The one loop of a run: its drivers, its timers, what it tells the step. */
@@ -77,7 +77,7 @@ struct loop {
         struct scale *s;
         const struct scale_drivers_cb *cb;
         const struct oltp_engine_cfg *ec;
-        struct drivers_ci *ci;
+        struct steady_merge *ci;
         int64_t go_ns; /* the go, controller's CLOCK_REALTIME; 0 before it */
         uint64_t t_go; /* the same instant, clk_now_ns() */
         double hang_s; /* past this, every driver still there is killed */
@@ -287,7 +287,7 @@ static void output_ended(struct drv *d)
         re_unwatch(d->L->re, &d->out_w);
         d->eof = 1;
         if (d->ci)
-                drivers_ci_gone(d->ci, d->vm - 1);
+                steady_merge_gone(d->ci, d->vm - 1);
 }
 
 /* A message from driver d, decoded by the one protocol: its numbers are checked there, its
@@ -305,7 +305,7 @@ static void on_msg(struct drv *d, const struct dp_msg *m)
                 if (m->iv_s > 0)
                         scale_live_vms_sample(d->L->s->watch.vlive, d->vm, m);
                 else if (d->ci)
-                        drivers_ci_sample(d->ci, d->vm - 1, m->t_s, m->done);
+                        steady_merge_sample(d->ci, d->vm - 1, m->t_s, m->done);
                 break;
         case DP_STARTED:
                 skew = dp_sub_sat(m->local_ns, d->L->go_ns);
@@ -361,8 +361,9 @@ static void on_output(struct re_file *f, unsigned fired)
 
 /* kind (DP_MEASURE, DP_STOP) to every driver still listening (one that is gone is judged
  * by how it ended) */
-static void tell_all(struct loop *L, enum dp_kind kind)
+static void tell_all(void *arg, enum dp_kind kind)
 {
+        struct loop *L = arg;
         struct dp_msg m = {.kind = kind};
         char e[300];
 
@@ -372,20 +373,15 @@ static void tell_all(struct loop *L, enum dp_kind kind)
                         log_warn("scale: %s", e);
 }
 
-/* --target-ci: the rule on the merged series (scale_drivers_ci.h); "measure" and then
+/* --target-ci: the rule on the merged series (core/steady_merge.h); "measure" and then
  * "stop" to every driver as it says, the window opened with the first. */
 static void steer(struct loop *L)
 {
-        enum steady_phase ph = drivers_ci_merge(L->ci);
+        enum steady_phase ph = steady_merge_steer(L->ci, &L->told, tell_all, L);
         struct steady_res r;
         double left;
 
-        if (ph > STEADY_WARMUP && L->told < STEADY_MEASURE)
-                tell_all(L, DP_MEASURE);
-        if (ph == STEADY_DONE && L->told < STEADY_DONE)
-                tell_all(L, DP_STOP);
-        L->told = ph;
-        drivers_ci_result(L->ci, &r, &left);
+        steady_merge_result(L->ci, &r, &left);
         L->cb->steady(L->s, ph, &r, left); /* opens the window once it measures */
 }
 
@@ -498,7 +494,7 @@ static void go_all(struct loop *L)
         }
         for (unsigned i = 0; L->ci && i < L->n; i++)
                 if (!L->dv[i].ready || L->dv[i].eof) /* not told to go: no samples to wait for */
-                        drivers_ci_gone(L->ci, i);
+                        steady_merge_gone(L->ci, i);
 }
 
 /* Every driver: ready, its clock, one go, its window, its exit. */
@@ -749,12 +745,12 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                 return rc;
         if (echo_args(s, &words) < 0 ||
             (ec->target_ci_pct > 0 &&
-             !(L.ci =
-                   drivers_ci_new(n, ec->target_ci_pct, oltp_engine_warmup_max(ec), ec->time_s))) ||
+             !(L.ci = steady_merge_new(n, ec->target_ci_pct, oltp_engine_warmup_max(ec),
+                                       ec->time_s))) ||
             !(L.re = re_new(8, err, errlen))) {
                 snprintf(err, errlen, "out of memory");
                 sb_free(&words);
-                drivers_ci_free(L.ci);
+                steady_merge_free(L.ci);
                 return -ENOMEM;
         }
         L.hang_s = oltp_engine_max_s(ec) + (L.ci ? 2 * CI_SLACK_S : 0) + s->conf.cfg.lost_timeout +
@@ -782,7 +778,7 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                         snprintf(d->why, sizeof(d->why), "could not start: %.280s", why);
                         d->eof = d->reaped = 1;
                         if (L.ci)
-                                drivers_ci_gone(L.ci, i);
+                                steady_merge_gone(L.ci, i);
                         continue;
                 }
                 started++;
@@ -799,7 +795,7 @@ int scale_drivers_run(struct scale *s, struct scale_step *st, struct scale_rep *
                 snprintf(err, errlen, "out of memory");
         if (L.ci) { /* the rule was the controller's: its finding is the run's */
                 res->have_steady = 1;
-                drivers_ci_result(L.ci, &res->steady, NULL);
+                steady_merge_result(L.ci, &res->steady, NULL);
         }
 out:
         for (unsigned i = 0; i < n; i++) {
@@ -810,7 +806,7 @@ out:
                 if (dv[i].pidfd >= 0)
                         close(dv[i].pidfd);
         }
-        drivers_ci_free(L.ci);
+        steady_merge_free(L.ci);
         re_free(L.re);
         return rc;
 }

@@ -31,7 +31,7 @@
  * (probe, cluster, block load) --warmup-time after the go. With
  * --target-ci each driver runs
  * with --steady-remote and the controller applies the steady-state rule
- * to their merged throughput (scale_drivers_ci.h): it tells every driver
+ * to their merged throughput (core/steady_merge.h): it tells every driver
  * "measure" when the rule ends the warm-up, opening the window then, and
  * "stop" when the CI is met or the time is up; the step's steady{} is
  * that rule's.

@@ -5,7 +5,9 @@
 # and flagged late exactly when over 1% of the runtime (none a tenth of it); --per-client prints their rows; a client that
 # cannot start is exit 3 before the first point, naming it; a client killed
 # mid-point leaves that point degraded, named, the other counted; SIGINT is
-# exit 130 with every client's partial point kept. No client is left running
+# exit 130 with every client's partial point kept. With --target-ci the
+# controller's rule on the merged IOPS series sets one window for every
+# client, also when one of them is lost mid-point. No client is left running
 # after any of these.
 . "$TESTLIB"
 cd "$T"
@@ -57,6 +59,33 @@ jq -e '.points[0].stonewall | .mode == "last" and .first.seconds > 0 and .last.s
         and .last.seconds >= .first.seconds' "$T/l.json" >/dev/null ||
         fail "stonewall: $(jq -c '.points[0].stonewall' "$T/l.json")"
 no_driver_left "--stonewall last"
+
+# --- --target-ci: the controller's rule on the merged IOPS series decides one window for all
+# (ramp 2 s at most, then 20 samples of 0.5 s give a CI; 50% is met at the first look)
+expect_rc 0 "$HCISWEEP" block --clients local:2 --filename "$F" "${common[@]}" --ramp-time 2 \
+        --runtime 12 --target-ci 50 --json "$T/ci.json"
+no_driver_left "--target-ci"
+echo "$OUT" | grep -q "^steady: warm-up .* (the merged IOPS of 2 clients, window 2\.[0-9]*-12\.[0-9]* s after the go: stonewall first)" ||
+        fail "no steady line: $OUT"
+# the rule's verdict as a one-process point records it, and its window (the controller's
+# measure and stop orders, seconds after the go); every client measured over that window
+# (within 0.3 s: the orders cross a pipe, a point ends within 50 ms of its stop)
+jq -e '.points[0] | .steady as $s | $s.target_ci_pct == 50 and $s.met == true
+        and $s.settled == false and $s.warmup_s == 2 and $s.measured_s == 10
+        and $s.ci_pct <= 50 and ($s.window_s.start - 2 | fabs) < 0.3
+        and $s.clients == 2 and $s.stonewall == "first"
+        and ($s.window_s.end - $s.window_s.start - $s.measured_s | fabs) < 0.3
+        and (.clients | length) == 2
+        and all(.clients[]; .error == null and .iops > 0
+                and (.window_s.start - $s.window_s.start | fabs) < 0.3
+                and (.window_s.end - $s.window_s.end | fabs) < 0.3
+                and (.runtime_s - $s.measured_s | fabs) < 0.3)
+        and (.stonewall.first.seconds - $s.measured_s | fabs) < 0.3' "$T/ci.json" >/dev/null ||
+        fail "--target-ci: $(jq -c '.points[0] | {steady, c: [.clients[] | {name, window_s, runtime_s, error}], stonewall}' "$T/ci.json")"
+jq -r '.points[0] | "target-ci: \(.steady | {warmup_s, measured_s, ci_pct, met, window_s, clients, stonewall}) clients: \([.clients[].window_s])"' "$T/ci.json"
+# each client's own figures come from the window the controller chose, not from a rule of its own
+jq -e 'all(.points[0].clients[]; has("steady") | not)' "$T/ci.json" >/dev/null ||
+        fail "a client ran a rule of its own"
 
 # --- a client-count scan 1,2: the efficiency per count, and a verdict
 expect_rc 0 "$HCISWEEP" block --clients local:2 --client-counts 1,2 --filename "$F" "${common[@]}" \
@@ -140,6 +169,27 @@ jq -e '(.points | length) == 1 and .points[0].degraded == ["c2"]
         "$T/k.json" >/dev/null || fail "the degraded point: $(jq -c '.points' "$T/k.json" | head -c 600)"
 no_driver_left "a lost client"
 
+# --- --target-ci with a client killed mid-point: the rule goes on without it, the point is
+# degraded and names it, the other client is told measure and stop; with --stonewall last the
+# result says the rule's window was the survivors' (stonewall last)
+"$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" --ramp-time 1 \
+        --runtime 6 --target-ci 1 --stonewall last --json "$T/kc.json" >"$T/kc.out" 2>&1 &
+ctl=$!
+on_exit "kill -9 $ctl 2>/dev/null"
+wait_until 30 two
+sleep 2 # past the 1 s ramp
+pkill -9 -f -- "filename=$T/f2 .*--start-on-go"
+rc=0
+wait "$ctl" || rc=$?
+[ "$rc" -eq 3 ] || fail "--target-ci, a lost client: exit $rc: $(cat "$T/kc.out")"
+jq -e '.points[0] | .degraded == ["c2"] and (.clients[1].error | test("lost"))
+        and .steady.met == false and .steady.measured_s > 4 and .steady.window_s.end != null
+        and .steady.clients == 1 and .steady.stonewall == "last" and .stonewall.mode == "last"
+        and (.clients[0].window_s.end - .steady.window_s.end | fabs) < 0.3
+        and .clients[0].iops > 0' "$T/kc.json" >/dev/null ||
+        fail "--target-ci, the degraded point: $(jq -c '.points[0] | {degraded, steady, c: [.clients[] | {error, window_s}]}' "$T/kc.json" | head -c 600)"
+no_driver_left "--target-ci with a lost client"
+
 # --- SIGINT: 130, every client's partial point kept
 "$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" --runtime 30 \
         --iodepth 1,2 --json "$T/i.json" >"$T/i.out" 2>&1 &
@@ -155,4 +205,4 @@ jq -e '.partial == true and (.points | length) == 1 and .points[0].n_clients == 
         and all(.points[0].clients[]; .error == null and .iops > 0)' "$T/i.json" >/dev/null ||
         fail "after SIGINT: $(jq -c '{partial, p: [.points[] | {n_clients, c: [.clients[] | {iops, error}]}]}' "$T/i.json")"
 no_driver_left "SIGINT"
-pass "local:3 lockstep sweep (aggregate = per-client sum, skew recorded), stonewall last, unreachable exit 3, lost client degraded, SIGINT 130 partial, no client left"
+pass "local:3 lockstep sweep (aggregate = per-client sum, skew recorded), stonewall last, --target-ci on the merged series (one window, a lost client does not hang it), unreachable exit 3, lost client degraded, SIGINT 130 partial, no client left"

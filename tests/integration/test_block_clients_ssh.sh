@@ -10,7 +10,8 @@
 # a tenth of the runtime late (the skews themselves are printed: on a
 # loaded machine a few exceed 1%, which the flag then says), and the
 # aggregate is the per-client sum. A client whose sshd does not answer stops the run before its first
-# point (exit 3, naming it); with --clients-optional it is named missing
+# point (exit 3, naming it); --target-ci decides one window for all six
+# on their merged series; with --clients-optional it is named missing
 # (on screen and in clients_missing[]) and the other five run. No client is
 # left running, here or there.
 . "$TESTLIB"
@@ -105,6 +106,20 @@ jq -e --argjson hosts "$hosts" '(.points | length) == 6 and all(.points[];
         fail "the points: $(jq -c '[.points[] | {rw, iodepth, n_clients, c: [.clients[] | {name, host, where, start_skew_ms, late, error}]}]' "$T/r.json" | head -c 1500)"
 clients_sum_is_agg "$T/r.json"
 pass "six clients over ssh, QD 1,4,16 randread/randwrite: 6 clients a point, skew recorded and flagged, aggregate = sum"
+
+# --- --target-ci over ssh: every client streams its I/O count through the ssh carrier, the
+# controller's rule on the merged series tells all six measure and stop; each measured over
+# that window (within 0.5 s: the orders cross ssh)
+expect_rc 0 "$HCISWEEP" block --clients inventory --inventory "$T/inv.ini" --rw randread --bs 4k \
+        --iodepth 4 --ramp-time 1 --runtime 6 --target-ci 1 --json "$T/ci.json"
+no_driver_left "--target-ci"
+jq -e '.points[0] | .steady as $s | $s.clients == 6 and $s.stonewall == "first"
+        and $s.warmup_s == 1 and $s.measured_s == 6 and $s.window_s.end != null
+        and .n_clients == 6 and all(.clients[]; .error == null and .iops > 0
+                and (.window_s.start - $s.window_s.start | fabs) < 0.5
+                and (.window_s.end - $s.window_s.end | fabs) < 0.5)' "$T/ci.json" >/dev/null ||
+        fail "--target-ci over ssh: $(jq -c '.points[0] | {steady, c: [.clients[] | {name, window_s, error}]}' "$T/ci.json")"
+pass "--target-ci over ssh: one window for six clients from the merged series"
 
 # --- c6's sshd does not answer: exit 3 naming it, before the first point
 inventory "$T/down.ini" "$(test_port 3)"
