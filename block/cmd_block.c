@@ -1158,15 +1158,9 @@ static int check_usage(struct block_cmd *b, char *err, size_t errlen)
         if (c->vms && !uses_lab(c))
                 return errf(err, errlen, -EINVAL, "option --vms: only with --clients vms");
         /* every client run reads its hosts with --metrics-source, --prometheus...
-         * (clients_hosts.h); the lab's static inventory is --inventory, the one option */
-        if (c->clients) {
-                b->lab.inventory = c->inventory;
-                int rc = lab_spec(&b->lab, &b->spec, &b->lab_ops, err, errlen);
-
-                b->lab.inventory = NULL; /* c's, freed with it (also when refused) */
-                if (rc < 0)
-                        return -EINVAL;
-        }
+         * (clients_hosts.h); --inventory is stored in both groups, so the lab's is it */
+        if (c->clients && lab_spec(&b->lab, &b->spec, &b->lab_ops, err, errlen) < 0)
+                return -EINVAL;
         if (c->json && res_check_file(c->json, why, sizeof(why)) < 0) {
                 snprintf(err, errlen, "option --json: %s", why);
                 return -EINVAL;
