@@ -778,9 +778,15 @@ int blk_clients_run(const struct blk_clients_plan *p, blk_clients_point_cb cb, v
         unsigned left = (unsigned)n;
         rc = check_remote(p, cl, &left, err, errlen);
         n = (int)left; /* the missing ones are out (and freed) */
-        if (rc == 0 && !p->no_hosts)
-                rc = blk_hosts_open(&hosts, p->inventory, !cl[0].remote, p->host_interval_s, err,
-                                    errlen);
+        if (rc == 0 && !p->no_hosts) {
+                struct blk_hosts_cfg hc = {.inventory = p->inventory,
+                                           .spec = p->lab_spec,
+                                           .lab_ops = lab ? p->lab_ops : NULL,
+                                           .lab_b = blk_vms_lab(lab),
+                                           .local_clients = !cl[0].remote,
+                                           .interval_s = p->host_interval_s};
+                rc = blk_hosts_open(&hosts, &hc, err, errlen);
+        }
         /* each count: its first N clients started, the sweep, every one of them stopped */
         for (unsigned j = 0; rc == 0 && j < (p->ncounts ? p->ncounts : 1); j++) {
                 unsigned m = p->ncounts ? p->counts[j] : (unsigned)n;

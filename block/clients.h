@@ -52,7 +52,8 @@ struct lab_backend_ops;
 struct blk_clients_plan {
         const char *spec;      /* --clients: "local:N", "vms" or "inventory" */
         const char *inventory; /* --inventory FILE (spec "inventory") */
-        /* spec "vms": the lab (labopts.h's lab_spec()) and its first vms VMs (0: all) */
+        /* the lab options (labopts.h's lab_spec()): how hosts are read (clients_hosts.h);
+         * spec "vms": the lab and its first vms VMs (0: all) */
         const struct lab_spec *lab_spec;
         const struct lab_backend_ops *lab_ops;
         struct lab_backend *lab_b; /* that lab, opened by the caller (or NULL: opened here) */

@@ -19,6 +19,8 @@
 #include "core/hostsrc.h"
 #include "core/opts.h"
 #include "lab/cluster.h"
+#include "lab/hosts.h"
+#include "lab/labopts.h"
 #include "lab/inventory.h"
 #include "block/clients_hosts.h"
 
@@ -43,17 +45,49 @@ struct blk_hosts {
         json_t *series;
 };
 
-/* ---- the hosts: this one and the inventory's storage and client sections ---- */
+/* ---- the hosts: this one, then the lab's or the inventory's ---- */
 
-/* The inventory's storage and client hosts after h[0] (this one): their total, or -errno. */
-static int list_hosts(const char *inventory, struct lab_hostinfo *h, char *err, size_t errlen)
+/* The lab's hosts after h[0] (this one), each with --metrics-source's source: their total. */
+static int lab_hosts(const struct blk_hosts_cfg *cfg, const struct lab_spec *spec,
+                     struct lab_hostinfo *h, char *err, size_t errlen)
 {
-        int n;
+        unsigned n = 1;
+        int rc = 0;
 
-        if (!inventory)
-                return 1;
-        n = lab_inventory_hosts(inventory, h + 1, MAX_HOSTS, err, errlen);
+        while (n <= MAX_HOSTS &&
+               (rc = lab_host_get(cfg->lab_ops, cfg->lab_b, spec, n - 1, &h[n], err, errlen)) == 0)
+                n++;
+        return rc < 0 && rc != -ENOENT ? rc : (int)n;
+}
+
+/* The inventory's storage and client hosts after h[0], each with --metrics-source's source. */
+static int inventory_hosts(const char *inventory, const struct lab_spec *spec,
+                           struct lab_hostinfo *h, char *err, size_t errlen)
+{
+        int n = inventory ? lab_inventory_hosts(inventory, h + 1, MAX_HOSTS, err, errlen) : 0;
+
+        for (int i = 1; i <= n; i++) {
+                int rc = h[i].source[0] ? lab_host_metrics(spec, &h[i], err, errlen) : 0;
+
+                if (rc < 0)
+                        return rc;
+        }
         return n < 0 ? n : n + 1;
+}
+
+/* The hosts of cfg into h (MAX_HOSTS + 1 of them): their count, or -errno with err. */
+static int list_hosts(const struct blk_hosts_cfg *cfg, struct lab_hostinfo *h, char *err,
+                      size_t errlen)
+{
+        static const struct lab_spec auto_spec = {.metrics_source = LAB_METRICS_AUTO};
+        const struct lab_spec *spec = cfg->spec ? cfg->spec : &auto_spec;
+
+        /* this host from its /proc, whatever the source of the others: no URL names it */
+        h[0] = (struct lab_hostinfo){.name = "local", .source = "procfs", .where = "/proc"};
+        snprintf(h[0].role, sizeof(h[0].role), "%s", cfg->local_clients ? "client" : "controller");
+        if (cfg->lab_ops && cfg->lab_b && cfg->lab_ops->host)
+                return lab_hosts(cfg, spec, h, err, errlen);
+        return inventory_hosts(cfg->inventory, spec, h, err, errlen);
 }
 
 /* ---- the sampler ---- */
@@ -147,8 +181,8 @@ static void *sampler(void *arg)
 
 /* ---- the controller's side ---- */
 
-int blk_hosts_open(struct blk_hosts **out, const char *inventory, int local_clients,
-                   double interval_s, char *err, size_t errlen)
+int blk_hosts_open(struct blk_hosts **out, const struct blk_hosts_cfg *cfg, char *err,
+                   size_t errlen)
 {
         struct lab_hostinfo *hi = calloc(MAX_HOSTS + 1, sizeof(*hi));
         struct blk_hosts *h = calloc(1, sizeof(*h));
@@ -160,10 +194,8 @@ int blk_hosts_open(struct blk_hosts **out, const char *inventory, int local_clie
                 free(hi);
                 return -ENOMEM;
         }
-        h->interval_s = interval_s > 0 ? interval_s : BLK_HOSTS_INTERVAL_S;
-        hi[0] = (struct lab_hostinfo){.name = "local", .source = "procfs", .where = "/proc"};
-        snprintf(hi[0].role, sizeof(hi[0].role), "%s", local_clients ? "client" : "controller");
-        n = list_hosts(inventory, hi, err, errlen);
+        h->interval_s = cfg->interval_s > 0 ? cfg->interval_s : BLK_HOSTS_INTERVAL_S;
+        n = list_hosts(cfg, hi, err, errlen);
         rc = n < 0 ? n : lab_cluster_open_list(&h->c, hi, (unsigned)n, 1, err, errlen);
         free(hi);
         if (rc < 0)

@@ -100,6 +100,11 @@ int blk_vms_spawn(struct blk_vms *v, const struct blk_vm_client *c, char *const 
         return 0;
 }
 
+struct lab_backend *blk_vms_lab(const struct blk_vms *v)
+{
+        return v ? v->b : NULL;
+}
+
 void blk_vms_close(struct blk_vms *v)
 {
         if (!v)

@@ -57,6 +57,10 @@ int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops,
 int blk_vms_spawn(struct blk_vms *v, const struct blk_vm_client *c, char *const *argv,
                   const int *stdio, pid_t *pid, char *err, size_t errlen);
 
+/* The lab v spawns in (its hosts are read as scale reads them, clients_hosts.h); NULL for NULL v.
+ */
+struct lab_backend *blk_vms_lab(const struct blk_vms *v);
+
 /* Closes the lab unless it was given opened. */
 void blk_vms_close(struct blk_vms *v);
 

@@ -181,9 +181,10 @@ static const struct opt_def block_opts[] = {
 #undef O
 
 /* The options as documentation (cfg NULL): the man page and completion read them. */
-const struct opt_group cmd_block_options[] = {{block_opts, NULL, "block options"},
-                                              {lab_opts, NULL, "lab options (--clients vms)"},
-                                              {NULL, NULL, NULL}};
+const struct opt_group cmd_block_options[] = {
+    {block_opts, NULL, "block options"},
+    {lab_opts, NULL, "lab and host-reading options (--clients)"},
+    {NULL, NULL, NULL}};
 
 static const char usage_text[] =
     "hcisweep block [options]\n"
@@ -1071,7 +1072,7 @@ static int run_clients(struct block_cmd *b, int argc, char **argv)
         struct blk_clients_plan plan = {
             .spec = c->clients,
             .inventory = c->inventory,
-            .lab_spec = uses_lab(c) ? &b->spec : NULL,
+            .lab_spec = &b->spec, /* its lab (vms) and how its hosts are read */
             .lab_ops = b->lab_ops,
             .vms = (unsigned)c->vms,
             .argv = argv,
@@ -1225,12 +1226,10 @@ static int check_usage(struct block_cmd *b, char *err, size_t errlen)
                             c->target ? "target" : "filename");
         if (c->vms && !uses_lab(c))
                 return errf(err, errlen, -EINVAL, "option --vms: only with --clients vms");
-        if (uses_lab(c)) { /* the lab's static inventory is --inventory, the one option */
-                b->lab.inventory = c->inventory;
-                if (lab_spec(&b->lab, &b->spec, &b->lab_ops, err, errlen) < 0)
-                        return -EINVAL;
-                b->lab.inventory = NULL; /* c's, freed with it */
-        }
+        /* every client run reads its hosts with --metrics-source, --prometheus...
+         * (clients_hosts.h); --inventory is stored in both groups, so the lab's is it */
+        if (c->clients && lab_spec(&b->lab, &b->spec, &b->lab_ops, err, errlen) < 0)
+                return -EINVAL;
         if (c->json && res_check_file(c->json, why, sizeof(why)) < 0) {
                 snprintf(err, errlen, "option --json: %s", why);
                 return -EINVAL;
@@ -1278,7 +1277,8 @@ static int parse(struct block_cmd *b, int argc, char **argv)
         int npos = 0, st;
 
         b->groups[0] = (struct opt_group){block_opts, &b->cfg, "block options"};
-        b->groups[1] = (struct opt_group){lab_opts, &b->lab, "lab options (--clients vms)"};
+        b->groups[1] =
+            (struct opt_group){lab_opts, &b->lab, "lab and host-reading options (--clients)"};
         if ((st = opt_command_start(b->groups, usage_text, argc, argv, pos, 4, &npos)) != 0)
                 return st > 0 ? -1 : HCI_EXIT_USAGE;
         if (npos) {

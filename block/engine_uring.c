@@ -81,6 +81,19 @@ static int ring_create(struct uring_inst *u)
         return rc;
 }
 
+/* The calling thread's kernel id, asked of the kernel once per thread: ring_own runs
+ * before every I/O that finds the ring idle (each one at QD1), and gettid() is a
+ * system call each time. A thread's id cannot change while it lives (nothing here
+ * forks without exec). */
+static pid_t self_tid(void)
+{
+        static _Thread_local pid_t tid;
+
+        if (!tid)
+                tid = gettid();
+        return tid;
+}
+
 /* Set the ring up in the calling thread: file and buffers registered. 0 or -errno, u->err set. */
 static int ring_setup(struct uring_inst *u)
 {
@@ -89,7 +102,7 @@ static int ring_setup(struct uring_inst *u)
         if (rc < 0)
                 return uring_fail(u, rc, "setup");
         u->have_ring = 1;
-        u->owner = gettid();
+        u->owner = self_tid();
         u->fixed = io_uring_register_files(&u->ring, &u->fd, 1) == 0;
         if (u->flags & BLK_OPEN_FIXEDBUFS) {
                 rc = io_uring_register_buffers(&u->ring, u->bufs, u->nbufs);
@@ -110,7 +123,7 @@ static void ring_teardown(struct uring_inst *u)
 /* A single-issuer ring made by another thread is made again here (nothing is in flight). */
 static int ring_own(struct uring_inst *u)
 {
-        if (u->have_ring && (!(u->setup & IORING_SETUP_SINGLE_ISSUER) || u->owner == gettid()))
+        if (u->have_ring && (!(u->setup & IORING_SETUP_SINGLE_ISSUER) || u->owner == self_tid()))
                 return 0;
         ring_teardown(u);
         return ring_setup(u);

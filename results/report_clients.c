@@ -6,12 +6,22 @@
  * client_iops{min,max}, slowest, clients[]{name, host, iops, lat_ns{mean,
  * percentile}, start_skew_ms, late, error}} (block/clients_agg.h).
  *
- * The aggregate curve is the report's IOPS plot; the hosts against the
- * sweep are report_hosts.c's.
+ * A client-count scan (`--client-counts 1,2,4`: the result has scan[])
+ * gets its own part: the aggregate IOPS against the client count, one line
+ * per point of the sweep (rw bs qd), and the scaling efficiency X(N) /
+ * (N x X(1)) against it the same way (points[].scaling_efficiency, as
+ * block/clients_scan.c recorded it), a table of the same figures, and each
+ * point's verdict (scan[].verdict).
+ *
+ * The aggregate curve against the queue depth is the report's IOPS plot;
+ * the hosts against the sweep are report_hosts.c's.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/parse.h"
 #include "results/report_priv.h"
@@ -110,6 +120,119 @@ static void client_table(struct doc *d, const json_t *points)
         doc_table_end(d);
 }
 
+/* ---- a client-count scan: the figures against N, one line per point of the sweep ---- */
+
+#define SCAN_MAX_COUNTS 32
+
+/* One point of the sweep (rw bs qd) over the counts: its IOPS and efficiency at each. */
+struct scan_line {
+        char name[96];
+        double n[SCAN_MAX_COUNTS], iops[SCAN_MAX_COUNTS], eff[SCAN_MAX_COUNTS];
+        unsigned k;
+};
+
+/* "randread 4k qd 8": a point's place in the sweep, whatever its client count. */
+static void shape_name(const json_t *p, char *buf, size_t len)
+{
+        const char *rw = json_string_value(json_object_get(p, "rw"));
+        char bs[32];
+
+        fmt_size((uint64_t)res_num(p, "bs"), bs, sizeof(bs));
+        snprintf(buf, len, "%.20s %s qd %g", rw ? rw : "?", bs, res_num(p, "iodepth"));
+}
+
+/* The points grouped by shape, in sweep order, each line's counts in run order: how many. */
+static unsigned scan_lines(const json_t *points, struct scan_line *l, unsigned max)
+{
+        unsigned n = 0;
+        const json_t *p;
+        size_t i;
+
+        json_array_foreach(points, i, p)
+        {
+                char name[96];
+                unsigned j = 0;
+
+                shape_name(p, name, sizeof(name));
+                while (j < n && strcmp(l[j].name, name))
+                        j++;
+                if (j == n && n == max)
+                        continue;
+                if (j == n)
+                        snprintf(l[n++].name, sizeof(l[0].name), "%s", name);
+                if (l[j].k == SCAN_MAX_COUNTS)
+                        continue;
+                l[j].n[l[j].k] = res_num(p, "n_clients");
+                l[j].iops[l[j].k] = res_num(json_object_get(p, "read"), "iops") +
+                                    res_num(json_object_get(p, "write"), "iops");
+                l[j].eff[l[j].k++] = res_num(p, "scaling_efficiency");
+        }
+        return n;
+}
+
+/* The table: point | clients | IOPS (all clients) | IOPS per client | efficiency. */
+static void scan_table(struct doc *d, const struct scan_line *l, unsigned n)
+{
+        static const char *const head[] = {"point", "clients", "IOPS (all clients)",
+                                           "IOPS per client", "efficiency X(N) / (N x X(1))"};
+
+        doc_table(d, head, 5);
+        for (unsigned j = 0; j < n; j++)
+                for (unsigned k = 0; k < l[j].k; k++) {
+                        char c[5][120];
+                        const char *cells[5] = {c[0], c[1], c[2], c[3], c[4]};
+
+                        snprintf(c[0], sizeof(c[0]), "%s", l[j].name);
+                        num_cell(c[1], sizeof(c[1]), l[j].n[k], "%g");
+                        num_cell(c[2], sizeof(c[2]), l[j].iops[k], "%.1f");
+                        num_cell(c[3], sizeof(c[3]), l[j].n[k] > 0 ? l[j].iops[k] / l[j].n[k] : NAN,
+                                 "%.1f");
+                        num_cell(c[4], sizeof(c[4]), l[j].eff[k], "%.2f");
+                        doc_row(d, cells, 5);
+                }
+        doc_table_end(d);
+}
+
+static int report_scan(struct doc *d, const json_t *r)
+{
+        struct scan_line *l = calloc(SVG_MAX_SERIES, sizeof(*l));
+        struct svg_plot tp, ep;
+        const json_t *s;
+        unsigned n;
+        size_t i;
+
+        if (!l)
+                return -ENOMEM;
+        n = scan_lines(json_object_get(r, "points"), l, SVG_MAX_SERIES);
+        doc_h(d, 3, "Client-count scan");
+        doc_p(d, "meta",
+              "The same points on the first N clients for each N: the aggregate IOPS against N, "
+              "one line per point of the sweep, and the scaling efficiency X(N) / (N x X(1)), "
+              "1.0 being linear.");
+        svg_plot_init(&tp, "Aggregate IOPS against client count", "clients", "IOPS");
+        svg_plot_init(&ep, "Scaling efficiency against client count", "clients",
+                      "X(N) / (N x X(1))");
+        tp.xint = ep.xint = 1;
+        for (unsigned j = 0; j < n; j++) {
+                svg_plot_add(&tp, l[j].name, l[j].n, l[j].iops, l[j].k, 0, (int)j);
+                svg_plot_add(&ep, l[j].name, l[j].n, l[j].eff, l[j].k, 0, (int)j);
+        }
+        doc_plot(d, &tp);
+        doc_plot(d, &ep);
+        scan_table(d, l, n);
+        json_array_foreach(json_object_get(r, "scan"), i, s)
+        {
+                const char *v = json_string_value(json_object_get(s, "verdict"));
+                char name[96];
+
+                shape_name(s, name, sizeof(name));
+                if (v)
+                        doc_p(d, NULL, "%s: %s", name, v);
+        }
+        free(l);
+        return 0;
+}
+
 int report_block_clients(struct doc *d, const json_t *r)
 {
         const json_t *points = json_object_get(r, "points");
@@ -123,5 +246,5 @@ int report_block_clients(struct doc *d, const json_t *r)
               "clients were, the slowest named; then each client.");
         spread_table(d, points);
         client_table(d, points);
-        return 0;
+        return json_is_array(json_object_get(r, "scan")) ? report_scan(d, r) : 0;
 }

@@ -5,7 +5,11 @@
 # client named, one row per client and point, as the result recorded them)
 # and the Hosts section with the per-host plots against the sweep; then
 # `hcisweep compare` of two such runs side by side, with each run's client
-# spread per point.
+# spread per point. Last, the report of a client-count scan (local:4,
+# --client-counts 1,2,4, QD 1 and 2): its IOPS and efficiency plots against
+# the client count hold one line per queue depth whose points, read back off
+# the SVG through its axis labels, are the result's aggregates and
+# scaling_efficiency; its table holds them as printed, and each verdict.
 . "$TESTLIB"
 cd "$T"
 F="$T/f1,$T/f2"
@@ -52,4 +56,55 @@ for qd in 1 2; do
         done
 done
 grep -q 'client IOPS min-max' "$T/cmp/compare.html" || fail "compare.html: no client spread"
-pass "report of a local:2 block run: spread, per-client rows, hosts against the sweep; compare of two"
+
+# --- a client-count scan: IOPS and efficiency against N, one line per queue depth
+expect_rc 0 "$HCISWEEP" block --clients local:4 --client-counts 1,2,4 --filename "$F" --engine psync \
+        --size 8m --bs 4k --rw randread --iodepth 1,2 --runtime 1 --json "$T/scan.json"
+expect_rc 0 "$HCISWEEP" report "$T/scan.json" --output-dir "$T/srep"
+grep -q '^### Client-count scan$' "$T/srep/report.md" || fail "no scan part: $(grep '^##' "$T/srep/report.md")"
+# the table, as printed (%.1f IOPS, %.2f efficiency)
+jq -r '.points[] | "| \(.rw) 4k qd \(.iodepth) | \(.n_clients) | \(.read.iops + .write.iops) | \(.scaling_efficiency) |"' \
+        "$T/scan.json" | while IFS='|' read -r _ name n iops eff _; do
+        printf -v want '|%s|%s| %.1f | %.1f | %.2f |' "$name" "$n" "$iops" "$(awk -v a="$iops" -v n="$n" 'BEGIN { print a / n }')" "$eff"
+        grep -qF -- "$want" "$T/srep/report.md" || fail "no scan row $want: $(grep -F "$name" "$T/srep/report.md")"
+done
+jq -r '.scan[].verdict' "$T/scan.json" | while read -r v; do
+        grep -qF -- "$v" "$T/srep/report.md" || fail "verdict '$v' not in the report"
+done
+# the plots: each line's points, read back through the axis' labelled ticks
+python3 - "$T/srep/report.html" "$T/scan.json" <<'PY' || fail "the scan plots do not hold the result's figures"
+import html, json, re, sys
+page, res = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+def num(t):
+    t = html.unescape(t)
+    return float(t[:-1]) * {"k": 1e3, "M": 1e6}[t[-1]] if t[-1] in "kM" else float(t)
+def plot(title):
+    f = [f for f in re.findall(r"<figure>.*?</figure>", page, re.S) if ">%s<" % title in f]
+    assert len(f) == 1, "%d plots titled %s" % (len(f), title)
+    f = f[0]
+    ys = [(float(y), num(t)) for y, t in re.findall(r'class="grid"[^>]*y1="([\d.]+)"[^>]*/><text[^>]*>([^<]+)</text>', f)]
+    xs = [(float(x), num(t)) for x, t in re.findall(r'<line x1="([\d.]+)" x2="[\d.]+" y1="[\d.]+" y2="[\d.]+" stroke="#888"/><text[^>]*>([^<]+)</text>', f)]
+    assert len(ys) >= 2 and len(xs) >= 2, (ys, xs)
+    ax = lambda ticks, v: ticks[0][1] + (v - ticks[0][0]) * (ticks[-1][1] - ticks[0][1]) / (ticks[-1][0] - ticks[0][0])
+    px = abs((ys[-1][1] - ys[0][1]) / (ys[-1][0] - ys[0][0]))  # one pixel in y units
+    names = re.findall(r'<g class="legend">.*?<text[^>]*>([^<]+)</text>', f)
+    lines = [[(ax(xs, float(a)), ax(ys, float(b))) for a, b in (p.split(",") for p in pts.split())]
+             for pts in re.findall(r'<polyline[^>]*points="([^"]+)"', f)]
+    return dict(zip(names, lines)), px
+for title, val in (("Aggregate IOPS against client count", lambda p: p["read"]["iops"] + p["write"]["iops"]),
+                   ("Scaling efficiency against client count", lambda p: p["scaling_efficiency"])):
+    lines, px = plot(title)
+    want = {}
+    for p in res["points"]:
+        want.setdefault("%s 4k qd %d" % (p["rw"], p["iodepth"]), []).append((p["n_clients"], val(p)))
+    assert sorted(lines) == sorted(want), (title, sorted(lines), sorted(want))
+    for k, pts in want.items():
+        got = lines[k]
+        assert len(got) == len(pts), (title, k, got, pts)
+        for (gx, gy), (wx, wy) in zip(got, pts):
+            # coordinates are printed to 0.1 px: within 0.1 px on each axis
+            assert abs(gx - wx) < 0.05 and abs(gy - wy) <= 0.1 * px + 1e-9, (title, k, gx, gy, wx, wy, px)
+PY
+
+pass "report of a local:2 block run: spread, per-client rows, hosts against the sweep; compare of two;" \
+        "a 1,2,4 scan's IOPS and efficiency plots and table hold the result's figures"
