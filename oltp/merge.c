@@ -55,9 +55,10 @@ struct oltp_merge {
         struct oltp_host_result *hres; /* for oltp_merge_result */
         struct oltp_row *rows;         /* sorted by t, no two at the same t */
         unsigned nrows;
-        json_t *inputs; /* the merge object's list */
-        json_t *config; /* the first input's */
-        char *partial;  /* "A: why; B: why" or NULL */
+        struct oltp_rows_out rows_out; /* writes rows into a result (oltp_merge_json) */
+        json_t *inputs;                /* the merge object's list */
+        json_t *config;                /* the first input's */
+        char *partial;                 /* "A: why; B: why" or NULL */
         char *error;
         int has_rate, overloaded;
         double target_tps, achieved_tps;
@@ -102,6 +103,7 @@ void oltp_merge_free(struct oltp_merge *m)
         free(m->hosts);
         free(m->slots);
         free(m->hres);
+        oltp_rows_out_free(&m->rows_out);
         free(m->rows);
         hist_free(m->lat);
         hist_free(m->qwait);
@@ -1137,6 +1139,7 @@ int oltp_merge_json(const struct oltp_merge *m, json_t *top)
             .threads = m->threads,
             .rows = m->rows,
             .nrows = m->nrows,
+            .rows_out = (struct oltp_rows_out *)&m->rows_out,
             .nhosts = m->nhosts,
             .host = merged_host,
             .user = (void *)m,
