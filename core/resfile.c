@@ -159,14 +159,17 @@ static void write_error(const char *path, int ret, char *err, size_t errlen)
         free(dir);
 }
 
-static int write_tmp(const char *tmp, const char *text, size_t len)
+/* What a temporary file is filled by: 0 or -errno. */
+typedef int (*fill_fn)(int fd, void *user);
+
+static int write_tmp(const char *tmp, fill_fn fill, void *user)
 {
         int fd, ret;
 
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0)
                 return -errno;
-        ret = write_all(fd, text, len);
+        ret = fill(fd, user);
         if (!ret && fsync(fd) < 0)
                 ret = -errno;
         /* close() reports delayed write errors on NFS */
@@ -175,7 +178,8 @@ static int write_tmp(const char *tmp, const char *text, size_t len)
         return ret;
 }
 
-int res_write_text(const char *path, const char *text, unsigned long len, char *err, size_t errlen)
+/* path replaced atomically by what fill writes (the file's opening paragraph). */
+static int write_atomic(const char *path, fill_fn fill, void *user, char *err, size_t errlen)
 {
         char *tmp = NULL;
         int ret, renamed = 0;
@@ -185,7 +189,7 @@ int res_write_text(const char *path, const char *text, unsigned long len, char *
                 ret = -ENOMEM;
                 goto out;
         }
-        ret = write_tmp(tmp, text, len);
+        ret = write_tmp(tmp, fill, user);
         if (ret < 0)
                 goto out;
         if (rename(tmp, path) < 0) {
@@ -202,6 +206,25 @@ out:
         }
         free(tmp);
         return ret;
+}
+
+struct text {
+        const char *s;
+        size_t len;
+};
+
+static int fill_text(int fd, void *user)
+{
+        const struct text *t = user;
+
+        return write_all(fd, t->s, t->len);
+}
+
+int res_write_text(const char *path, const char *text, unsigned long len, char *err, size_t errlen)
+{
+        struct text t = {text, len};
+
+        return write_atomic(path, fill_text, &t, err, errlen);
 }
 
 /* The end of the string starting at s[i] == '"' (the index of its closing quote). */
@@ -270,31 +293,230 @@ static void flatten_arrays(char *s)
         s[w] = '\0';
 }
 
+/* ---- a result tree written out, its row sources in place (resfile.h) ---- */
+
+/* The text of a row source's value, as jansson encodes it: "\u0000res-rows:0x...". */
+#define ROWS_TAG    "res-rows:"
+#define ROWS_DUMPED "\"\\u0000" ROWS_TAG
+#define SINK_BUF    65536
+
+/* Where a tree's text goes: a file descriptor (buffered here) or a FILE. */
+struct sink {
+        int fd;
+        FILE *f;
+        size_t len;
+        int rc;
+        char buf[SINK_BUF];
+};
+
+static void sink_flush(struct sink *o)
+{
+        if (!o->rc && o->len && o->f && fwrite(o->buf, 1, o->len, o->f) != o->len)
+                o->rc = errno ? -errno : -EIO;
+        else if (!o->rc && o->len && !o->f)
+                o->rc = write_all(o->fd, o->buf, o->len);
+        o->len = 0;
+}
+
+static void sink_put(struct sink *o, const char *s, size_t n)
+{
+        while (n && !o->rc) {
+                size_t k = n < SINK_BUF - o->len ? n : SINK_BUF - o->len;
+
+                memcpy(o->buf + o->len, s, k);
+                o->len += k;
+                s += k;
+                n -= k;
+                if (o->len == SINK_BUF)
+                        sink_flush(o);
+        }
+}
+
+static void sink_spaces(struct sink *o, size_t n)
+{
+        static const char sp[] = "                                ";
+
+        for (; n > sizeof(sp) - 1; n -= sizeof(sp) - 1)
+                sink_put(o, sp, sizeof(sp) - 1);
+        sink_put(o, sp, n);
+}
+
+json_t *res_rows_ref(const struct res_rows *src)
+{
+        char tag[64];
+        int n = snprintf(tag, sizeof(tag), "%c" ROWS_TAG "%p", 0, (const void *)src);
+
+        return json_stringn(tag, (size_t)n);
+}
+
+/* The source v stands for, NULL when v is anything else. */
+static const struct res_rows *rows_of(const json_t *v)
+{
+        const char *s = json_string_value(v);
+        void *p = NULL;
+
+        if (!s || json_string_length(v) < 2 || s[0] || strncmp(s + 1, ROWS_TAG, strlen(ROWS_TAG)))
+                return NULL;
+        return sscanf(s + 1 + strlen(ROWS_TAG), "%p", &p) == 1 ? p : NULL;
+}
+
+size_t res_rows_size(const json_t *v)
+{
+        const struct res_rows *src = rows_of(v);
+
+        return src ? src->n : json_array_size(v);
+}
+
+const json_t *res_rows_get(const json_t *v, size_t i)
+{
+        const struct res_rows *src = rows_of(v);
+
+        if (!src)
+                return json_array_get(v, i);
+        return i < src->n ? src->row(src->user, i) : NULL;
+}
+
+/* src's rows as jansson writes an array of them whose line is indented by indent spaces. */
+static void emit_rows(const struct res_rows *src, size_t flags, size_t indent, struct sink *o)
+{
+        int pretty = (flags & JSON_MAX_INDENT) != 0;
+
+        sink_put(o, "[", 1);
+        for (size_t i = 0; i < src->n && !o->rc; i++) {
+                const json_t *row = src->row(src->user, i);
+                char *t = row ? json_dumps(row, flags) : NULL, *line, *nl;
+
+                if (!t) {
+                        o->rc = -ENOMEM;
+                        break;
+                }
+                if (i)
+                        sink_put(o, ",", 1);
+                if (pretty) {
+                        flatten_arrays(t);
+                        for (line = t; (nl = strchr(line, '\n')); line = nl + 1) {
+                                sink_put(o, "\n", 1);
+                                sink_spaces(o, indent + 2);
+                                sink_put(o, line, (size_t)(nl - line));
+                        }
+                        sink_put(o, "\n", 1);
+                        sink_spaces(o, indent + 2);
+                        sink_put(o, line, strlen(line));
+                } else {
+                        sink_put(o, t, strlen(t));
+                }
+                free(t);
+        }
+        if (pretty && src->n) {
+                sink_put(o, "\n", 1);
+                sink_spaces(o, indent);
+        }
+        sink_put(o, "]", 1);
+}
+
+/* The indentation of the line holding p, in spaces. */
+static size_t line_indent(const char *text, const char *p)
+{
+        const char *bol = p, *q;
+
+        while (bol > text && bol[-1] != '\n')
+                bol--;
+        for (q = bol; *q == ' '; q++)
+                ;
+        return (size_t)(q - bol);
+}
+
+/*
+ * text (j dumped with flags) into o, each row source's string replaced by its rows. Only
+ * res_rows_ref makes a string that starts with NUL (parsed input cannot hold one), so what
+ * follows the tag is one of our pointers.
+ */
+static void emit_text(const char *text, size_t flags, struct sink *o)
+{
+        const size_t skip = strlen(ROWS_DUMPED);
+        const char *at = text, *p, *end;
+
+        while ((p = strstr(at, ROWS_DUMPED))) {
+                void *src = NULL;
+
+                end = strchr(p + skip, '"');
+                if (!end || sscanf(p + skip, "%p", &src) != 1 || !src) {
+                        sink_put(o, at, (size_t)(p + skip - at)); /* not one: kept as it is */
+                        at = p + skip;
+                        continue;
+                }
+                sink_put(o, at, (size_t)(p - at));
+                emit_rows(src, flags, line_indent(text, p), o);
+                at = end + 1;
+        }
+        sink_put(o, at, strlen(at));
+}
+
+/* j into o: dumped with flags, pretty text with its flat arrays on one line (below). */
+static int emit_tree(const json_t *j, size_t flags, struct sink *o)
+{
+        char *text = json_dumps(j, flags);
+
+        if (!text)
+                return -ENOMEM;
+        if (flags & JSON_MAX_INDENT)
+                flatten_arrays(text);
+        emit_text(text, flags, o);
+        free(text);
+        sink_flush(o);
+        return o->rc;
+}
+
+struct json_fill {
+        const json_t *j;
+        struct sink *o;
+};
+
+static int fill_json(int fd, void *user)
+{
+        struct json_fill *jf = user;
+
+        jf->o->fd = fd;
+        jf->o->rc = 0;
+        jf->o->len = 0;
+        if (emit_tree(jf->j, DUMP_FLAGS, jf->o))
+                return jf->o->rc;
+        /* end with a newline so the file is a proper text file for cat and diff */
+        sink_put(jf->o, "\n", 1);
+        sink_flush(jf->o);
+        return jf->o->rc;
+}
+
 int res_write_json(const char *path, const json_t *j, char *err, size_t errlen)
 {
-        char *text = json_dumps(j, DUMP_FLAGS);
-        size_t len;
-        char *nl;
+        struct sink *o = malloc(sizeof(*o));
+        struct json_fill jf = {j, o};
         int ret;
 
-        if (!text) {
+        if (!o) {
                 snprintf(err, errlen, "%s: cannot encode JSON: %s", path, strerror(ENOMEM));
                 return -ENOMEM;
         }
-        flatten_arrays(text);
-        /* end with a newline so the file is a proper text file for cat and diff */
-        len = strlen(text);
-        nl = realloc(text, len + 2);
-        if (!nl) {
-                free(text);
-                snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-                return -ENOMEM;
-        }
-        nl[len] = '\n';
-        nl[len + 1] = '\0';
-        ret = res_write_text(path, nl, len + 1, err, errlen);
-        free(nl);
+        o->f = NULL;
+        ret = write_atomic(path, fill_json, &jf, err, errlen);
+        if (ret == -ENOMEM)
+                snprintf(err, errlen, "%s: cannot encode JSON: %s", path, strerror(ENOMEM));
+        free(o);
         return ret;
+}
+
+int res_dump_file(const json_t *j, FILE *f, size_t flags)
+{
+        struct sink *o = calloc(1, sizeof(*o));
+        int rc;
+
+        if (!o)
+                return -ENOMEM;
+        o->f = f;
+        errno = 0;
+        rc = emit_tree(j, flags, o);
+        free(o);
+        return rc;
 }
 
 static int mkdir_one(const char *path)
@@ -633,9 +855,9 @@ static int holds_prefix(const struct res_series *s, size_t have, const json_t *r
 
         if (!have)
                 return 1;
-        if (have > json_array_size(rows))
+        if (have > res_rows_size(rows))
                 return 0;
-        text = json_dumps(json_array_get(rows, have - 1), ROW_FLAGS);
+        text = json_dumps(res_rows_get(rows, have - 1), ROW_FLAGS);
         same = text && !strcmp(text, s->last);
         free(text);
         return same;
@@ -655,8 +877,12 @@ static int series_write(const char *dir, const char *name, const json_t *rows, c
                         rc = series_err(s->path, -errno, err, errlen);
                 have = 0;
         }
-        for (i = have; !rc && i < json_array_size(rows); i++)
-                rc = res_series_add(s, json_array_get(rows, i), err, errlen);
+        for (i = have; !rc && i < res_rows_size(rows); i++) {
+                const json_t *row = res_rows_get(rows, i);
+
+                rc = row ? res_series_add(s, row, err, errlen)
+                         : series_err(s->path, -ENOMEM, err, errlen);
+        }
         if (s && res_series_close(s, rc ? NULL : err, rc ? 0 : errlen) && !rc)
                 rc = -EIO;
         return rc;
@@ -684,10 +910,10 @@ static json_t *split_value(struct split *sp, const json_t *v, const char *name, 
         json_t *x, *nx, *copy = NULL;
         size_t i;
 
-        if (series && json_is_array(v) && json_array_size(v)) {
+        if (series && res_rows_size(v)) { /* an array or a row source (res_rows_ref) */
                 snprintf(file, sizeof(file), "%s%s", name, RES_SERIES_EXT);
                 sp->rc = series_write(sp->dir, file, v, sp->err, sp->errlen);
-                return sp->rc ? NULL : series_ref(file, json_array_size(v));
+                return sp->rc ? NULL : series_ref(file, res_rows_size(v));
         }
         if (json_is_object(v) && strlen(name) < 200) {
                 json_object_foreach((json_t *)v, key, x)

@@ -9,6 +9,7 @@
 #define HCI_RESFILE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -45,6 +46,37 @@ json_t *res_as_written(const json_t *j);
  * when their result could not be written.
  */
 int res_write_json(const char *path, const json_t *j, char *err, size_t errlen);
+
+/*
+ * j on f (stdout: a driver's result to its controller) with flags, its row sources (below)
+ * written in place. 0 or -errno (-ENOMEM, or f's write error).
+ */
+int res_dump_file(const json_t *j, FILE *f, size_t flags);
+
+/*
+ * A series too long to hold as a tree (a merge's 100k interval rows, a long run's): its rows
+ * are made one at a time while the result is written, so a result of any length costs one
+ * row of memory, not a tree of 2 KB per row. res_rows_ref(src) is the value that stands for
+ * the rows in the result tree (as "intervals"); every writer of this file writes it as the
+ * array of src's rows, formatted as an inline array would be, byte for byte: res_write_json,
+ * res_dump_file, res_series_split (the rows go to their series file) and res_rundir_write's
+ * CSV (results/rundir.c reads rows through res_rows_size / res_rows_get). res_as_written
+ * does not take one. src must stay valid while a tree naming it is written.
+ */
+struct res_rows {
+        size_t n;
+        /* Row i < n, in any order: a borrowed reference, valid until the next call (a source
+         * may fill one row object again and again); NULL on ENOMEM. */
+        const json_t *(*row)(void *user, size_t i);
+        void *user;
+};
+/* The value standing for src's rows (new reference; NULL on ENOMEM). Input read by jansson
+ * never looks like one (it is a string holding NUL, which json_loads refuses). */
+json_t *res_rows_ref(const struct res_rows *src);
+/* Rows of v: an array's elements or a row source's rows (0 for anything else); row i of v,
+ * borrowed as struct res_rows says (NULL past the end or on ENOMEM). */
+size_t res_rows_size(const json_t *v);
+const json_t *res_rows_get(const json_t *v, size_t i);
 
 /* Write text atomically (CSV, Markdown…). 0 or -errno with err set. */
 int res_write_text(const char *path, const char *text, unsigned long len, char *err, size_t errlen);

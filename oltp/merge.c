@@ -55,9 +55,10 @@ struct oltp_merge {
         struct oltp_host_result *hres; /* for oltp_merge_result */
         struct oltp_row *rows;         /* sorted by t, no two at the same t */
         unsigned nrows;
-        json_t *inputs; /* the merge object's list */
-        json_t *config; /* the first input's */
-        char *partial;  /* "A: why; B: why" or NULL */
+        struct oltp_rows_out rows_out; /* writes rows into a result (oltp_merge_json) */
+        json_t *inputs;                /* the merge object's list */
+        json_t *config;                /* the first input's */
+        char *partial;                 /* "A: why; B: why" or NULL */
         char *error;
         int has_rate, overloaded;
         double target_tps, achieved_tps;
@@ -102,6 +103,7 @@ void oltp_merge_free(struct oltp_merge *m)
         free(m->hosts);
         free(m->slots);
         free(m->hres);
+        oltp_rows_out_free(&m->rows_out);
         free(m->rows);
         hist_free(m->lat);
         hist_free(m->qwait);
@@ -866,6 +868,209 @@ static json_t *scan_value(struct scan *sc)
         return v;
 }
 
+/*
+ * A row as hcisweep writes it, read without jansson: a row is ~15 numbers, and jansson's
+ * tree of one (four hash tables, a block per value) cost more than half a merge. The quick
+ * path takes only what it reads with certainty: objects of plain ASCII keys (no escape,
+ * none twice) holding objects or non-negative JSON numbers, that read_row would accept.
+ * Anything else (a string, a negative or huge number, a missing key, bytes jansson would
+ * refuse) is left to jansson and read_row, which accept or refuse it as before, with
+ * their messages: the quick path never refuses, it only steps aside.
+ */
+#define QROW_KEYS  48
+#define QROW_DEPTH 3
+#define QKEY_MAX   64 /* longer keys are jansson's */
+
+struct qkey {
+        const char *k;
+        size_t kl;
+        int parent, obj, is_int;
+        double d;
+        long long i;
+};
+
+struct qrow {
+        struct qkey e[QROW_KEYS];
+        int n;
+};
+
+static int qpeek(const struct scan *sc)
+{
+        return sc->pos < sc->len ? (unsigned char)sc->s[sc->pos] : -1;
+}
+
+static int qdigits(struct scan *sc)
+{
+        size_t at = sc->pos;
+
+        while (qpeek(sc) >= '0' && qpeek(sc) <= '9')
+                sc->pos++;
+        return (int)(sc->pos - at);
+}
+
+/* A non-negative JSON number at sc->pos into e (jansson's reading of it); -1: not one. */
+static int qnum(struct scan *sc, struct qkey *e)
+{
+        size_t at = sc->pos;
+        int nd = qdigits(sc), c;
+        char buf[64], *end;
+
+        if (!nd || (nd > 1 && sc->s[at] == '0'))
+                return -1;
+        e->is_int = 1;
+        if (qpeek(sc) == '.') {
+                sc->pos++;
+                e->is_int = 0;
+                if (!qdigits(sc))
+                        return -1;
+        }
+        if (qpeek(sc) == 'e' || qpeek(sc) == 'E') {
+                sc->pos++;
+                e->is_int = 0;
+                if (qpeek(sc) == '+' || qpeek(sc) == '-')
+                        sc->pos++;
+                if (!qdigits(sc))
+                        return -1;
+        }
+        c = qpeek(sc);
+        if ((c != ',' && c != '}' && c != ' ' && c != '\n' && c != '\t' && c != '\r') ||
+            sc->pos - at >= sizeof(buf) || (e->is_int && nd > 18))
+                return -1;
+        memcpy(buf, sc->s + at, sc->pos - at);
+        buf[sc->pos - at] = '\0';
+        if (e->is_int) {
+                e->i = strtoll(buf, &end, 10);
+                e->d = (double)e->i;
+        } else {
+                e->d = strtod(buf, &end);
+        }
+        return *end || !isfinite(e->d) ? -1 : 0;
+}
+
+static const struct qkey *qget(const struct qrow *q, int parent, const char *key)
+{
+        size_t kl = strlen(key);
+
+        for (int i = 0; i < q->n; i++)
+                if (q->e[i].parent == parent && q->e[i].kl == kl && !memcmp(q->e[i].k, key, kl))
+                        return &q->e[i];
+        return NULL;
+}
+
+/* e's key already among its parent's members. */
+static int qdup(const struct qrow *q, const struct qkey *e)
+{
+        for (int i = 0; i < q->n; i++)
+                if (q->e[i].parent == e->parent && q->e[i].kl == e->kl &&
+                    !memcmp(q->e[i].k, e->k, e->kl))
+                        return 1;
+        return 0;
+}
+
+/* The object at sc->pos ('{') into q, its members' parent; -1: not a plain one. */
+static int qobj(struct scan *sc, struct qrow *q, int parent, int depth)
+{
+        if (depth > QROW_DEPTH)
+                return -1;
+        sc->pos++;
+        if (scan_char(sc, '}'))
+                return 0;
+        do {
+                struct qkey *e = &q->e[q->n];
+                size_t at;
+
+                if (q->n == QROW_KEYS || !scan_char(sc, '"'))
+                        return -1;
+                for (at = sc->pos;
+                     qpeek(sc) >= 0x20 && qpeek(sc) < 0x7f && qpeek(sc) != '"' && qpeek(sc) != '\\';
+                     sc->pos++)
+                        ;
+                if (qpeek(sc) != '"')
+                        return -1;
+                *e = (struct qkey){.k = sc->s + at, .kl = sc->pos - at, .parent = parent};
+                sc->pos++;
+                if (e->kl >= QKEY_MAX || qdup(q, e))
+                        return -1; /* a key twice: jansson's rule decides */
+                q->n++;
+                if (!scan_char(sc, ':'))
+                        return -1;
+                scan_ws(sc);
+                if (qpeek(sc) == '{') {
+                        e->obj = 1;
+                        if (qobj(sc, q, (int)(e - q->e), depth + 1))
+                                return -1;
+                } else if (qnum(sc, e)) {
+                        return -1;
+                }
+        } while (scan_char(sc, ','));
+        return scan_char(sc, '}') ? 0 : -1;
+}
+
+static int qpos(const struct qrow *q, int parent, const char *key, double *v)
+{
+        const struct qkey *e = qget(q, parent, key);
+
+        if (!e || e->obj)
+                return -1;
+        *v = e->d;
+        return 0;
+}
+
+/* q's figures into w as read_row would take them; -1 where read_row would refuse. */
+static int qfill(const struct qrow *q, const struct oltp_merge *one, struct oltp_row *w)
+{
+        const struct qkey *qs = qget(q, -1, "queries_s"), *l = qget(q, -1, "lat_ns"), *p;
+        int iq, ip;
+
+        if (!qs || !qs->obj || !l || !l->obj)
+                return -1;
+        iq = (int)(qs - q->e);
+        p = qget(q, (int)(l - q->e), "percentile");
+        if (!p || !p->obj)
+                return -1;
+        ip = (int)(p - q->e);
+        if (qpos(q, -1, "t", &w->t) || qpos(q, -1, "tps", &w->tps) || qpos(q, -1, "qps", &w->qps) ||
+            qpos(q, iq, "read", &w->rd) || qpos(q, iq, "write", &w->wr) ||
+            qpos(q, iq, "other", &w->ot) || qpos(q, -1, "errors_s", &w->err_s) ||
+            qpos(q, -1, "reconnects_s", &w->rec_s))
+                return -1;
+        w->inputs = 1;
+        w->has_queue = qget(q, -1, "queue_length") != NULL;
+        if (w->has_queue &&
+            (qpos(q, -1, "queue_length", &w->qlen) || qpos(q, -1, "concurrency", &w->conc)))
+                return -1;
+        for (unsigned i = 0; i < one->npct; i++)
+                for (int k = 0; k < q->n; k++) {
+                        const struct qkey *e = &q->e[k];
+                        char key[QKEY_MAX];
+
+                        if (e->parent != ip)
+                                continue;
+                        memcpy(key, e->k, e->kl);
+                        key[e->kl] = '\0';
+                        if (strtod(key, NULL) != one->pcts[i])
+                                continue;
+                        if (e->obj || (!e->is_int && e->d >= 0x1p63))
+                                return -1;
+                        w->pct[i] = e->is_int ? (uint64_t)e->i : (uint64_t)e->d;
+                }
+        return 0;
+}
+
+/* The row at sc->pos into w without jansson: 0, or -1 with sc->pos where it was. */
+static int quick_row(struct scan *sc, const struct oltp_merge *one, struct oltp_row *w)
+{
+        struct qrow q;
+        size_t at = sc->pos;
+
+        q.n = 0;
+        if (qpeek(sc) == '{' && !qobj(sc, &q, -1, 0) && !qfill(&q, one, w))
+                return 0;
+        sc->pos = at;
+        memset(w, 0, sizeof(*w));
+        return -1;
+}
+
 /* The intervals array at sc->pos ('['), row by row into one (the percentiles from top). */
 static int scan_rows(struct scan *sc, struct oltp_merge *one, const json_t *top)
 {
@@ -888,9 +1093,14 @@ static int scan_rows(struct scan *sc, struct oltp_merge *one, const json_t *top)
                                 return -ENOMEM;
                         one->rows = n;
                 }
+                memset(&one->rows[one->nrows], 0, sizeof(*one->rows));
+                scan_ws(sc);
+                if (!quick_row(sc, one, &one->rows[one->nrows])) {
+                        one->nrows++;
+                        continue;
+                }
                 if (!(o = scan_value(sc)))
                         return -EINVAL;
-                memset(&one->rows[one->nrows], 0, sizeof(*one->rows));
                 rc = read_row(&one->rows[one->nrows], one, sc->r, o);
                 json_decref(o);
                 if (rc)
@@ -1137,6 +1347,7 @@ int oltp_merge_json(const struct oltp_merge *m, json_t *top)
             .threads = m->threads,
             .rows = m->rows,
             .nrows = m->nrows,
+            .rows_out = (struct oltp_rows_out *)&m->rows_out,
             .nhosts = m->nhosts,
             .host = merged_host,
             .user = (void *)m,

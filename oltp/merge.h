@@ -93,7 +93,9 @@ const json_t *oltp_merge_config(const struct oltp_merge *m);
 const char *oltp_merge_partial(const struct oltp_merge *m);
 
 /* top (from res_new) gains seconds, threads, event_threads, totals, lat_ns, hist, hosts[],
- * intervals[], rate, error and the merge object described above. 0 or -ENOMEM. */
+ * intervals[], rate, error and the merge object described above. intervals[] is a row source
+ * (core/resfile.h's res_rows_ref) into m: written row by row by res_write_json and the other
+ * writers, so write top before the next add or oltp_merge_free. 0 or -ENOMEM. */
 int oltp_merge_json(const struct oltp_merge *m, json_t *top);
 
 #endif

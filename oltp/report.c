@@ -20,6 +20,7 @@ struct oltp_report {
         double rate;
         struct oltp_row *rows;
         unsigned nrows, cap;
+        struct oltp_rows_out rows_out; /* writes rows into a result */
 };
 
 struct oltp_report *oltp_report_new(FILE *out, const double *pcts, unsigned npct, double rate)
@@ -44,6 +45,7 @@ void oltp_report_free(struct oltp_report *r)
 {
         if (!r)
                 return;
+        oltp_rows_out_free(&r->rows_out);
         free(r->rows);
         free(r);
 }
@@ -319,19 +321,75 @@ json_t *oltp_row_json(const struct oltp_row *w, const double *pcts, unsigned npc
         return o;
 }
 
-static json_t *rows_json(const double *pcts, unsigned npct, const struct oltp_row *rows, unsigned n)
+void oltp_rows_out_free(struct oltp_rows_out *o)
 {
-        json_t *a = json_array();
+        json_decref(o->row);
+        o->row = NULL;
+}
 
-        for (unsigned i = 0; a && i < n; i++) {
-                json_t *o = oltp_row_json(&rows[i], pcts, npct);
+/* A new row object for w, and where its numbers are (o's shape is w's from now on). */
+static json_t *row_shape(struct oltp_rows_out *o, const struct oltp_row *w)
+{
+        static const char *const top[] = {
+            "t", "tps", "qps", "errors_s", "reconnects_s", "queue_length", "concurrency"};
+        static const char *const q[] = {"read", "write", "other"};
+        json_t *qs, *p;
+        char key[32];
 
-                if (!o || json_array_append_new(a, o)) {
-                        json_decref(a);
-                        return NULL;
-                }
+        json_decref(o->row);
+        if (!(o->row = oltp_row_json(w, o->pcts, o->npct)))
+                return NULL;
+        memset(o->num, 0, sizeof(o->num));
+        for (unsigned i = 0; i < 7; i++)
+                o->num[i] = json_object_get(o->row, top[i]);
+        qs = json_object_get(o->row, "queries_s");
+        for (unsigned i = 0; i < 3; i++)
+                o->num[7 + i] = json_object_get(qs, q[i]);
+        p = json_object_get(json_object_get(o->row, "lat_ns"), "percentile");
+        for (unsigned i = 0; i < o->npct; i++) {
+                pct_key(o->pcts[i], key, sizeof(key));
+                o->pct[i] = json_object_get(p, key);
         }
-        return a;
+        o->inputs = json_object_get(o->row, "inputs");
+        o->has_queue = w->has_queue;
+        o->has_inputs = w->inputs > 0;
+        return o->row;
+}
+
+/*
+ * Row i: the row object of the last row filled with row i's figures, so 100k rows cost one
+ * object, not 100k (a new one only when a row has keys the last did not).
+ */
+static const json_t *row_at(void *user, size_t i)
+{
+        struct oltp_rows_out *o = user;
+        const struct oltp_row *w = &o->rows[i];
+        const double v[10] = {w->t,    w->tps,  w->qps, w->err_s, w->rec_s,
+                              w->qlen, w->conc, w->rd,  w->wr,    w->ot};
+        int bad = 0;
+
+        if (!o->row || o->has_queue != w->has_queue || o->has_inputs != (w->inputs > 0))
+                return row_shape(o, w);
+        for (unsigned k = 0; k < 10; k++)
+                if (o->num[k])
+                        bad |= json_real_set(o->num[k], v[k]);
+        for (unsigned k = 0; k < o->npct; k++)
+                bad |= json_integer_set(o->pct[k], (json_int_t)w->pct[k]);
+        if (o->inputs)
+                bad |= json_integer_set(o->inputs, w->inputs);
+        return bad ? NULL : o->row; /* a figure that is not finite */
+}
+
+/* The value standing for the rows in the result (core/resfile.h's res_rows_ref). */
+static json_t *rows_json(const double *pcts, unsigned npct, const struct oltp_json_over *over)
+{
+        struct oltp_rows_out *o = over->rows_out;
+
+        o->src = (struct res_rows){over->nrows, row_at, o};
+        o->rows = over->rows;
+        o->pcts = pcts;
+        o->npct = npct;
+        return res_rows_ref(&o->src);
 }
 
 static int add_rate_obj(const struct oltp_report *r, const struct oltp_result *res, json_t **out)
@@ -363,7 +421,7 @@ int oltp_result_json(const struct oltp_result *res, const double *pcts, unsigned
         rc |= json_object_set_new(top, "lat_ns", hist_lat_json(res->lat, pcts, npct));
         rc |= json_object_set_new(top, "hist", hist_to_json(res->lat));
         rc |= json_object_set_new(top, "hosts", hosts_json(pcts, npct, o));
-        rc |= json_object_set_new(top, "intervals", rows_json(pcts, npct, o->rows, o->nrows));
+        rc |= json_object_set_new(top, "intervals", rows_json(pcts, npct, o));
         if (o->rate)
                 rc |= json_object_set_new(top, "rate", o->rate);
         if (res->have_steady)
@@ -384,6 +442,7 @@ int oltp_report_json(struct oltp_report *r, const struct oltp_result *res,
             .threads = res->nconns,
             .rows = r->rows,
             .nrows = r->nrows,
+            .rows_out = &r->rows_out,
             .nhosts = res->nhosts,
             .host = run_host,
             .user = ctx,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "core/resfile.h"
 #include "oltp/engine.h"
 
 struct oltp_report;
@@ -46,7 +47,8 @@ void oltp_report_final(struct oltp_report *r, const struct oltp_result *res);
 /*
  * The result object: top (from res_new, a reference is taken) gains
  * totals, lat_ns, hist, hosts[], intervals[] (and rate figures).
- * 0, or -ENOMEM.
+ * intervals[] is a row source into r (struct oltp_rows_out below): write
+ * top before r keeps another row or is freed. 0, or -ENOMEM.
  */
 int oltp_report_json(struct oltp_report *r, const struct oltp_result *res,
                      const struct oltp_dsn *hosts, json_t *top);
@@ -83,19 +85,37 @@ struct oltp_row {
 json_t *oltp_row_json(const struct oltp_row *w, const double *pcts, unsigned npct);
 
 /*
+ * A result's intervals[] written row by row (core/resfile.h's res_rows) rather than held as a
+ * tree: the rows, their percentiles and one row object filled again for each row. Owned by
+ * whoever owns the rows (a report, a merge), zeroed to start, freed with oltp_rows_out_free;
+ * it must outlive every write of a tree that oltp_result_json made with it, and the rows must
+ * stay where they are meanwhile. One thread.
+ */
+struct oltp_rows_out {
+        struct res_rows src;
+        const struct oltp_row *rows;
+        const double *pcts;
+        unsigned npct;
+        json_t *row; /* the row being filled, and its numbers' nodes: */
+        json_t *num[10], *pct[OLTP_MAX_PCTS], *inputs;
+        int has_queue, has_inputs;
+};
+void oltp_rows_out_free(struct oltp_rows_out *o);
+
+/*
  * What a result not measured by one process (a merge, oltp/merge.h) gives
  * instead of what oltp_report_json derives from res: the totals' rates,
- * the threads, the rows, the hosts (one at a time, so a merge of many
- * hosts never holds all their histograms at once: host(user, i, &e, hist)
- * fills e and may point e.h->lat at hist, a scratch histogram the writer
- * owns; 0 or -ENOMEM) and the rate object (a reference is stolen; NULL:
- * none).
+ * the threads, the rows (written through rows_out, never held as a tree), the hosts (one at a time,
+ * so a merge of many hosts never holds all their histograms at once: host(user, i, &e, hist) fills
+ * e and may point e.h->lat at hist, a scratch histogram the writer owns; 0 or -ENOMEM) and the rate
+ * object (a reference is stolen; NULL: none).
  */
 struct oltp_json_over {
         double tps, qps;
         unsigned threads;
         const struct oltp_row *rows;
         unsigned nrows;
+        struct oltp_rows_out *rows_out; /* what writes the rows (above) */
         unsigned nhosts;
         int (*host)(void *user, unsigned i, struct oltp_json_host *e, struct oltp_host_result *hr,
                     struct hist *scratch);

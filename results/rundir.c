@@ -98,16 +98,16 @@ static void block_csv(const json_t *r, struct sbuf *b)
 static void oltp_csv(const json_t *r, struct sbuf *b)
 {
         const json_t *iv = json_object_get(r, "intervals"), *x, *v;
-        const json_t *pct0 =
-            json_object_get(json_object_get(json_array_get(iv, 0), "lat_ns"), "percentile");
+        /* the keys of the first row's, copied: a row source may fill one row object again */
+        json_t *pct0 = json_copy(
+            json_object_get(json_object_get(res_rows_get(iv, 0), "lat_ns"), "percentile"));
         const char *key;
         size_t i;
 
         sb_printf(b, "t_s,tps,qps,read_s,write_s,other_s,errors_s,reconnects_s");
         json_object_foreach((json_t *)pct0, key, v) sb_printf(b, ",p%s_ms", key);
         sb_printf(b, "\n");
-        json_array_foreach(iv, i, x)
-        {
+        for (i = 0; i < res_rows_size(iv) && (x = res_rows_get(iv, i)); i++) {
                 const json_t *q = json_object_get(x, "queries_s");
                 const json_t *pct = json_object_get(json_object_get(x, "lat_ns"), "percentile");
 
@@ -126,6 +126,7 @@ static void oltp_csv(const json_t *r, struct sbuf *b)
                 }
                 sb_printf(b, "\n");
         }
+        json_decref(pct0);
 }
 
 static int scale_csv(const json_t *r, struct sbuf *b)

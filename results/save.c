@@ -67,7 +67,7 @@ static int print_result(const struct res_save *sv, const json_t *result, char *e
         errno = 0;
         if (sv->marker)
                 printf("%s\n", sv->marker);
-        if (json_dumpf(result, stdout, JSON_COMPACT) < 0 || printf("\n") < 0 || fflush(stdout)) {
+        if (res_dump_file(result, stdout, JSON_COMPACT) < 0 || printf("\n") < 0 || fflush(stdout)) {
                 snprintf(err, errlen, "standard output: %s", strerror(errno ? errno : EIO));
                 return -EIO;
         }

@@ -328,6 +328,100 @@ static void test_mkdirs(void **state)
         free(through);
 }
 
+/* A row source as oltp's is: one row object, filled again for each row. */
+struct src {
+        json_t *row;
+};
+
+static const json_t *src_row(void *user, size_t i)
+{
+        struct src *s = user;
+
+        json_object_set_new(s->row, "t", json_real((double)i + 0.5));
+        json_object_set_new(s->row, "v", json_pack("[i,f]", (int)i, 1.0 / 3 * (double)i));
+        json_object_set_new(s->row, "o", json_pack("{s:s}", "x", i % 2 ? "odd" : "é\"ven"));
+        return s->row;
+}
+
+/* {"a", "points": [{"intervals": rows}], "intervals": rows, "empty": rows0, "z"}, the rows
+ * given as row sources (src, src0) or inline arrays (NULL). */
+static json_t *rows_tree(const struct res_rows *src, const struct res_rows *src0)
+{
+        struct src s = {json_object()};
+        json_t *a = json_array(), *a2, *t;
+
+        for (size_t i = 0; i < 3; i++)
+                json_array_append_new(a, json_deep_copy(src_row(&s, i)));
+        json_decref(s.row);
+        a2 = json_deep_copy(a);
+        t = json_pack("{s:i, s:[{s:o}], s:o, s:o, s:s}", "a", 1, "points", "intervals",
+                      src ? res_rows_ref(src) : a, "intervals", src ? res_rows_ref(src) : a2,
+                      "empty", src0 ? res_rows_ref(src0) : json_array(), "z", "end");
+        if (src) {
+                json_decref(a);
+                json_decref(a2);
+        }
+        return t;
+}
+
+static char *slurp(const char *path)
+{
+        char *buf = NULL, err[256];
+        size_t len;
+
+        assert_int_equal(res_read_file(path, &buf, &len, err, sizeof(err)), 0);
+        return buf;
+}
+
+/* A row source is written as the inline array would be, byte for byte, by every writer. */
+static void test_row_source_writes_as_array(void **state)
+{
+        struct src s = {json_object()};
+        const struct res_rows src = {3, src_row, &s}, src0 = {0, src_row, &s};
+        json_t *inl = rows_tree(NULL, NULL), *lazy = rows_tree(&src, &src0), *slim = NULL;
+        char *pa = path_in(*state, "a.json"), *pb = path_in(*state, "b.json"), err[256];
+        char *ta, *tb, *ca = json_dumps(inl, JSON_COMPACT), cb[4096];
+        FILE *f = tmpfile();
+        size_t n;
+
+        assert_non_null(inl);
+        assert_non_null(lazy);
+        assert_int_equal(res_rows_size(json_object_get(lazy, "intervals")), 3);
+        assert_true(json_equal(res_rows_get(json_object_get(lazy, "intervals"), 2),
+                               json_array_get(json_object_get(inl, "intervals"), 2)));
+        assert_int_equal(res_write_json(pa, inl, err, sizeof(err)), 0);
+        assert_int_equal(res_write_json(pb, lazy, err, sizeof(err)), 0);
+        ta = slurp(pa);
+        tb = slurp(pb);
+        assert_string_equal(ta, tb);
+        /* compact, to a FILE (a driver's result on stdout) */
+        assert_non_null(f);
+        assert_int_equal(res_dump_file(lazy, f, JSON_COMPACT), 0);
+        rewind(f);
+        n = fread(cb, 1, sizeof(cb) - 1, f);
+        cb[n] = '\0';
+        fclose(f);
+        assert_string_equal(ca, cb);
+        /* a run directory: the rows to their series file, a reference in their place */
+        assert_int_equal(res_series_split(*state, lazy, &slim, err, sizeof(err)), 0);
+        assert_int_equal(
+            json_integer_value(json_object_get(json_object_get(slim, "intervals"), "rows")), 3);
+        free(ta);
+        free(pa);
+        pa = path_in(*state, "intervals.ndjson");
+        ta = slurp(pa);
+        assert_non_null(strstr(ta, "\"t\":2.5,\"v\":[2,0.6666666667]"));
+        free(ta);
+        free(tb);
+        free(ca);
+        free(pa);
+        free(pb);
+        json_decref(slim);
+        json_decref(inl);
+        json_decref(lazy);
+        json_decref(s.row);
+}
+
 static void test_new_has_common_top_level(void **state)
 {
         json_t *config = json_pack("{s:i}", "iodepth", 16);
@@ -364,6 +458,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_sigkill_never_tears, setup_shm_dir, teardown_dir),
             cmocka_unit_test_setup_teardown(test_mkdirs, setup_dir, teardown_dir),
             cmocka_unit_test(test_new_has_common_top_level),
+            cmocka_unit_test_setup_teardown(test_row_source_writes_as_array, setup_dir,
+                                            teardown_dir),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
