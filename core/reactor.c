@@ -25,6 +25,7 @@ struct reactor {
         struct re_timer **heap;
         size_t n, cap;
         uint64_t spin_ns;
+        uint64_t now; /* clk_now_ns() when the last wait returned: see re_now() */
 };
 
 void re_file_init(struct re_file *f, re_file_fn fn, void *arg)
@@ -58,6 +59,7 @@ struct reactor *re_new(size_t ntimers, char *err, size_t errlen)
                 errno = e; /* the caller's -errno */
                 return NULL;
         }
+        re->now = clk_now_ns();
         return re;
 }
 
@@ -239,12 +241,17 @@ static int wait_files(struct reactor *re, struct epoll_event *evs, uint64_t unti
         return n;
 }
 
+uint64_t re_now(const struct reactor *re)
+{
+        return re->now;
+}
+
 static int run_timers(struct reactor *re)
 {
-        uint64_t now = clk_now_ns();
         int calls = 0;
 
-        while (re->n && re->heap[0]->when <= now) {
+        re->now = clk_now_ns(); /* the descriptors' callbacks took time: due timers are late */
+        while (re->n && re->heap[0]->when <= re->now) {
                 struct re_timer *t = re->heap[0];
 
                 re_timer_cancel(re, t);
@@ -260,6 +267,7 @@ int re_run_once(struct reactor *re, uint64_t until)
         uint64_t next = re_next_timer(re);
         int n = wait_files(re, evs, next < until ? next : until), calls = 0;
 
+        re->now = clk_now_ns();
         if (n < 0)
                 return n;
         for (int i = 0; i < n; i++) {
