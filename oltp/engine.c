@@ -848,6 +848,7 @@ static void *worker_main(void *arg)
                         break;
                 arrivals(w, now);
                 check_stalls(w, now);
+                re_set_now(w->re, now);
                 re_run_once(w->re, next_wake(w, now));
         }
         if (e->cfg->io.report)
