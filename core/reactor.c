@@ -25,6 +25,8 @@ struct reactor {
         struct re_timer **heap;
         size_t n, cap;
         uint64_t spin_ns;
+        uint64_t now;   /* clk_now_ns() when the last wait returned: see re_now() */
+        uint64_t given; /* re_set_now()'s time for the next wait, 0 when none */
 };
 
 void re_file_init(struct re_file *f, re_file_fn fn, void *arg)
@@ -58,6 +60,7 @@ struct reactor *re_new(size_t ntimers, char *err, size_t errlen)
                 errno = e; /* the caller's -errno */
                 return NULL;
         }
+        re->now = clk_now_ns();
         return re;
 }
 
@@ -222,7 +225,8 @@ static int spin_files(struct reactor *re, struct epoll_event *evs, uint64_t unti
 static int wait_files(struct reactor *re, struct epoll_event *evs, uint64_t until)
 {
         int n = re->spin_ns ? spin_files(re, evs, until) : 0;
-        uint64_t now = clk_now_ns(), d = until > now ? until - now : 0;
+        uint64_t now = re->given && !re->spin_ns ? re->given : clk_now_ns(),
+                 d = until > now ? until - now : 0;
         struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
 
         if (n != 0)
@@ -239,12 +243,22 @@ static int wait_files(struct reactor *re, struct epoll_event *evs, uint64_t unti
         return n;
 }
 
+uint64_t re_now(const struct reactor *re)
+{
+        return re->now;
+}
+
+void re_set_now(struct reactor *re, uint64_t now)
+{
+        re->given = now;
+}
+
 static int run_timers(struct reactor *re)
 {
-        uint64_t now = clk_now_ns();
         int calls = 0;
 
-        while (re->n && re->heap[0]->when <= now) {
+        /* the wake-up's time: a timer falling due during the callbacks runs next round */
+        while (re->n && re->heap[0]->when <= re->now) {
                 struct re_timer *t = re->heap[0];
 
                 re_timer_cancel(re, t);
@@ -260,6 +274,8 @@ int re_run_once(struct reactor *re, uint64_t until)
         uint64_t next = re_next_timer(re);
         int n = wait_files(re, evs, next < until ? next : until), calls = 0;
 
+        re->given = 0;
+        re->now = clk_now_ns();
         if (n < 0)
                 return n;
         for (int i = 0; i < n; i++) {

@@ -95,6 +95,23 @@ static inline int re_timer_armed(const struct re_timer *t)
 uint64_t re_next_timer(const struct reactor *re);
 
 /*
+ * The wake-up time: clk_now_ns() when re_run_once()'s wait last returned
+ * (when it was created, before the first round). A callback that needs a
+ * coarse "now" (a stall watch, a timeout of seconds) reads it instead of
+ * the clock, so a statement costs no clock read of its own. It lags the
+ * clock by the callbacks run since: never use it for a latency.
+ */
+uint64_t re_now(const struct reactor *re);
+
+/*
+ * The caller has just read the clock (now): the next re_run_once() computes
+ * its wait from it instead of reading the clock again. A loop that reads
+ * the clock each round anyway then costs two clock reads per wake-up (its
+ * own and re_now()'s), not three.
+ */
+void re_set_now(struct reactor *re, uint64_t now);
+
+/*
  * One round: wait until a descriptor is ready, the earliest timer is due,
  * or until (clk_now_ns() time) - not at all when one of them has passed -
  * then call back the ready descriptors and the due timers (a timer is

@@ -38,7 +38,7 @@
 
 #include "oltp/driver.h"
 
-enum phase { PH_NONE, PH_CONNECT, PH_PREPARE, PH_EXECUTE, PH_FETCH, PH_QUERY };
+enum phase { PH_NONE, PH_CONNECT, PH_PREPARE, PH_EXECUTE, PH_STORE, PH_QUERY };
 
 /*
  * The deepest use of the coroutine stack measured here is under 8 KiB
@@ -50,9 +50,6 @@ enum phase { PH_NONE, PH_CONNECT, PH_PREPARE, PH_EXECUTE, PH_FETCH, PH_QUERY };
 #define CORO_STACK (64 * 1024)
 /* Connector/C grows it for any larger packet; every statement here is < 1 KiB. */
 #define NET_BUFFER 2048
-
-#define RES_COLS 4
-#define RES_CAP  256
 
 /* Counts of the socket hooks, per connection (the hot path touches no shared line). */
 struct io_counts {
@@ -81,11 +78,6 @@ struct oltp_dconn {
         MYSQL *mret;         /* out-parameter of connect */
         MYSQL_BIND binds[4]; /* parameters of a statement being prepared */
         unsigned nbinds;
-        /* every result row lands here: one buffer per connection, not per statement */
-        MYSQL_BIND res[RES_COLS];
-        char res_buf[RES_COLS][RES_CAP];
-        unsigned long res_len[RES_COLS];
-        my_bool res_null[RES_COLS], res_trunc[RES_COLS];
 };
 
 /*
@@ -230,25 +222,12 @@ static int handle_init(struct oltp_dconn *c)
         return 0;
 }
 
-static void res_init(struct oltp_dconn *c)
-{
-        for (unsigned i = 0; i < RES_COLS; i++) {
-                c->res[i].buffer_type = MYSQL_TYPE_STRING;
-                c->res[i].buffer = c->res_buf[i];
-                c->res[i].buffer_length = RES_CAP;
-                c->res[i].length = &c->res_len[i];
-                c->res[i].is_null = &c->res_null[i];
-                c->res[i].error = &c->res_trunc[i];
-        }
-}
-
 static struct oltp_dconn *mdb_conn_new(unsigned nslots)
 {
         struct oltp_dconn *c = calloc(1, sizeof(*c));
 
         if (!c)
                 return NULL;
-        res_init(c);
         c->stmts = calloc(nslots ? nslots : 1, sizeof(*c->stmts));
         if (!c->stmts || handle_init(c)) {
                 free(c->stmts);
@@ -348,29 +327,13 @@ static int mdb_connect_start(struct oltp_dconn *c, const struct oltp_dsn *dsn)
         return wait_of(st ? st : connect_done(c));
 }
 
-/*
- * Rows are fetched one by one into the connection's buffers instead of
- * being stored: a stored result keeps its memory per statement, which
- * with dozens of statements per connection costs hundreds of KiB each.
- */
-static int bind_result(struct oltp_dconn *c, MYSQL_STMT *s)
-{
-        unsigned n = mysql_stmt_field_count(s);
-
-        if (n == 0)
-                return 0;
-        if (n > RES_COLS)
-                return 1;
-        return mysql_stmt_bind_result(s, c->res) != 0;
-}
-
 static int prepare_done(struct oltp_dconn *c)
 {
         MYSQL_STMT *s = c->stmts[c->slot];
 
         c->ph = PH_NONE;
         c->err = 0;
-        if (c->iret || (c->nbinds && mysql_stmt_bind_param(s, c->binds)) || bind_result(c, s))
+        if (c->iret || (c->nbinds && mysql_stmt_bind_param(s, c->binds)))
                 set_stmt_err(c);
         return 0;
 }
@@ -417,32 +380,31 @@ static int mdb_prepare_start(struct oltp_dconn *c, unsigned slot, const char *sq
         return wait_of(st ? st : prepare_done(c));
 }
 
-/* Fetch until the end of the rows; 0 when done (outcome in c->err), else a wait mask. */
-static int fetch_rows(struct oltp_dconn *c, int st)
+/*
+ * The rows were read (outcome in c->iret): drop them at once. Storing then
+ * freeing reads the rows as sysbench does (one store per statement), at half
+ * the instructions of fetching them one by one into bound buffers, and the
+ * free keeps only the statement's preallocated block, so a connection holds
+ * no more memory than with a fetch.
+ */
+static int store_done(struct oltp_dconn *c)
 {
         MYSQL_STMT *s = c->stmts[c->slot];
 
-        for (;;) {
-                if (st)
-                        return st;
-                if (c->iret == MYSQL_NO_DATA || c->iret == MYSQL_DATA_TRUNCATED || c->iret == 0) {
-                        if (c->iret == MYSQL_NO_DATA) {
-                                c->ph = PH_NONE;
-                                c->err = 0;
-                                return 0;
-                        }
-                        st = mysql_stmt_fetch_start(&c->iret, s);
-                        continue;
-                }
-                c->ph = PH_NONE;
+        c->ph = PH_NONE;
+        if (c->iret) {
                 set_stmt_err(c);
                 return 0;
         }
+        c->err = 0;
+        mysql_stmt_free_result(s); /* every row is in memory: no network */
+        return 0;
 }
 
 static int execute_done(struct oltp_dconn *c)
 {
         MYSQL_STMT *s = c->stmts[c->slot];
+        int st;
 
         if (c->iret) {
                 c->ph = PH_NONE;
@@ -454,8 +416,9 @@ static int execute_done(struct oltp_dconn *c)
                 c->err = 0;
                 return 0;
         }
-        c->ph = PH_FETCH;
-        return fetch_rows(c, mysql_stmt_fetch_start(&c->iret, s));
+        c->ph = PH_STORE;
+        st = mysql_stmt_store_result_start(&c->iret, s);
+        return st ? st : store_done(c);
 }
 
 static int mdb_execute_start(struct oltp_dconn *c, unsigned slot)
@@ -502,8 +465,9 @@ static int cont_phase(struct oltp_dconn *c, int ready)
         case PH_EXECUTE:
                 st = mysql_stmt_execute_cont(&c->iret, c->stmts[c->slot], ready);
                 return st ? st : execute_done(c);
-        case PH_FETCH:
-                return fetch_rows(c, mysql_stmt_fetch_cont(&c->iret, c->stmts[c->slot], ready));
+        case PH_STORE:
+                st = mysql_stmt_store_result_cont(&c->iret, c->stmts[c->slot], ready);
+                return st ? st : store_done(c);
         case PH_QUERY:
                 st = mysql_real_query_cont(&c->iret, c->m, ready);
                 return st ? st : query_done(c);

@@ -195,8 +195,9 @@ static void set_pending(struct conn *c, int on)
 {
         if (on != c->pending) {
                 c->w->npending += on ? 1 : (unsigned)-1;
+                /* the wake-up's time: a stall lasts seconds, so no clock read per statement */
                 if (on)
-                        c->wait_since = clk_now_ns();
+                        c->wait_since = re_now(c->w->re);
         }
         c->pending = on;
 }
@@ -212,7 +213,7 @@ static void conn_wait(struct conn *c, int mask)
         /* a socket epoll refuses is left to the driver's timeout */
         re_watch(c->w->re, &c->rf, ops->fd(c->d), want);
         if (mask & OLTP_WAIT_TIMEOUT)
-                set_deadline(c, clk_now_ns() + (uint64_t)ops->timeout_ms(c->d) * 1000000ull);
+                set_deadline(c, re_now(c->w->re) + (uint64_t)ops->timeout_ms(c->d) * 1000000ull);
         else if (c->st != CS_BACKOFF)
                 set_deadline(c, 0);
 }
@@ -288,8 +289,12 @@ static int events_left(struct engine *e)
         return atomic_fetch_add(&e->started, 1) < n;
 }
 
-/* Start the next transaction if there is one to run; -1 when the connection goes idle. */
-static int next_txn(struct conn *c)
+/*
+ * Start the next transaction if there is one to run; -1 when the connection goes idle.
+ * now: the clock when the caller just read it (the end of the transaction before, which is
+ * this one's start), else 0.
+ */
+static int next_txn(struct conn *c, uint64_t now)
 {
         struct worker *w = c->w;
         struct engine *e = w->e;
@@ -304,7 +309,7 @@ static int next_txn(struct conn *c)
                         c->st = CS_IDLE;
                         return -1;
                 }
-                return begin_txn(c, clk_now_ns());
+                return begin_txn(c, now ? now : clk_now_ns());
         }
         if (!w->qn || !events_left(e)) {
                 push_idle(c);
@@ -314,7 +319,7 @@ static int next_txn(struct conn *c)
         w->qhead = (w->qhead + 1) % QUEUE_CAP;
         w->qn--;
         atomic_store_explicit(&w->qlen, w->qn, memory_order_relaxed);
-        c->t_started = clk_now_ns();
+        c->t_started = now ? now : clk_now_ns();
         return begin_txn(c, t);
 }
 
@@ -530,7 +535,7 @@ static int conn_ready(struct conn *c)
         }
         c->down_since = 0;
         c->st = CS_IDLE;
-        return next_txn(c);
+        return next_txn(c, 0);
 }
 
 static int prepare_next(struct conn *c)
@@ -581,6 +586,7 @@ static int on_done(struct conn *c)
         const struct oltp_driver_ops *ops = c->w->e->ops;
         unsigned err = ops->error(c->d);
         const struct oltp_dsn *h = dsn_of(c);
+        uint64_t now;
 
         switch (c->st) {
         case CS_CONNECT:
@@ -606,9 +612,10 @@ static int on_done(struct conn *c)
                 c->q[c->steps[c->step].cls]++;
                 if (++c->step < c->nsteps)
                         return issue(c);
-                count_txn(c, clk_now_ns());
+                now = clk_now_ns();
+                count_txn(c, now);
                 end_txn(c);
-                return next_txn(c);
+                return next_txn(c, now);
         case CS_ROLLBACK:
                 if (err && ops->classify(err) == OLTP_ERR_LOST)
                         return lost(c);
@@ -709,7 +716,7 @@ static void arrivals(struct worker *w, uint64_t now)
                 c->in_idle = 0;
                 if (c->st != CS_IDLE)
                         continue;
-                advance(c, next_txn(c));
+                advance(c, next_txn(c, 0));
                 /* Back on the idle stack: the run is stopping or out of events (both can
                  * turn true while this loop runs), so no queued arrival can start now;
                  * popping it again would spin here for ever. */
@@ -731,7 +738,7 @@ static void kick(struct worker *w)
                 struct conn *c = w->conns[i];
 
                 if (c->st == CS_IDLE && !c->pending)
-                        advance(c, next_txn(c));
+                        advance(c, next_txn(c, 0));
         }
 }
 
@@ -841,6 +848,7 @@ static void *worker_main(void *arg)
                         break;
                 arrivals(w, now);
                 check_stalls(w, now);
+                re_set_now(w->re, now);
                 re_run_once(w->re, next_wake(w, now));
         }
         if (e->cfg->io.report)
