@@ -42,6 +42,7 @@ struct blk_client_point {
         double start_s, end_s; /* measured window, controller's clock (seconds) */
         double skew_ms;        /* its go instant minus the common go, controller's clock */
         const char *error;     /* NULL, or why its figures are missing or incomplete */
+        const char *carrier;   /* what carried its lines: pipe | ssh | guest; NULL: unsaid */
 };
 
 /* Clients later than this share of the runtime are flagged late. */

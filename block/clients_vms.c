@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "lab/guest.h"
 
 struct blk_vms {
         const struct lab_backend_ops *ops;
@@ -39,7 +40,10 @@ static int describe(struct blk_vms *v, unsigned i, struct blk_vm_client *c, char
         snprintf(c->where, sizeof(c->where), "%s", v->ops->driver_where);
         snprintf(c->host, sizeof(c->host), "%s", ep.driver_host[0] ? ep.driver_host : "localhost");
         c->remote = ep.driver_host[0] != '\0';
-        snprintf(c->target, sizeof(c->target), "%s", ep.load_lun_url);
+        c->carrier = v->ops->driver_carrier;
+        /* in a guest, the LUN is a disk of its own (its iSCSI portal is this host's loopback) */
+        snprintf(c->target, sizeof(c->target), "%s",
+                 c->carrier == &dp_carrier_guest ? GUEST_LOAD_DISK : ep.load_lun_url);
         return 0;
 }
 
