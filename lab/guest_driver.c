@@ -251,7 +251,9 @@ static int guest_args(struct bridge *g, char **in, int nin)
         snprintf(g->stop, sizeof(g->stop), "%s.stop", g->go);
         snprintf(g->in_path, sizeof(g->in_path), "%s.in", g->go);
         snprintf(g->out_path, sizeof(g->out_path), "%s.out", g->go);
-        for (int k = 1; k < nin; k++)
+        /* a block client streams; an OLTP driver (oltp run --start-on-go) takes its one go
+         * from the go file */
+        for (int k = 2; k < nin && !strcmp(in[1], "block"); k++)
                 g->stream |= !strcmp(in[k], "--start-on-go");
         for (int k = 1; k < nin; k++) {
                 if (n >= MAX_ARGS) {
