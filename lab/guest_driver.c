@@ -253,7 +253,7 @@ static int guest_args(struct bridge *g, char **in, int nin)
         snprintf(g->out_path, sizeof(g->out_path), "%s.out", g->go);
         /* a block client streams; an OLTP driver (oltp run --start-on-go) takes its one go
          * from the go file */
-        for (int k = 2; k < nin && !strcmp(in[1], "block"); k++)
+        for (int k = 2; k < nin && nin > 1 && !strcmp(in[1], "block"); k++)
                 g->stream |= !strcmp(in[k], "--start-on-go");
         for (int k = 1; k < nin; k++) {
                 if (n >= MAX_ARGS) {
