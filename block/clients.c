@@ -233,8 +233,10 @@ static int start_client(const struct blk_clients_plan *p, struct client *c, char
         }
         char who[96];
         snprintf(who, sizeof(who), "client %s", c->name);
-        /* one on another host is asked for its clock; one here shares ours */
-        c->car = dp_carrier_new(c->remote || c->vc.remote ? &dp_carrier_ssh : &dp_carrier_pipe,
+        /* one on another host or in a guest is asked for its clock; one here shares ours */
+        c->car = dp_carrier_new(c->vc.carrier               ? c->vc.carrier
+                                : c->remote || c->vc.remote ? &dp_carrier_ssh
+                                                            : &dp_carrier_pipe,
                                 NULL, in[1], out[0], who);
         return c->car ? 0 : -ENOMEM;
 }
@@ -403,6 +405,7 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
                 cp[i] = (struct blk_client_point){
                     .name = c->name,
                     .where = c->where,
+                    .carrier = c->car ? dp_carrier_name(c->car) : NULL,
                     .host = c->host,
                     .targets = c->tj,
                     .point = c->point,

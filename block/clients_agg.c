@@ -228,6 +228,8 @@ static json_t *client_entry(const struct blk_client_point *c, double runtime_s, 
             json_object_get(c->point, "write") ? json_object_get(c->point, "write") : json_null());
         if (o)
                 json_object_set_new(o, "error", c->error ? json_string(c->error) : json_null());
+        if (o && c->carrier)
+                json_object_set_new(o, "carrier", json_string(c->carrier));
         if (o && c->point) {
                 json_object_set_new(o, "runtime_s", json_real(num(c->point, "runtime_s")));
                 json_object_set_new(o, "window_s",

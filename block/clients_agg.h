@@ -43,6 +43,7 @@ struct blk_client_point {
         double start_s, end_s; /* measured window, controller's clock (seconds) */
         double skew_ms;        /* its go instant minus the common go, controller's clock */
         const char *error;     /* NULL, or why its figures are missing or incomplete */
+        const char *carrier;   /* what carried its lines: pipe | ssh | guest; NULL: unsaid */
         double go_s;           /* the point's common go, controller's clock (seconds) */
 };
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "lab/guest.h"
 
 struct blk_vms {
         const struct lab_backend_ops *ops;
@@ -39,7 +40,10 @@ static int describe(struct blk_vms *v, unsigned i, struct blk_vm_client *c, char
         snprintf(c->where, sizeof(c->where), "%s", v->ops->driver_where);
         snprintf(c->host, sizeof(c->host), "%s", ep.driver_host[0] ? ep.driver_host : "localhost");
         c->remote = ep.driver_host[0] != '\0';
-        snprintf(c->target, sizeof(c->target), "%s", ep.load_lun_url);
+        c->carrier = v->ops->driver_carrier;
+        /* in a guest, the LUN is a disk of its own (its iSCSI portal is this host's loopback) */
+        snprintf(c->target, sizeof(c->target), "%s",
+                 c->carrier == &dp_carrier_guest ? GUEST_LOAD_DISK : ep.load_lun_url);
         return 0;
 }
 
@@ -63,8 +67,9 @@ int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops,
         if (!ops->spawn_streams)
                 return errf(err, errlen, -EINVAL,
                             "option --clients vms: the %s backend's VMs (where %s) cannot run a "
-                            "block client yet: their spawn carries one go per driver, a block "
-                            "client needs one per point",
+                            "block client yet: their guests have no disk of their load LUN and "
+                            "their spawn carries one go per driver (a block client needs one per "
+                            "point)",
                             ops->name, ops->driver_where);
         v->b = opened;
         if (!opened && (rc = ops->open(spec, &v->b, why, sizeof(why))) < 0)

@@ -13,7 +13,10 @@
  * backend over ssh on the VM's host. A client's where is the backend's
  * driver_where ("cgroup", "guest", "ssh"), its host the machine it runs on
  * ("localhost" when this one); a client on another host is spoken to
- * through the ssh carrier (its clock asked), one here through the pipe.
+ * through the ssh carrier (its clock asked), one here through the pipe, one
+ * in a guest (qemu, libvirt) through the guest carrier, on the guest's disk
+ * of its load LUN (GUEST_LOAD_DISK, lab/guest.h), by the guest agent's
+ * bridge, which streams every point's lines (lab/guest_driver.h).
  *
  * So the lockstep sweep (clients.h), the aggregate and the JSON are those
  * of local:N and inventory clients: only where the clients come from and
@@ -25,18 +28,20 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/driverproto.h"
 #include "lab/backend.h"
 
 struct blk_vms; /* an opened lab, for the spawns */
 
 /* One VM as a client: what clients.c needs to name, start and speak to it. */
 struct blk_vm_client {
-        unsigned vm;               /* 1-based, as lab_endpoint's */
-        char name[64];             /* "vm1" */
-        char where[16];            /* the backend's driver_where */
-        char host[256];            /* where it runs: "localhost", or its driver_host */
-        int remote;                /* on another host: the ssh carrier asks its clock */
-        char target[LAB_PATH_MAX]; /* its load LUN's URL */
+        unsigned vm;                          /* 1-based, as lab_endpoint's */
+        char name[64];                        /* "vm1" */
+        char where[16];                       /* the backend's driver_where */
+        char host[256];                       /* where it runs: "localhost", or its driver_host */
+        int remote;                           /* on another host: the ssh carrier asks its clock */
+        const struct dp_carrier_ops *carrier; /* the backend's driver_carrier, or NULL */
+        char target[LAB_PATH_MAX];            /* its load LUN's URL */
 };
 
 /*

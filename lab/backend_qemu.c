@@ -5,7 +5,8 @@
  * from a qcow2 overlay LAB/vmN/root.qcow2. Its database disk is LUN N of
  * the lab's tgtd (127.0.0.1:TARGET_PORT), opened by QEMU's own iSCSI
  * driver, so every database write goes guest -> QEMU -> iSCSI -> target:
- * the hyperconverged path. The LUN's file is formatted from the host with
+ * the hyperconverged path; its load LUN (tid 2) is the guest's third disk,
+ * GUEST_LOAD_DISK, for block clients in the guest. The LUN's file is formatted from the host with
  * mkfs.ext4 -d before the target serves it, carrying init.sql (database,
  * root@'%' with the lab password) and my.cnf; the guest keeps its datadir
  * on it. MariaDB's port 3306 is forwarded by user-mode networking to
@@ -170,7 +171,7 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
         char name[96], smp[16], mem[32], net[128];
         lab_path_t kernel, initrd, log;
         char root[sizeof(lab_path_t) + 48], data[LAB_PATH_MAX + 48], serial[sizeof(lab_path_t) + 8],
-            qmp[sizeof(lab_path_t) + 32], qga[sizeof(lab_path_t) + 48];
+            qmp[sizeof(lab_path_t) + 32], qga[sizeof(lab_path_t) + 48], load[LAB_PATH_MAX + 48];
         int kvm = b->accel == ACCEL_KVM;
         char *argv[] = {QEMU,
                         "-name",
@@ -211,9 +212,12 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
                         qga,
                         "-device",
                         "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0",
+                        "-drive",
+                        load,
                         NULL};
+        const size_t load_at = sizeof(argv) / sizeof(argv[0]) - 3;
 
-        /* The last devices are the guest agent's port (guest_driver.h).
+        /* Then the guest agent's port (guest_driver.h) and the load LUN.
          * libiscsi's initiator name comes from -name: one per VM, so tgtd
          * never takes two VMs' logins for one initiator reconnecting. */
         snprintf(name, sizeof(name), "hcisweep-%s-vm%u", b->h.lab.st.name, i);
@@ -231,6 +235,12 @@ static int vm_spawn(struct lab_backend *b, unsigned i, const struct lab_endpoint
         labdir_vm_path(&b->h.lab, i, "root.qcow2", log);
         snprintf(root, sizeof(root), "file=%s,format=qcow2,if=virtio", log);
         snprintf(data, sizeof(data), "file=%s,format=raw,if=virtio", ep->lun_url);
+        /* its load LUN, the third virtio disk: the guest's GUEST_LOAD_DISK (guest.h); a lab
+         * made before load LUNs has none, and its block clients are refused (no target) */
+        if (ep->load_lun_url[0])
+                snprintf(load, sizeof(load), "file=%s,format=raw,if=virtio", ep->load_lun_url);
+        else
+                argv[load_at] = NULL;
         labdir_vm_path(&b->h.lab, i, "qemu.log", log);
         return proc_spawn(&(struct proc_spawn){argv, log, NULL, NULL}, &v->pid, err, errlen);
 }
@@ -390,6 +400,7 @@ const struct lab_backend_ops lab_backend_qemu = {
     .can_start = 1,
     .has_storage = 1,
     .driver_where = "guest",
+    .spawn_streams = 1, /* guest_driver.h: a --start-on-go driver's lines are streamed */
     .driver_carrier = &dp_carrier_guest,
     .open = qemu_open,
     .count = lab_host_count,

@@ -10,7 +10,10 @@
  * sbtest, root@'%' with the lab's password), my.cnf (buffer pool a
  * quarter of the VM's memory) and bin/hcisweep, a copy of this binary for
  * the load drivers run in the guest (GUEST_DRIVER_BIN, guest_driver.h);
- * the guest keeps MariaDB's datadir on it.
+ * the guest keeps MariaDB's datadir on it. A third disk, GUEST_LOAD_DISK in the
+ * guest, is the VM's load LUN (lab_endpoint.load_lun_url, no filesystem on it), which
+ * block clients in the guest (`block --clients vms`, scale's --block-load with
+ * --driver-placement vm) drive.
  *
  * Errors: 0 or a negative errno, one line in err (the caller's buffer).
  */
@@ -22,6 +25,10 @@
 
 #include "lab/backend.h"
 #include "lab/labdir.h"
+
+/* The VM's load LUN as its guest names it: the third virtio disk (root vda, database
+ * vdb), attached in that order by the backend. */
+#define GUEST_LOAD_DISK "/dev/vdc"
 
 /* The guest directory GUEST of a backend. */
 typedef char guest_dir_t[LAB_PATH_MAX - 128];

@@ -190,9 +190,24 @@ struct bridge {
         char samples[104], measure[104], stop[104], order[16];
         uint64_t soff;
         size_t olen;
+        /* a streaming driver (--start-on-go: any number of ready/go exchanges): its stdin
+         * the FIFO GO.in, held open by the agent (inh), its stdout the file GO.out, relayed
+         * from oofs on; the controller's line so far in ln, the driver's in pend */
+        int stream;
+        char in_path[104], out_path[104];
+        int64_t inh;
+        int in_open;
+        uint64_t ooff;
+        char ln[DP_LINE_MAX + 2];
+        size_t lnlen;
+        char *pend;
+        size_t plen, pcap;
         struct qga_status st; /* how it ended */
         char err[1024];
 };
+
+#define OUT_LINE_MAX   ((size_t)DP_DOC_MAX + 1) /* a point's JSON is one line of the driver's */
+#define STREAM_POLL_MS 100
 
 /* --mysql-password-stdin: the controller's first line on our stdin, read byte by byte so
  * its "go" stays in the pipe; it goes on as the driver's stdin (input-data). */
@@ -234,6 +249,12 @@ static int guest_args(struct bridge *g, char **in, int nin)
         snprintf(g->samples, sizeof(g->samples), "%s.samples", g->go);
         snprintf(g->measure, sizeof(g->measure), "%s.measure", g->go);
         snprintf(g->stop, sizeof(g->stop), "%s.stop", g->go);
+        snprintf(g->in_path, sizeof(g->in_path), "%s.in", g->go);
+        snprintf(g->out_path, sizeof(g->out_path), "%s.out", g->go);
+        /* a block client streams; an OLTP driver (oltp run --start-on-go) takes its one go
+         * from the go file */
+        for (int k = 2; k < nin && nin > 1 && !strcmp(in[1], "block"); k++)
+                g->stream |= !strcmp(in[k], "--start-on-go");
         for (int k = 1; k < nin; k++) {
                 if (n >= MAX_ARGS) {
                         snprintf(g->err, sizeof(g->err), "vm%u: too many driver arguments", g->vm);
@@ -272,10 +293,12 @@ static int guest_args(struct bridge *g, char **in, int nin)
                         g->args[n++] = in[k];
                 }
         }
-        snprintf(g->ready_arg, sizeof(g->ready_arg), "--ready-file=%s", g->ready);
-        snprintf(g->go_arg, sizeof(g->go_arg), "--go-file=%s", g->go);
-        g->args[n++] = g->ready_arg;
-        g->args[n++] = g->go_arg;
+        if (!g->stream) { /* a streaming driver is told its go on its stdin */
+                snprintf(g->ready_arg, sizeof(g->ready_arg), "--ready-file=%s", g->ready);
+                snprintf(g->go_arg, sizeof(g->go_arg), "--go-file=%s", g->go);
+                g->args[n++] = g->ready_arg;
+                g->args[n++] = g->go_arg;
+        }
         g->args[n] = NULL;
         return 0;
 }
@@ -502,6 +525,27 @@ static int wait_exit(struct bridge *g)
 /* The driver's stdout to ours, line by line, in the guest's clock (its carrier moves it
  * into the controller's), each start decoded and encoded by the one protocol: a guest's
  * number out of range is dropped with a warning. */
+static void relay_line(struct bridge *g, const char *p, size_t n)
+{
+        struct dp_msg m;
+        char buf[DP_LINE_MAX + 2];
+        int rc = n <= DP_LINE_MAX ? dp_decode(p, n, &m) : -EMSGSIZE, len;
+
+        if (rc == 0 && m.kind == DP_READY && !g->stream) {
+                /* said already, when the ready file came */
+        } else if (rc == 0 && m.kind == DP_STARTED) {
+                if ((len = dp_encode(&m, buf, sizeof(buf))) > 0)
+                        write_all(STDOUT_FILENO, buf, (size_t)len);
+        } else if (rc < 0 && n > strlen(DRIVER_LINE_STARTED) &&
+                   !memcmp(p, DRIVER_LINE_STARTED, strlen(DRIVER_LINE_STARTED))) {
+                log_warn("vm%u: the guest's driver: %.*s: not a start", g->vm,
+                         (int)(n < 80 ? n : 80), p);
+        } else {
+                write_all(STDOUT_FILENO, p, n);
+                write_all(STDOUT_FILENO, "\n", 1);
+        }
+}
+
 static void relay_stdout(struct bridge *g)
 {
         const char *p = g->st.out, *end = g->st.out + g->st.outlen;
@@ -509,23 +553,8 @@ static void relay_stdout(struct bridge *g)
         while (p < end) {
                 const char *nl = memchr(p, '\n', (size_t)(end - p));
                 size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-                struct dp_msg m;
-                char buf[DP_LINE_MAX + 2];
-                int rc = dp_decode(p, n, &m), len;
 
-                if (rc == 0 && m.kind == DP_READY) {
-                        /* said already, when the ready file came */
-                } else if (rc == 0 && m.kind == DP_STARTED) {
-                        if ((len = dp_encode(&m, buf, sizeof(buf))) > 0)
-                                write_all(STDOUT_FILENO, buf, (size_t)len);
-                } else if (rc < 0 && n > strlen(DRIVER_LINE_STARTED) &&
-                           !memcmp(p, DRIVER_LINE_STARTED, strlen(DRIVER_LINE_STARTED))) {
-                        log_warn("vm%u: the guest's driver: %.*s: not a start", g->vm,
-                                 (int)(n < 80 ? n : 80), p);
-                } else {
-                        write_all(STDOUT_FILENO, p, n);
-                        write_all(STDOUT_FILENO, "\n", 1);
-                }
+                relay_line(g, p, n);
                 p += n + 1;
         }
 }
@@ -533,12 +562,179 @@ static void relay_stdout(struct bridge *g)
 /* Its ready, go and order files, when the driver left them (it died first). */
 static void remove_files(struct bridge *g)
 {
-        char *argv[] = {"-f", g->ready, g->go, g->samples, g->measure, g->stop, NULL}, why[512];
+        char *argv[] = {"-f",    g->ready,   g->go,       g->samples, g->measure,
+                        g->stop, g->in_path, g->out_path, NULL},
+             why[512];
         struct qga_status st = {0};
 
         if (qga_run(g->q, "/bin/rm", argv, KILL_TIMEOUT_MS, &st, why, sizeof(why)) < 0)
                 log_warn("vm%u: removing %s: %s", g->vm, g->go, why);
         qga_status_free(&st);
+}
+
+/* ---- a streaming driver (--start-on-go) ------------------------------------------
+ * The agent can neither feed a program's stdin after it started nor stream its stdout,
+ * so the driver's stdin is a FIFO in the guest that the agent holds open for writing
+ * (the controller's lines go in with guest-file-write, and its end is the handle's close),
+ * and its stdout a file read from where the last read ended. Clock questions are answered
+ * here, with the guest's clock through the agent, as before a single go. */
+
+/* GO.in (opened here first: "r+" waits for no reader, and the driver's open then finds a
+ * writer) and GO.out, then the driver on them. */
+static int stream_start(struct bridge *g, char **env)
+{
+        char mk[320], run[320], *mkargv[] = {"-c", mk, NULL}, *argv[MAX_ARGS + 12];
+        struct qga_status st = {0};
+        int n = 0, rc;
+
+        snprintf(mk, sizeof(mk), "umask 077 && mkfifo '%s' && : >'%s'", g->in_path, g->out_path);
+        rc = qga_run(g->q, "/bin/sh", mkargv, KILL_TIMEOUT_MS, &st, g->err, sizeof(g->err));
+        if (rc == 0 && (st.exitcode || st.signal)) {
+                snprintf(g->err, sizeof(g->err), "vm%u: making %s in the guest: %.*s", g->vm,
+                         g->in_path, (int)strcspn(st.errs ? st.errs : "", "\n"),
+                         st.errs ? st.errs : "");
+                rc = -EIO;
+        }
+        qga_status_free(&st);
+        if (rc < 0 ||
+            (rc = qga_file_open(g->q, g->in_path, "r+", &g->inh, g->err, sizeof(g->err))) < 0)
+                return rc;
+        g->in_open = 1;
+        snprintf(run, sizeof(run), "exec \"$0\" \"$@\" <'%s' >'%s'", g->in_path, g->out_path);
+        argv[n++] = "-c";
+        argv[n++] = run;
+        argv[n++] = GUEST_DRIVER_BIN;
+        for (size_t k = 0; g->args[k]; k++)
+                argv[n++] = g->args[k];
+        argv[n] = NULL;
+        return qga_exec(g->q, "/bin/sh", argv, env, NULL, 0, &g->pid, g->err, sizeof(g->err));
+}
+
+/* The end of the driver's input: the agent's handle on GO.in closed. */
+static void stream_end_input(struct bridge *g)
+{
+        char why[512];
+
+        if (g->in_open && qga_file_close(g->q, g->inh, why, sizeof(why)) < 0)
+                log_warn("vm%u: closing the driver's input: %s", g->vm, why);
+        g->in_open = 0;
+}
+
+/* One line of the controller's: a clock question answered here, else on to the driver. */
+static void stream_order(struct bridge *g)
+{
+        char why[512];
+
+        if (g->lnlen == strlen(DRIVER_LINE_ASK) && !memcmp(g->ln, DRIVER_LINE_ASK, g->lnlen)) {
+                answer_clock(g);
+                return;
+        }
+        g->ln[g->lnlen++] = '\n';
+        if (qga_file_write(g->q, g->inh, g->ln, g->lnlen, why, sizeof(why)) < 0) {
+                log_warn("vm%u: the driver's input: %s", g->vm, why);
+                stream_end_input(g);
+        }
+}
+
+/* What our stdin has, line by line; its end (or a line over the protocol's bound, which
+ * no controller sends) ends the driver's input. */
+static void stream_input(struct bridge *g)
+{
+        char buf[512];
+        ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return;
+        if (n <= 0) {
+                stream_end_input(g);
+                return;
+        }
+        for (ssize_t k = 0; k < n && g->in_open; k++) {
+                if (buf[k] == '\n') {
+                        stream_order(g);
+                        g->lnlen = 0;
+                } else if (g->lnlen == DP_LINE_MAX) {
+                        log_error("vm%u: a line of the controller's over %d bytes: the driver's "
+                                  "input ends",
+                                  g->vm, DP_LINE_MAX);
+                        stream_end_input(g);
+                } else {
+                        g->ln[g->lnlen++] = buf[k];
+                }
+        }
+}
+
+/* The whole lines the driver added to GO.out since the last call, relayed; -EMSGSIZE for a
+ * line over OUT_LINE_MAX, else 0 or the agent's error (logged). */
+static int stream_output(struct bridge *g)
+{
+        size_t n;
+
+        do {
+                char *nl;
+
+                if (g->pcap - g->plen < QGA_READ_MAX) {
+                        size_t cap = g->pcap ? g->pcap * 2 : 2 * QGA_READ_MAX;
+                        char *p = realloc(g->pend, cap);
+
+                        if (!p) {
+                                snprintf(g->err, sizeof(g->err), "vm%u: out of memory", g->vm);
+                                return -ENOMEM;
+                        }
+                        g->pend = p;
+                        g->pcap = cap;
+                }
+                if (qga_file_read(g->q, g->out_path, g->ooff, g->pend + g->plen, QGA_READ_MAX, &n,
+                                  g->err, sizeof(g->err)) < 0) {
+                        log_warn("%s", g->err);
+                        return 0; /* read again on the next round */
+                }
+                g->ooff += n;
+                g->plen += n;
+                while ((nl = memchr(g->pend, '\n', g->plen))) {
+                        size_t len = (size_t)(nl - g->pend);
+
+                        relay_line(g, g->pend, len);
+                        memmove(g->pend, nl + 1, g->plen - len - 1);
+                        g->plen -= len + 1;
+                }
+                if (g->plen > OUT_LINE_MAX) {
+                        snprintf(g->err, sizeof(g->err),
+                                 "vm%u: a line of the guest's driver over %zu bytes", g->vm,
+                                 OUT_LINE_MAX);
+                        return -EMSGSIZE;
+                }
+        } while (n == QGA_READ_MAX);
+        return 0;
+}
+
+/* Until the driver exits (0, g->st filled, every line of it relayed) or <0 (abandoned, the
+ * agent failed, a driver's line over the bound: the driver is stopped). */
+static int stream_run(struct bridge *g)
+{
+        int rc;
+
+        for (;;) {
+                if (abandoned)
+                        return -EINTR;
+                if (interrupted && !g->killed)
+                        signal_driver(g, "INT");
+                if (g->in_open && stdin_ready(STREAM_POLL_MS))
+                        stream_input(g);
+                else if (!g->in_open)
+                        clk_sleep_ns(STREAM_POLL_MS * 1000000LL);
+                if ((rc = stream_output(g)) < 0)
+                        break;
+                rc = driver_exited(g);
+                if (rc)
+                        break;
+        }
+        if (rc == 1 && (rc = stream_output(g)) == 0 && g->plen) /* its last line, unended */
+                relay_line(g, g->pend, g->plen);
+        if (rc < 0 && !g->st.exited && !g->killed)
+                signal_driver(g, "TERM");
+        stream_end_input(g);
+        return rc < 0 ? rc : 0;
 }
 
 static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv, int argc)
@@ -571,15 +767,20 @@ static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv
             (rc = open_agent(&a, g->vm, &cancel_agent, &g->q, g->err, sizeof(g->err))) < 0)
                 return rc;
         guest_env(env);
-        rc = qga_exec(g->q, GUEST_DRIVER_BIN, g->args, env, g->pwlen ? g->pw : NULL, g->pwlen,
-                      &g->pid, g->err, sizeof(g->err));
+        if (g->stream)
+                rc = stream_start(g, env);
+        else
+                rc = qga_exec(g->q, GUEST_DRIVER_BIN, g->args, env, g->pwlen ? g->pw : NULL,
+                              g->pwlen, &g->pid, g->err, sizeof(g->err));
         memset(g->pw, 0, sizeof(g->pw));
-        if (rc < 0)
+        if (rc < 0) {
+                stream_end_input(g);
                 return rc;
+        }
         fprintf(stderr, "guest-driver: vm%u: %s started in the guest, pid %lld\n", g->vm,
                 GUEST_DRIVER_BIN, (long long)g->pid);
-        rc = wait_ready(g);
-        if (rc == 1) {
+        rc = g->stream ? stream_run(g) : wait_ready(g);
+        if (rc == 1 && !g->stream) {
                 write_all(STDOUT_FILENO, DRIVER_LINE_READY "\n", strlen(DRIVER_LINE_READY) + 1);
                 wait_go(g);
                 rc = 0;
@@ -589,6 +790,7 @@ static int run_bridge(struct bridge *g, const struct bridge_opts *o, char **argv
         if (rc == -EINTR && abandoned) {
                 cancel_agent = 0; /* one last word to the guest: the controller is gone */
                 signal_driver(g, "TERM");
+                stream_end_input(g);
                 return rc;
         }
         if (rc < 0)
@@ -663,6 +865,7 @@ out:
         qga_status_free(&g->st);
         qga_close(g->q);
         opt_free(grp);
+        free(g->pend);
         free(g);
         return rc;
 }

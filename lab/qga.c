@@ -645,6 +645,55 @@ int qga_file_read(struct qga *q, const char *path, uint64_t offset, char *buf, s
         return rc;
 }
 
+int qga_file_open(struct qga *q, const char *path, const char *mode, int64_t *h, char *err,
+                  size_t errlen)
+{
+        return file_open(q, path, mode, h, err, errlen);
+}
+
+int qga_file_write(struct qga *q, int64_t h, const void *buf, size_t n, char *err, size_t errlen)
+{
+        char *b64 = n <= QGA_WRITE_MAX ? malloc(B64_ENCODED_LEN(n) + 1) : NULL;
+        json_t *ret = NULL, *cmd;
+        int64_t wrote = 0;
+        int rc;
+
+        if (n > QGA_WRITE_MAX) {
+                snprintf(err, errlen, "%s: guest agent guest-file-write: %zu bytes, over %d",
+                         q->where, n, QGA_WRITE_MAX);
+                return -EMSGSIZE;
+        }
+        if (!b64)
+                return oom(q, err, errlen);
+        b64[b64_encode(buf, n, b64)] = '\0';
+        cmd = command("guest-file-write",
+                      json_pack("{s:I, s:s}", "handle", (json_int_t)h, "buf-b64", b64));
+        free(b64);
+        if (!cmd)
+                return oom(q, err, errlen);
+        rc = call(q, cmd, QGA_TIMEOUT_MS, &ret, err, errlen);
+        if (rc == 0 && json_is_integer(json_object_get(ret, "count")))
+                wrote = (int64_t)json_integer_value(json_object_get(ret, "count"));
+        json_decref(ret);
+        if (rc == 0 && wrote != (int64_t)n) {
+                snprintf(err, errlen, "%s: guest agent guest-file-write: %lld of %zu bytes written",
+                         q->where, (long long)wrote, n);
+                return -EIO;
+        }
+        if (rc == 0) { /* the reader sees it now, not at the agent's next flush */
+                rc = call(q,
+                          command("guest-file-flush", json_pack("{s:I}", "handle", (json_int_t)h)),
+                          QGA_TIMEOUT_MS, &ret, err, errlen);
+                json_decref(ret);
+        }
+        return rc;
+}
+
+int qga_file_close(struct qga *q, int64_t h, char *err, size_t errlen)
+{
+        return file_close(q, h, err, errlen);
+}
+
 int qga_get_time(struct qga *q, int64_t *ns, char *err, size_t errlen)
 {
         return call_int(q, command("guest-get-time", NULL), "guest-get-time", "not a time", ns, err,

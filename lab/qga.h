@@ -137,6 +137,21 @@ int qga_file_create(struct qga *q, const char *path, char *err, size_t errlen);
 int qga_file_read(struct qga *q, const char *path, uint64_t offset, char *buf, size_t cap,
                   size_t *n, char *err, size_t errlen);
 
+/* The most one qga_file_write() writes. */
+#define QGA_WRITE_MAX 4096
+
+/* A handle on path in the guest (guest-file-open; mode as fopen's: "r+" opens a FIFO
+ * without waiting for its other end), closed by qga_file_close: the agent keeps it until
+ * then, across connections. */
+int qga_file_open(struct qga *q, const char *path, const char *mode, int64_t *h, char *err,
+                  size_t errlen);
+
+/* buf[0..n) (n at most QGA_WRITE_MAX) written whole to handle h and flushed, so a reader in
+ * the guest has it when this returns; -EIO when the agent wrote less. */
+int qga_file_write(struct qga *q, int64_t h, const void *buf, size_t n, char *err, size_t errlen);
+
+int qga_file_close(struct qga *q, int64_t h, char *err, size_t errlen);
+
 /* The guest's CLOCK_REALTIME in ns. */
 int qga_get_time(struct qga *q, int64_t *ns, char *err, size_t errlen);
 

@@ -76,9 +76,9 @@ static void test_exact_aggregate(void **state)
                         client_point(20000, 3, 50000, all)};
         json_t *tg = json_pack("[s]", "/tmp/x");
         struct blk_client_point c[3] = {
-            {"c1", "local", "h1", tg, p[0], 10.0, 13.0, 0.2, NULL, 0},
-            {"c2", "ssh", "h2", tg, p[1], 10.0, 13.0, 45.0, NULL, 0},
-            {"c3", "ssh", "h3", tg, p[2], 10.0, 13.0, -1.0, NULL, 0},
+            {"c1", "local", "h1", tg, p[0], 10.0, 13.0, 0.2, NULL, NULL, 0},
+            {"c2", "ssh", "h2", tg, p[1], 10.0, 13.0, 45.0, NULL, NULL, 0},
+            {"c3", "ssh", "h3", tg, p[2], 10.0, 13.0, -1.0, NULL, NULL, 0},
         };
         char err[256];
         json_t *a = blk_clients_aggregate(c, 3, 3.0, pcts, 3, 0, err, sizeof(err));
@@ -139,8 +139,8 @@ static void test_stonewall_windows(void **state)
         struct hist *all = hist_new();
         json_t *p[2] = {client_point(4000, 4, 1000, all), client_point(8000, 4, 1000, all)};
         struct blk_client_point c[2] = {
-            {"a", "local", "h", NULL, p[0], 0.0, 4.0, 0, NULL, 0},
-            {"b", "local", "h", NULL, p[1], 2.0, 6.0, 0, NULL, 0},
+            {"a", "local", "h", NULL, p[0], 0.0, 4.0, 0, NULL, NULL, 0},
+            {"b", "local", "h", NULL, p[1], 2.0, 6.0, 0, NULL, NULL, 0},
         };
         char err[256];
         json_t *x = blk_clients_aggregate(c, 2, 4.0, pcts, 3, 1, err, sizeof(err));
@@ -173,8 +173,8 @@ static void test_missing_client(void **state)
         struct hist *all = hist_new();
         json_t *p = client_point(3000, 3, 1000, all);
         struct blk_client_point c[2] = {
-            {"ok", "local", "h", NULL, p, 0, 3, 0, NULL, 0},
-            {"gone", "ssh", "h2", NULL, NULL, 0, 0, 0, "lost: end of its output", 0},
+            {"ok", "local", "h", NULL, p, 0, 3, 0, NULL, NULL, 0},
+            {"gone", "ssh", "h2", NULL, NULL, 0, 0, 0, "lost: end of its output", NULL, 0},
         };
         char err[256];
         json_t *x = blk_clients_aggregate(c, 2, 3.0, pcts, 3, 0, err, sizeof(err));
