@@ -5,7 +5,8 @@
 # block client, read in /proc/PID/cgroup while it runs, is in its VM's
 # cgroups (its mariadbd's); the step's result still carries the block
 # figures (block_load read I/Os, IOPS, latency; storage.block_load_iops);
-# --target-ci is refused naming the option; nothing is left running.
+# with --target-ci the block clients measure over the OLTP step's window;
+# nothing is left running.
 . "$TESTLIB"
 
 local_lab
@@ -45,8 +46,31 @@ jq -e '.steps[0] | .state == "ok" and (.drivers | length) == 2
 pass "block load in the VMs: $(jq -c '.steps[0] | {tps: (.totals.tps | floor),
         blk_iops: (.block_load.iops | floor), blk_s: .block_load.seconds}' "$RES")"
 
-expect_rc 2 "$HCISWEEP" "${S[@]}" --time 2 --target-ci 10 --output-dir "$T/ci"
-grep -q -- "option --block-load: with --driver-placement vm not with --target-ci" <<<"$OUT" ||
-        fail "--target-ci not refused: $OUT"
+# --target-ci: the rule that steers the OLTP drivers tells the block clients "measure" and
+# "stop" at the same instants, so the block load's window is the step's: its window (the
+# instants the orders went out) is the step's within 0.5 s, each client's own window (its
+# start and ramp in its clock, moved into ours) is that window within 0.5 s, and the rule,
+# not --time, ends it. Nothing is left running: no block client, no OLTP driver.
+drivers() { pgrep -f -- "--mysql-host=${ADDR%.*}\.[0-9]+:.*--start-on-go" || true; }
+expect_rc 0 "$HCISWEEP" "${S[@]}" --time 12 --target-ci 50 --output-dir "$T/ci"
+CR=$(sed -n 's/^result: //p' <<<"$OUT")
+[ -f "$CR" ] || fail "no --target-ci result: $OUT"
 [ -z "$(loads)" ] || fail "block clients left: $(loads)"
-pass "--block-load in the VMs with --target-ci: refused naming the option"
+[ -z "$(drivers)" ] || fail "OLTP drivers left: $(drivers | tr '\n' ' ')"
+jq -e 'def ms: (.[0:19] + "Z" | fromdateiso8601) * 1000 + (.[20:23] | tonumber);
+        def near($a; $b; $tol): ($a - $b) | (if . < 0 then -. else . end) <= $tol;
+        [.steps[] | select(.state == "ok")] | length > 0 and all(.[];
+        .steady.target_ci_pct == 50 and (.drivers | length) == 2
+        and (.block_load | .iops > 0 and .read.ios > 0 and .n_clients == 2
+             and .degraded == [] and (has("error") | not))
+        and near(.block_load.window.start | ms; .window.start | ms; 500)
+        and near(.block_load.window.end | ms; .window.end | ms; 500)
+        and (.block_load.window_s as $w | all(.block_load.clients[];
+                near(.window_s.start; $w.start; 0.5) and near(.window_s.end; $w.end; 0.5))))' \
+        "$CR" >/dev/null ||
+        fail "the --target-ci steps: $(jq -c '[.steps[] | {state, window, steady,
+                b: (.block_load | {iops, window, window_s, n_clients, degraded, error,
+                c: [.clients[]? | {name, window_s, error}]})}]' "$CR")"
+pass "--block-load in the VMs with --target-ci: one window, $(jq -c '.steps[0] | {window,
+        measured_s: .steady.measured_s, blk_iops: (.block_load.iops | floor),
+        blk_window_s: .block_load.window_s}' "$CR")"
