@@ -5,7 +5,8 @@
 # block client, read in /proc/PID/cgroup while it runs, is in its VM's
 # cgroups (its mariadbd's); the step's result still carries the block
 # figures (block_load read I/Os, IOPS, latency; storage.block_load_iops);
-# with --target-ci the block clients measure over the OLTP step's window;
+# with --target-ci the block clients measure over the OLTP step's window; a
+# block client killed mid-step degrades the block load, not the step;
 # nothing is left running.
 . "$TESTLIB"
 
@@ -74,3 +75,32 @@ jq -e 'def ms: (.[0:19] + "Z" | fromdateiso8601) * 1000 + (.[20:23] | tonumber);
 pass "--block-load in the VMs with --target-ci: one window, $(jq -c '.steps[0] | {window,
         measured_s: .steady.measured_s, blk_iops: (.block_load.iops | floor),
         blk_window_s: .block_load.window_s}' "$CR")"
+
+# A VM's block client killed mid-step (a --target-ci never met: the window runs its whole
+# --time): the step's block load is degraded naming vm2, vm1's block figures are kept, the
+# OLTP step goes on (ok), and nothing is left running.
+"$HCISWEEP" "${S[@]}" --time 10 --target-ci 0.01 --output-dir "$T/kill" >"$T/k.out" 2>&1 &
+KP=$!
+on_exit "kill $KP"
+victim() { # vm2's block client, once it has run for 4 s (its go is long past, its window open)
+        local pid
+        pid=$(loads | awk '/\.load\/2 /{print $1; exit}')
+        [ -n "$pid" ] && [ "$(ps -o etimes= -p "$pid" 2>/dev/null || echo 0)" -ge 4 ] &&
+                echo "$pid"
+}
+wait_until 150 victim >/dev/null
+VP=$(victim)
+kill -9 "$VP"
+echo "killed vm2's block client $VP"
+wait "$KP" || fail "scale with a lost block client: exit $?: $(tail -5 "$T/k.out")"
+[ -z "$(loads)" ] || fail "block clients left: $(loads)"
+[ -z "$(drivers)" ] || fail "OLTP drivers left: $(drivers | tr '\n' ' ')"
+KR=$(sed -n 's/^result: //p' "$T/k.out")
+jq -e '.steps[0] | .state == "ok" and .totals.tps > 0
+        and (.block_load | .degraded == ["vm2"] and (.error | test("vm2"))
+             and .iops > 0 and .read.ios > 0 and .n_clients == 2
+             and ([.clients[] | select(.name == "vm1") | .error] == [null]))' "$KR" >/dev/null ||
+        fail "a lost block client: $(jq -c '.steps[0] | {state, b: (.block_load | {iops, error,
+                degraded, c: [.clients[]? | {name, error, iops}]})}' "$KR")"
+pass "a VM's block client lost mid-step: $(jq -c '.steps[0] | {state,
+        error: .block_load.error, blk_iops: (.block_load.iops | floor)}' "$KR")"
