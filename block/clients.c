@@ -182,7 +182,7 @@ static char **client_argv(const struct blk_clients_plan *p, const struct client 
                 return NULL;
         }
         a[n++] = "--start-on-go";
-        if (p->target_ci_pct > 0) /* the window is the controller's rule's (point_ci below) */
+        if (p->target_ci_pct > 0 || p->steered) /* the window is told (point_ci below) */
                 a[n++] = "--steady-remote";
         a[n++] = "--quiet";
         a[n] = NULL;
@@ -256,13 +256,15 @@ static void lose(struct client *c, const char *why)
 }
 
 /*
- * --target-ci: the rule of one point on the merged IOPS series of its
- * clients (core/steady_merge.h), steered from the controller: each
- * client's samples go in, "measure" and "stop" go out to every client
- * still there, and the instants they were sent are the window it chose.
+ * A point whose window is told: by --target-ci's rule on the merged IOPS
+ * series of its clients (core/steady_merge.h), steered from the
+ * controller (each client's samples go in), or by the caller's orders on
+ * steer_fd (p->steered). Either way "measure" and "stop" go out to every
+ * client still there, and the instants they were sent are the window.
  */
 struct point_ci {
-        struct steady_merge *sm;
+        struct steady_merge *sm; /* the rule; NULL when steered */
+        int steer_fd;            /* the caller's orders (p->steered); -1 none, or at their end */
         enum steady_phase told;
         struct client *cl;
         unsigned n;
@@ -290,7 +292,7 @@ static void on_msg(struct client *c, const struct dp_msg *m, unsigned k, struct 
                 c->started_ns = m->local_ns;
                 break;
         case DP_SAMPLE:
-                if (ci)
+                if (ci && ci->sm)
                         steady_merge_sample(ci->sm, i, m->t_s, m->done);
                 break;
         case DP_RESULT: {
@@ -328,10 +330,34 @@ static void tell_clients(void *arg, enum dp_kind kind)
 /* ci's rule on what came in: a client lost or done is not waited for. */
 static void steer(struct point_ci *ci)
 {
+        if (!ci->sm)
+                return;
         for (unsigned i = 0; i < ci->n; i++)
                 if (ci->cl[i].lost || ci->cl[i].point)
                         steady_merge_gone(ci->sm, i);
         steady_merge_steer(ci->sm, &ci->told, tell_clients, ci);
+}
+
+/* The caller's orders on ci->steer_fd: 'm' measure, 's' stop (so does the pipe's end);
+ * each is passed on once, as it comes. */
+static void read_orders(struct point_ci *ci)
+{
+        char b[16];
+        ssize_t r = read(ci->steer_fd, b, sizeof(b));
+
+        if (r < 0 && (errno == EINTR || errno == EAGAIN))
+                return;
+        if (r <= 0) { /* the caller is gone: the window closes */
+                ci->steer_fd = -1;
+                b[0] = 's';
+                r = 1;
+        }
+        for (ssize_t i = 0; i < r; i++) {
+                if (b[i] == 'm' && ci->measure_s < 0 && ci->stop_s < 0)
+                        tell_clients(ci, DP_MEASURE);
+                else if (b[i] == 's' && ci->stop_s < 0)
+                        tell_clients(ci, DP_STOP);
+        }
 }
 
 /* Poll every live client until done(c) holds for all, or the deadline (0: none), or stop;
@@ -340,7 +366,7 @@ static int wait_all(struct client *cl, unsigned n, unsigned k, int (*done)(const
                     int64_t deadline_ns, const volatile sig_atomic_t *stop, struct point_ci *ci)
 {
         for (;;) {
-                struct pollfd pf[MAX_CLIENTS];
+                struct pollfd pf[MAX_CLIENTS + 1]; /* and the orders, when steered */
                 unsigned map[MAX_CLIENTS], np = 0;
                 char err[512];
 
@@ -372,11 +398,16 @@ static int wait_all(struct client *cl, unsigned n, unsigned k, int (*done)(const
                                 lose(&cl[map[j]], "no answer in time");
                         return 0;
                 }
-                if (poll(pf, np, 200) < 0 && errno != EINTR)
+                int steering = ci && ci->steer_fd >= 0;
+                if (steering)
+                        pf[np] = (struct pollfd){.fd = ci->steer_fd, .events = POLLIN};
+                if (poll(pf, np + (unsigned)steering, 200) < 0 && errno != EINTR)
                         return -errno;
                 for (unsigned j = 0; j < np; j++)
                         if (pf[j].revents)
                                 dp_carrier_fill(cl[map[j]].car);
+                if (steering && pf[np].revents)
+                        read_orders(ci);
         }
 }
 
@@ -420,6 +451,15 @@ static json_t *aggregate(const struct blk_clients_plan *p, struct client *cl, un
                                      errlen);
 }
 
+/* The told window: window_s{start, end}, seconds after the go in this clock when each order
+ * went out (null: it never did). */
+static json_t *window_json(const struct point_ci *ci)
+{
+        return json_pack("{s:o,s:o}", "start",
+                         ci->measure_s >= 0 ? json_real(ci->measure_s) : json_null(), "end",
+                         ci->stop_s >= 0 ? json_real(ci->stop_s) : json_null());
+}
+
 /* --target-ci: the longest warm-up, as a one-process point has it (block/run.c) */
 static double ci_warmup_max(const struct blk_clients_plan *p)
 {
@@ -446,11 +486,7 @@ static json_t *ci_json(const struct point_ci *ci)
         steady_merge_result(ci->sm, &r, NULL);
         if (!(j = steady_to_json(&r)))
                 return NULL;
-        json_object_set_new(j, "window_s",
-                            json_pack("{s:o,s:o}", "start",
-                                      ci->measure_s >= 0 ? json_real(ci->measure_s) : json_null(),
-                                      "end",
-                                      ci->stop_s >= 0 ? json_real(ci->stop_s) : json_null()));
+        json_object_set_new(j, "window_s", window_json(ci));
         json_object_set_new(j, "clients", json_integer(fed));
         json_object_set_new(j, "stonewall", json_string(fed == ci->n ? "first" : "last"));
         return j;
@@ -483,9 +519,15 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
                 return -EHOSTUNREACH;
         }
         int64_t go = dp_real_ns() + GO_AHEAD_MS * 1000000ll;
-        struct point_ci ci = {.cl = cl, .n = n, .go_ns = go, .measure_s = -1, .stop_s = -1};
+        struct point_ci ci = {.cl = cl,
+                              .n = n,
+                              .go_ns = go,
+                              .measure_s = -1,
+                              .stop_s = -1,
+                              .steer_fd = p->steered ? p->steer_fd : -1};
         double warm = ci_warmup_max(p);
-        if (p->target_ci_pct > 0 &&
+        int told = p->steered || p->target_ci_pct > 0;
+        if (!p->steered && p->target_ci_pct > 0 &&
             !(ci.sm = steady_merge_new(n, p->target_ci_pct, warm, p->runtime_s)))
                 return errf(err, errlen, -ENOMEM, "out of memory");
         for (unsigned i = 0; i < n; i++) {
@@ -496,9 +538,8 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
         blk_hosts_begin(hosts, GO_AHEAD_MS / 1e3 + p->ramp_s,
                         p->runtime_s); /* the measured window */
         int64_t end =
-            go +
-            (int64_t)(((ci.sm ? warm : p->ramp_s) + p->runtime_s + p->io_timeout_s + 30) * 1e9);
-        rc = wait_all(cl, n, k, has_result, end, p->stop, ci.sm ? &ci : NULL);
+            go + (int64_t)(((told ? warm : p->ramp_s) + p->runtime_s + p->io_timeout_s + 30) * 1e9);
+        rc = wait_all(cl, n, k, has_result, end, p->stop, told ? &ci : NULL);
         if (rc == -EINTR) { /* every client stops as on SIGINT and gives what it measured */
                 for (unsigned i = 0; i < n; i++)
                         dp_carrier_close_input(cl[i].car);
@@ -516,6 +557,8 @@ static int run_point(const struct blk_clients_plan *p, struct client *cl, unsign
         json_decref(cluster);
         if (agg && ci.sm)
                 json_object_set_new(agg, "steady", ci_json(&ci));
+        else if (agg && p->steered)
+                json_object_set_new(agg, "window_s", window_json(&ci));
         steady_merge_free(ci.sm);
         if (agg) {
                 cb(user, k, agg);

@@ -81,6 +81,20 @@ struct blk_clients_plan {
          * on with the others), and each clients[] its window_s.
          */
         double target_ci_pct;
+        /*
+         * steered: the window is the caller's, not a rule's here (target_ci_pct
+         * is then ignored): the caller writes one byte per order on a pipe whose
+         * read end is steer_fd, 'm' to open the measured window and 's' (or the
+         * pipe's end) to close it. Every client ramps until "measure" and runs
+         * until "stop", each sent to all at once as its byte comes; ramp_s and
+         * runtime_s are only the longest they may (their backstop). The point
+         * gets window_s{start,end}, seconds after the go in this clock when
+         * each order went out (null: it never did), and each clients[] its
+         * window_s. `scale --block-load --target-ci` steers its VMs' block
+         * clients so, with the orders of the rule that steers its OLTP drivers.
+         */
+        int steered;
+        int steer_fd;
         int optional;    /* --clients-optional: an unreachable client is missing, not an error */
         json_t *missing; /* with optional: gets {name, host, error} per missing client (or NULL) */
         const unsigned *counts; /* --client-counts: the sweep on the first N clients, each N */

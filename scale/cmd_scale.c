@@ -100,14 +100,20 @@ static void prog_total(struct scale *s, double this_run_s)
         prog_set_total(s->prog, s->done_s + this_run_s + after * per);
 }
 
-/* --target-ci: the rule opened the measured window, and says how long is left. */
+/* --target-ci: the rule opened the measured window, closed it, and says how long is left.
+ * The block load is told both at once (scale_load.h), so one window measures both. */
 static void on_steady(void *user, enum steady_phase ph, const struct steady_res *r, double left_s)
 {
         struct scale *s = user;
+        struct scale_rep *rep = &s->run.step->rep[s->run.rep];
 
         if (!s->run.window_open && ph != STEADY_WARMUP) {
                 open_window(s);
-                s->run.step->rep[s->run.rep].niv = 0; /* intervals from here on */
+                rep->niv = 0; /* intervals from here on */
+        }
+        if (ph == STEADY_DONE && !rep->win_end_ms) { /* the drivers were told to stop now */
+                rep->win_end_ms = clk_real_ms();
+                scale_load_stop(s->watch.ld);
         }
         if (r->ci_pct >= 0 && ph != STEADY_WARMUP)
                 snprintf(s->run.ci, sizeof(s->run.ci), ", CI %.1f%%", r->ci_pct);
@@ -294,10 +300,11 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
         r->win_start_ms = r->win_end_ms = 0;
         /* With --target-ci no one knows the run's length up front: the block
          * load warms up until the OLTP window opens, then runs until the
-         * OLTP run ends. */
+         * rule closes it (on_steady), or at the latest until the OLTP run ends. */
         if (s->watch.ld &&
-            (rc = scale_load_start(s->watch.ld, ec.target_ci_pct > 0 ? -1 : ec.warmup_s,
-                                   ec.target_ci_pct > 0 ? 0 : ec.time_s, err, errlen)) < 0)
+            (rc = scale_load_start(s->watch.ld,
+                                   ec.target_ci_pct > 0 ? oltp_engine_warmup_max(&ec) : ec.warmup_s,
+                                   ec.time_s, ec.target_ci_pct > 0, err, errlen)) < 0)
                 return rc;
         m = mon_start(500, why, sizeof(why));
         if (s->run.warmup_s <= 0)
@@ -313,7 +320,8 @@ static int run_once(struct scale *s, struct scale_step *st, char *err, size_t er
                 rc = oltp_engine_run(&ec, &res, err, errlen);
         if (!s->run.window_open)
                 open_window(s);
-        r->win_end_ms = clk_real_ms();
+        if (!r->win_end_ms) /* the rule's stop closed it earlier (on_steady) */
+                r->win_end_ms = clk_real_ms();
         scale_probe_take(s->watch.probe, &snap1);
         r->hosts_missed =
             lab_cluster_end(s->watch.cluster, &st->hosts, r->host_error, sizeof(r->host_error));
@@ -401,8 +409,8 @@ static int open_load(struct scale *s, unsigned n, char *err, size_t errlen)
                 urls[i - 1] = ep[i - 1].load_lun_url;
         }
         if (!rc && s->conf.cfg.driver_placement) /* in each VM, as its OLTP driver */
-                rc = scale_load_open_vms(&s->watch.ld, &s->conf.load, s->lab.ops, s->lab.b, n,
-                                         !(s->conf.target_ci_pct > 0), err, errlen);
+                rc = scale_load_open_vms(&s->watch.ld, &s->conf.load, s->lab.ops, s->lab.b, n, err,
+                                         errlen);
         else if (!rc)
                 rc = scale_load_open(&s->watch.ld, &s->conf.load, urls, n, err, errlen);
         free(ep);

@@ -33,8 +33,9 @@
  * with --steady-remote and the controller applies the steady-state rule
  * to their merged throughput (core/steady_merge.h): it tells every driver
  * "measure" when the rule ends the warm-up, opening the window then, and
- * "stop" when the CI is met or the time is up; the step's steady{} is
- * that rule's.
+ * "stop" when the CI is met or the time is up, closing the window then
+ * (--block-load's block clients are told both at the same instants,
+ * scale_load.h); the step's steady{} is that rule's.
  *
  * Faults: a driver that exits before it is ready, dies, is killed, hangs
  * past its window (--warmup-time + --time + --lost-vm-timeout + 30 s: it

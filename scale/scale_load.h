@@ -12,12 +12,22 @@
  * one point per run; its aggregate is the step's block figures. The
  * clients' windows are whole seconds (block's --ramp-time, --runtime): the
  * run's warm-up and time rounded, at least 1 s measured.
+ *
+ * The window told (scale_load_start's told, for --target-ci, whose rule
+ * decides the OLTP window as it goes): the block load ramps until
+ * scale_load_measure() and runs until scale_load_stop(), called at the
+ * instants the OLTP window opens and closes, so both are measured over one
+ * window and no second rule runs. In the VMs their block clients are
+ * steered so (block/clients.h, blk_clients_plan.steered): "measure" and
+ * "stop" go out to all of them as the calls come.
  */
 #ifndef HCI_SCALE_SCALE_LOAD_H
 #define HCI_SCALE_SCALE_LOAD_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "block/run.h"
 #include "core/hist.h"
@@ -37,6 +47,15 @@ struct scale_load_res {
         uint64_t ios[2], bytes[2], errors[2]; /* BLK_READ, BLK_WRITE */
         struct hist *lat[2];
         char error[256]; /* a LUN was lost */
+        /* Its measured window: wall clock (clk_real_ms) from the first repeat's start to the
+         * last one's end (0: not known), and, with have_window_s, the last repeat's in
+         * seconds after its go (the point's start; < 0: that end is not known). */
+        int64_t win_start_ms, win_end_ms;
+        int have_window_s;
+        double window_s[2];
+        /* In the VMs: the last repeat's clients[] (block's), and the clients lost in any
+         * repeat (their names), or NULL. Owned: scale_load_res_free. */
+        json_t *clients, *degraded;
 };
 
 struct scale_load; /* the step's LUNs, open, and the point in flight */
@@ -50,19 +69,27 @@ int scale_load_open(struct scale_load **out, const struct scale_load_spec *sp,
 /*
  * The same with the load inside the first n VMs of the lab ops/b (kept
  * open by the caller for as long as l), each on its load LUN. -EINVAL
- * with --target-ci (fixed_window 0: its clients need a window known at
- * the start).
+ * when the backend's VMs cannot run a block client.
  */
 struct lab_backend;
 struct lab_backend_ops;
 int scale_load_open_vms(struct scale_load **out, const struct scale_load_spec *sp,
                         const struct lab_backend_ops *ops, struct lab_backend *b, unsigned n,
-                        int fixed_window, char *err, size_t errlen);
-/* Start one point in its own thread: ramp_s unmeasured (< 0: until
- * scale_load_measure()), then run_s (0: until stopped). */
-int scale_load_start(struct scale_load *l, double ramp_s, double run_s, char *err, size_t errlen);
-/* The OLTP run's measured window opened: so does the block load's (any thread). */
+                        char *err, size_t errlen);
+/*
+ * Start one point in its own thread: ramp_s unmeasured, then run_s
+ * measured. told: the window is told instead, by scale_load_measure() and
+ * scale_load_stop(); ramp_s and run_s are then the longest they may last
+ * (the OLTP run's longest warm-up and time).
+ */
+int scale_load_start(struct scale_load *l, double ramp_s, double run_s, int told, char *err,
+                     size_t errlen);
+/* The OLTP run's measured window opened: so does the block load's (any thread; l may be
+ * NULL). Only once a point: what follows is ignored. */
 void scale_load_measure(struct scale_load *l);
+/* The OLTP run's measured window closed (told): so does the block load's, as a normal end
+ * (any thread; l may be NULL). Only once a point. */
+void scale_load_stop(struct scale_load *l);
 /*
  * The OLTP run is over: stop the point if more than a moment of it is left,
  * wait for it, add it to acc; *iops is its IOPS. 0, or -errno when a LUN
@@ -71,5 +98,9 @@ void scale_load_measure(struct scale_load *l);
 int scale_load_finish(struct scale_load *l, struct scale_load_res *acc, double *iops);
 void scale_load_close(struct scale_load *l);
 double scale_load_iops(const struct scale_load_res *r); /* both directions; 0 when none */
+/* Into o (the step's block_load): window{start,end} as the step's window is written,
+ * window_s{start,end}, and in the VMs n_clients, clients[] and degraded[] (block's names). */
+void scale_load_res_json(const struct scale_load_res *r, json_t *o);
+void scale_load_res_free(struct scale_load_res *r); /* its histograms and JSON */
 
 #endif

@@ -236,8 +236,7 @@ void scale_free_steps(struct scale *s)
                 hist_free(s->steps[i].lat);
                 for (unsigned v = 1; v <= LAB_MAX_VMS; v++)
                         hist_free(s->steps[i].vm[v].lat);
-                hist_free(s->steps[i].load.lat[0]);
-                hist_free(s->steps[i].load.lat[1]);
+                scale_load_res_free(&s->steps[i].load);
                 json_decref(s->steps[i].monitor);
                 json_decref(s->steps[i].drivers);
                 lab_hosts_free(s->steps[i].hosts);

@@ -421,6 +421,8 @@ static json_t *load_json(const struct scale_load_spec *sp, const struct scale_lo
 
         if (o && r->error[0])
                 json_object_set_new(o, "error", json_string(r->error));
+        if (o)
+                scale_load_res_json(r, o);
         return o;
 }
 
