@@ -31,20 +31,16 @@ command -v libvirtd >/dev/null && command -v virsh >/dev/null ||
 "$HCISWEEP" lab up --help 2>&1 | grep -q "qemu, libvirt" ||
         fail "built without libvirt (WITH_LIBVIRT, libvirt-dev)"
 
-ADDR=$(test_addr 0)
-BASE=${ADDR%.*}
-PORT=$(test_port 0)
-TPORT=$(test_port 1)
-LAB=$T/lab
-CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
+. "$SRC/tests/qemu.sh"
 export HCISWEEP_GUEST_DIR=$CACHE
 URI="qemu:///system?socket=$T/lv/run/libvirt-sock"
 common=(--backend libvirt --libvirt-uri "$URI" --lab-dir "$LAB" --addr-base "$BASE"
         --base-port "$PORT" --target-port "$TPORT")
 sql() { MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.1" -P "$PORT" -u root \
         -N -B -e "$1"; }
-# This lab's QEMUs: by its own domain prefix once known (another lab's guests,
-# a libvirt test of another checkout, may run on this machine at the same time).
+# This lab's QEMUs (in place of tests/qemu.sh's): by its own domain prefix once known
+# (another lab's guests, a libvirt test of another checkout, may run on this machine at
+# the same time).
 lab_qemus() { pgrep -f -- "qemu-system-x86_64 .*guest=${LABQ:-hcisweep-lab-[0-9a-f]*}-vm" || true; }
 no_qemu() { [ -z "$(lab_qemus)" ]; } # no QEMU of this lab runs
 
@@ -65,8 +61,7 @@ expect_rc 2 "$HCISWEEP" lab up --vms 1 --backend libvirt --lab-dir "$LAB" --targ
 pass "remote hypervisor with a loopback portal, --target-addr 0.0.0.0: exit 2"
 
 # --- the guest image (cached) ----------------------------------------------------
-"$SRC/scripts/build-guest-image.sh" "$CACHE" >/dev/null 2>"$T/build.err" ||
-        { tail -5 "$T/build.err" >&2; fail "image build failed"; }
+guest_image
 
 # --- two libvirtds of our own: two "hypervisors" for round-robin placement ------------
 id libvirt-qemu >/dev/null 2>&1 || useradd --system --no-create-home libvirt-qemu ||
