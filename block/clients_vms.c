@@ -67,9 +67,8 @@ int blk_vms_open(const struct lab_spec *spec, const struct lab_backend_ops *ops,
         if (!ops->spawn_streams)
                 return errf(err, errlen, -EINVAL,
                             "option --clients vms: the %s backend's VMs (where %s) cannot run a "
-                            "block client yet: their guests have no disk of their load LUN and "
-                            "their spawn carries one go per driver (a block client needs one per "
-                            "point)",
+                            "block client: its spawn carries one go per driver (a block client "
+                            "needs one per point)",
                             ops->name, ops->driver_where);
         v->b = opened;
         if (!opened && (rc = ops->open(spec, &v->b, why, sizeof(why))) < 0)

@@ -6,7 +6,10 @@
  * scripts/build-guest-image.sh booted directly from its kernel and initrd,
  * root disk a qcow2 overlay LAB/vmN/root.qcow2, database disk LUN N of the
  * lab's tgtd as a libvirt iSCSI network disk (LUN file pre-formatted from
- * the host with init.sql and my.cnf), and MariaDB's port 3306 forwarded to
+ * the host with init.sql and my.cnf), load LUN N (tid 2) as a third one, the
+ * guest's GUEST_LOAD_DISK for block clients in the guest (`block --clients
+ * vms`, started by the guest agent's streaming bridge, guest_driver.h, as the
+ * qemu backend's are), and MariaDB's port 3306 forwarded to
  * ADDR_BASE.N:BASE_PORT by QEMU's user-mode network, passed to QEMU through
  * libvirt's qemu:commandline (libvirt 9.0 forwards ports of a user
  * interface only with passt). Domains are named hcisweep-LAB-vmN, so a later
@@ -268,10 +271,25 @@ static int xml_safe(const char *s, char *err, size_t errlen)
         return 0;
 }
 
+/* LUN lun of the lab's target iqn as the guest's virtio disk dev, logged in to as VM
+ * name's initiator: one initiator name per VM, so tgtd never takes two VMs' logins for
+ * one initiator reconnecting (both of a VM's disks log in under its name, as QEMU's
+ * -name gives libiscsi in the qemu backend). */
+static void iscsi_disk(const struct lab_target *t, const char *iqn, unsigned lun, const char *name,
+                       const char *dev, char *out, size_t outlen)
+{
+        snprintf(out, outlen,
+                 "<disk type='network' device='disk'><driver name='qemu' type='raw'/>"
+                 "<source protocol='iscsi' name='%s/%u'><host name='%s' port='%u'/>"
+                 "<initiator><iqn name='iqn.2026-11.io.hcisweep:%s'/></initiator></source>"
+                 "<target dev='%s' bus='virtio'/></disk>",
+                 iqn, lun, target_addr(t), t->port, name, dev);
+}
+
 static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoint *ep, char *xml,
                       char *err, size_t errlen)
 {
-        char name[96];
+        char name[96], data[768], load[768], load_iqn[sizeof(b->h.lab.st.tgt.iqn) + 8];
         lab_path_t kernel, initrd, root, console;
         const struct lab_target *t = &b->h.lab.st.tgt;
         char host[64]; /* a remote VM's port is forwarded on every address of its host */
@@ -280,6 +298,15 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
         lab_uri_host(b->uri[vm_uri(b, i)], host, sizeof(host));
 
         domain_name(b, i, name, sizeof(name));
+        iscsi_disk(t, t->iqn, i, name, "vdb", data, sizeof(data));
+        /* its load LUN, the third virtio disk: the guest's GUEST_LOAD_DISK (guest.h; libvirt
+         * gives virtio disks their PCI slots in the order of their targets, so the guest
+         * names them vda, vdb, vdc as here); a lab made before load LUNs has none, and its
+         * block clients are refused (no target) */
+        target_load_iqn(t, load_iqn, sizeof(load_iqn));
+        load[0] = '\0';
+        if (ep->load_lun_url[0])
+                iscsi_disk(t, load_iqn, i, name, "vdc", load, sizeof(load));
         guest_path(b->guest, "vmlinuz", kernel);
         guest_path(b->guest, "initrd.img", initrd);
         labdir_vm_path(&b->h.lab, i, "root.qcow2", root);
@@ -297,13 +324,7 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
             "<on_poweroff>destroy</on_poweroff><on_reboot>destroy</on_reboot>"
             "<on_crash>destroy</on_crash><devices>"
             "<disk type='file' device='disk'><driver name='qemu' type='qcow2'/>"
-            "<source file='%s'/><target dev='vda' bus='virtio'/></disk>"
-            /* One initiator name per VM, so tgtd never takes two VMs'
-             * logins for one initiator reconnecting. */
-            "<disk type='network' device='disk'><driver name='qemu' type='raw'/>"
-            "<source protocol='iscsi' name='%s/%u'><host name='%s' port='%u'/>"
-            "<initiator><iqn name='iqn.2026-11.io.hcisweep:%s'/></initiator></source>"
-            "<target dev='vdb' bus='virtio'/></disk>"
+            "<source file='%s'/><target dev='vda' bus='virtio'/></disk>%s%s"
             "<serial type='file'><source path='%s'/><target port='0'/></serial>"
             "<console type='file'><source path='%s'/><target type='serial' port='0'/></console>"
             /* the guest agent's port (guest_driver.h); libvirt picks the socket */
@@ -315,8 +336,8 @@ static int domain_xml(struct lab_backend *b, unsigned i, const struct lab_endpoi
             "value='virtio-net-pci,netdev=hcinet0,bus=pci.0,addr=0x1f'/>"
             "</qemu:commandline></domain>",
             name, (unsigned long long)(guest_vm_memory(b->h.spec) >> 20),
-            (unsigned)fmax(1, ceil(b->h.spec->vm_cpus)), kernel, initrd, root, t->iqn, i,
-            target_addr(t), t->port, name, console, console, host[0] ? "" : ep->host, ep->port);
+            (unsigned)fmax(1, ceil(b->h.spec->vm_cpus)), kernel, initrd, root, data, load, console,
+            console, host[0] ? "" : ep->host, ep->port);
         if (n < 0 || n >= XML_MAX) {
                 snprintf(err, errlen, "vm%u: domain XML longer than %d bytes", i, XML_MAX);
                 return -ENAMETOOLONG;
@@ -650,6 +671,7 @@ const struct lab_backend_ops lab_backend_libvirt = {
     .can_start = 1,
     .has_storage = 1,
     .driver_where = "guest",
+    .spawn_streams = 1, /* guest_driver.h: a --start-on-go driver's lines are streamed */
     .driver_carrier = &dp_carrier_guest,
     .open = lv_open,
     .count = lab_host_count,

@@ -351,6 +351,18 @@ static int stdin_ready(int ms)
         return poll(&p, 1, ms) > 0;
 }
 
+/* What every round of a wait on the driver does first with our signals: -EINTR once the
+ * controller is gone (SIGTERM); after SIGINT the driver is told once, as Ctrl-C would (it
+ * saves what it measured), and the wait goes on for its result. */
+static int pass_signals(struct bridge *g)
+{
+        if (abandoned)
+                return -EINTR;
+        if (interrupted && !g->killed)
+                signal_driver(g, "INT");
+        return 0;
+}
+
 /* Until the ready file is there (1), the driver exited (0) or the agent failed (<0). */
 static int wait_ready(struct bridge *g)
 {
@@ -358,10 +370,8 @@ static int wait_ready(struct bridge *g)
         int rc;
 
         for (;;) {
-                if (abandoned)
+                if (pass_signals(g) < 0)
                         return -EINTR;
-                if (interrupted && !g->killed)
-                        signal_driver(g, "INT");
                 rc = qga_file_exists(g->q, g->ready, g->err, sizeof(g->err));
                 if (rc)
                         return rc;
@@ -503,10 +513,8 @@ static int wait_exit(struct bridge *g)
         if (g->st.exited)
                 return 0;
         for (;;) {
-                if (abandoned)
+                if (pass_signals(g) < 0)
                         return -EINTR;
-                if (interrupted && !g->killed)
-                        signal_driver(g, "INT");
                 rc = driver_exited(g);
                 if (rc)
                         return rc < 0 ? rc : 0;
@@ -715,10 +723,8 @@ static int stream_run(struct bridge *g)
         int rc;
 
         for (;;) {
-                if (abandoned)
+                if (pass_signals(g) < 0)
                         return -EINTR;
-                if (interrupted && !g->killed)
-                        signal_driver(g, "INT");
                 if (g->in_open && stdin_ready(STREAM_POLL_MS))
                         stream_input(g);
                 else if (!g->in_open)

@@ -13,57 +13,17 @@
 # The image is the cached one of test_qemu_drivers_slow.sh (its recipe's hash).
 . "$TESTLIB"
 
-command -v socat >/dev/null || { echo "skip: socat not installed (scripts/install-deps.sh)"; exit 77; }
-ADDR=$(test_addr 0)
-BASE=${ADDR%.*}
-PORT=$(test_port 0)
-TPORT=$(test_port 1)
-LAB=$T/lab
-CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
+. "$SRC/tests/qemu.sh"
+need_socat
 export HCISWEEP_INDEX=$T/index.sqlite
-common=(--backend qemu --lab-dir "$LAB" --addr-base "$BASE" --base-port "$PORT"
-        --target-port "$TPORT")
+common=("${QEMU_LAB[@]}")
 on_exit kill_listed
 on_exit "$HCISWEEP" lab down "${common[@]}"
 bridges() { pgrep -f -- "lab guest-driver .*$LAB/" || true; }
 
-# guest_sh CMD: CMD's stdout, run by /bin/sh in the guest through the agent's socket
-# (once the bridge let go of it: QEMU's chardev serves one client).
-agent_reply() { # the next reply line holding $1 (others dropped), in REPLY_LINE
-        local line
-        while IFS= read -r -t 30 line <&"${QGA[0]}"; do
-                [[ $line == *"$1"* ]] && { REPLY_LINE=$line; return 0; }
-        done
-        fail "no reply from the guest agent holding $1"
-}
-exec_done() {
-        printf '{"execute":"guest-exec-status","arguments":{"pid":%s}}\n' "$1" >&"${QGA[1]}"
-        agent_reply '"return"'
-        [[ $REPLY_LINE == *'"exited": true'* ]]
-}
-guest_sh() {
-        local pid
-        coproc QGA { socat - "UNIX-CONNECT:$LAB/vm1/qga.sock"; }
-        printf '\xff{"execute":"guest-sync-delimited","arguments":{"id":4712}}\n' >&"${QGA[1]}"
-        agent_reply '4712'
-        printf '{"execute":"guest-exec","arguments":{"path":"/bin/sh","arg":["-c","%s"],"capture-output":true}}\n' \
-                "$1" >&"${QGA[1]}"
-        agent_reply '"pid"'
-        pid=$(sed 's/.*"pid": *\([0-9]*\).*/\1/' <<<"$REPLY_LINE")
-        wait_until 30 exec_done "$pid"
-        exec {QGA[1]}>&-
-        wait "$QGA_PID" 2>/dev/null || true
-        sed -n 's/.*"out-data": *"\([^"]*\)".*/\1/p' <<<"$REPLY_LINE" | base64 -d
-}
-
 # --- the image (cached), pinned for this test ------------------------------------------
-t0=$(date +%s)
-GUEST=$("$SRC/scripts/build-guest-image.sh" "$CACHE" 2>"$T/build.err") ||
-        { tail -5 "$T/build.err" >&2; fail "image build failed"; }
-echo "# image build (or cache check): $(($(date +%s) - t0)) s"
-mkdir "$T/guest"
-ln -s "$GUEST" "$T/guest/current"
-export HCISWEEP_GUEST_DIR=$T/guest
+guest_image
+guest_pin
 
 # --- the lab: one guest, its database LUN and its load LUN ---------------------------
 t0=$(date +%s)
@@ -96,5 +56,5 @@ left=$(guest_sh "pgrep -af -- --start-on-g[o]; ls /run/hcisweep-driver-* 2>/dev/
 pass "qemu guest as a block client: 2 points through one bridge, where/carrier guest, aggregate = sum"
 
 expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
-[ -z "$(pgrep -f -- "qemu-system-x86_64 .*$LAB/" || true)" ] || fail "QEMU left after lab down"
+[ -z "$(lab_qemus)" ] || fail "QEMU left after lab down"
 pass "lab down: nothing left running"

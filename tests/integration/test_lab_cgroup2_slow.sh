@@ -19,11 +19,7 @@
 
 ROOT=/sys/fs/cgroup
 [ -e $ROOT/cgroup.controllers ] || ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-ADDR=$(test_addr 0)
-BASE=${ADDR%.*}
-PORT=$(test_port 0)
-TPORT=$(test_port 1)
-LAB=$T/lab
+. "$SRC/tests/qemu.sh"
 
 # --- on this host, where it has cgroup v2 with cpu ------------------------------------
 host_v2() {
@@ -135,58 +131,27 @@ echo "guest: lab down removed ${CGS[*]#$R} and their lab group"
 echo "guest: done"
 '
 
-# The guest agent over its socket (socat). QEMU's chardev serves one client: nothing
-# else of this test speaks to it meanwhile.
-agent_open() {
-        coproc QGA { socat - "UNIX-CONNECT:$LAB/vm1/qga.sock"; }
-        printf '\xff{"execute":"guest-sync-delimited","arguments":{"id":4711}}\n' >&"${QGA[1]}"
-        agent_reply '4711'
-}
-agent_reply() { # the next reply line holding $1 (others dropped), in REPLY_LINE
-        local line
-        while IFS= read -r -t 60 line <&"${QGA[0]}"; do
-                [[ $line == *"$1"* ]] && { REPLY_LINE=$line; return 0; }
-        done
-        fail "no reply from the guest agent holding $1"
-}
-exec_done() {
-        printf '{"execute":"guest-exec-status","arguments":{"pid":%s}}\n' "$1" >&"${QGA[1]}"
-        agent_reply '"return"'
-        [[ $REPLY_LINE == *'"exited": true'* || $REPLY_LINE == *'"exited":true'* ]]
-}
-# guest_bash SCRIPT: run it, its stdout+stderr in GUEST_OUT, its exit code in GUEST_RC.
+# guest_bash SCRIPT: run it through the guest agent's socket (tests/qemu.sh: nothing
+# else of this test speaks to it meanwhile), its stdout+stderr in GUEST_OUT, its exit
+# code in GUEST_RC.
+AGENT_WAIT=60
 guest_bash() {
-        local pid
-        agent_open
-        jq -cn --arg s "$1" '{execute: "guest-exec", arguments: {path: "/bin/bash",
-                arg: ["-c", "exec 2>&1; " + $s], "capture-output": true}}' >&"${QGA[1]}"
-        agent_reply '"pid"'
-        pid=$(sed 's/.*"pid": *\([0-9]*\).*/\1/' <<<"$REPLY_LINE")
-        wait_until 600 exec_done "$pid"
-        exec {QGA[1]}>&-
-        wait "$QGA_PID" 2>/dev/null || true
+        guest_exec "$(jq -cn --arg s "$1" '{path: "/bin/bash", arg: ["-c", "exec 2>&1; " + $s],
+                "capture-output": true}')" 600
         GUEST_RC=$(jq -r '.return.exitcode // "none"' <<<"$REPLY_LINE")
         GUEST_OUT=$(jq -r '.return["out-data"] // ""' <<<"$REPLY_LINE" | base64 -d)
 }
 
 in_guest() {
-        local t0 GUEST tool
+        local t0 tool
         [ "$(id -u)" -eq 0 ] || { echo "skipped: no cgroup2 cpu here, and a guest needs root"; exit 77; }
         for tool in qemu-system-x86_64 socat debootstrap jq; do
                 command -v $tool >/dev/null ||
                         { echo "skipped: no cgroup2 cpu here, and no $tool for a guest"; exit 77; }
         done
-        t0=$(date +%s)
-        CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
-        GUEST=$("$SRC/scripts/build-guest-image.sh" "$CACHE" 2>"$T/build.err") ||
-                { tail -5 "$T/build.err"; echo "skipped: no guest image could be built"; exit 77; }
-        echo "# image build (or cache check): $(($(date +%s) - t0)) s"
-        # Another recipe's build (another checkout's test) may move CACHE/current at any time.
-        mkdir "$T/guest"
-        ln -s "$GUEST" "$T/guest/current"
-        export HCISWEEP_GUEST_DIR=$T/guest
-        common=(--backend qemu --lab-dir "$LAB" --addr-base "$BASE" --base-port "$PORT"
-                --target-port "$TPORT")
+        guest_image skip
+        guest_pin
+        common=("${QEMU_LAB[@]}")
         on_exit kill_listed
         on_exit "$HCISWEEP" lab down "${common[@]}"
 

@@ -9,7 +9,11 @@
 # disk is the lab's iSCSI LUN and that MariaDB in the guest answers through
 # the forwarded port with its datadir on that disk; `scale --driver-placement
 # vm` runs the VM's driver in the guest through libvirt's agent channel
-# (drivers[0].where "guest", nothing left running); the libvirt host source
+# (drivers[0].where "guest", nothing left running); `block --clients vms`
+# runs a 2-point QD sweep in the guest on its third disk, vdc, the lab's load
+# LUN 1 (every point lists vm1 with where and carrier "guest" and a finite
+# start skew, the aggregate is the per-client sum, nothing left running), the
+# streaming bridge relaying every point's lines; the libvirt host source
 # on that libvirtd agrees with procfs within 2 points over a CPU burn and
 # reads the guest's domain stats (non-zero), and `lab status` lists the host
 # as answered (a URI nothing answers on as down, with why); `lab down` leaves
@@ -27,20 +31,16 @@ command -v libvirtd >/dev/null && command -v virsh >/dev/null ||
 "$HCISWEEP" lab up --help 2>&1 | grep -q "qemu, libvirt" ||
         fail "built without libvirt (WITH_LIBVIRT, libvirt-dev)"
 
-ADDR=$(test_addr 0)
-BASE=${ADDR%.*}
-PORT=$(test_port 0)
-TPORT=$(test_port 1)
-LAB=$T/lab
-CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
+. "$SRC/tests/qemu.sh"
 export HCISWEEP_GUEST_DIR=$CACHE
 URI="qemu:///system?socket=$T/lv/run/libvirt-sock"
 common=(--backend libvirt --libvirt-uri "$URI" --lab-dir "$LAB" --addr-base "$BASE"
         --base-port "$PORT" --target-port "$TPORT")
 sql() { MYSQL_PWD=$(cat "$LAB/password") mariadb --no-defaults -h "$BASE.1" -P "$PORT" -u root \
         -N -B -e "$1"; }
-# This lab's QEMUs: by its own domain prefix once known (another lab's guests,
-# a libvirt test of another checkout, may run on this machine at the same time).
+# This lab's QEMUs (in place of tests/qemu.sh's): by its own domain prefix once known
+# (another lab's guests, a libvirt test of another checkout, may run on this machine at
+# the same time).
 lab_qemus() { pgrep -f -- "qemu-system-x86_64 .*guest=${LABQ:-hcisweep-lab-[0-9a-f]*}-vm" || true; }
 no_qemu() { [ -z "$(lab_qemus)" ]; } # no QEMU of this lab runs
 
@@ -61,8 +61,7 @@ expect_rc 2 "$HCISWEEP" lab up --vms 1 --backend libvirt --lab-dir "$LAB" --targ
 pass "remote hypervisor with a loopback portal, --target-addr 0.0.0.0: exit 2"
 
 # --- the guest image (cached) ----------------------------------------------------
-"$SRC/scripts/build-guest-image.sh" "$CACHE" >/dev/null 2>"$T/build.err" ||
-        { tail -5 "$T/build.err" >&2; fail "image build failed"; }
+guest_image
 
 # --- two libvirtds of our own: two "hypervisors" for round-robin placement ------------
 id libvirt-qemu >/dev/null 2>&1 || useradd --system --no-create-home libvirt-qemu ||
@@ -128,9 +127,11 @@ LABQ=${DOM%-vm1}
 DISKS=$(virsh -q -c "$URI" domblklist "$DOM")
 IQN=${LUN#iscsi://127.0.0.1:"$TPORT"/}
 grep -q "^ *vdb *$IQN\$" <<<"$DISKS" || fail "vdb is not $IQN: $DISKS"
+LOADIQN=${IQN%/1}.load/1 # the load target's LUN 1 (lab/labstate.h)
+grep -q "^ *vdc *$LOADIQN\$" <<<"$DISKS" || fail "vdc is not $LOADIQN: $DISKS"
 PID=$(sed -n 's/^vm1 .*pid=\([0-9]*\).*/\1/p' <<<"$UP")
 [ "$(lab_qemus)" = "$PID" ] || fail "pid $PID is not the domain's QEMU ($(lab_qemus))"
-pass "domain $DOM (QEMU $PID) with vdb on $IQN"
+pass "domain $DOM (QEMU $PID) with vdb on $IQN, vdc on $LOADIQN"
 
 # --- inside the guest: the datadir is on the LUN ------------------------------------
 [ "$(sql 'select @@datadir')" = /srv/hcisweep/mysql/ ] || fail "datadir: $(sql 'select @@datadir')"
@@ -169,6 +170,30 @@ LEFT=$(guest_sh "pgrep -af -- --start-on-g[o]; ls /run/hcisweep-driver-* 2>/dev/
 [ -z "$LEFT" ] || fail "left in the guest: $LEFT"
 pass "driver in the guest through libvirt: tps $(jq '.steps[0].drivers[0].tps' "$DR")," \
         "start skew $(jq '.steps[0].drivers[0].start_skew_ms' "$DR") ms, nothing left"
+
+# --- the guest as a block client: a 2-point sweep on its disk of its load LUN -------------
+t0=$(date +%s)
+expect_rc 0 "$HCISWEEP" block --clients vms "${common[@]}" --rw randread --bs 4k --direct 1 \
+        --iodepth 1,4 --runtime 2 --per-client --json "$T/blk.json"
+echo "# block sweep of 2 points in the guest: $(($(date +%s) - t0)) s"
+jq -e '(.points | length) == 2 and .config.backend == "libvirt" and ([.points[].iodepth] == [1, 4])
+        and all(.points[]; .n_clients == 1 and [.clients[].name] == ["vm1"]
+          and all(.clients[]; .where == "guest" and .carrier == "guest" and .error == null
+                  and .host == "localhost" and .iops > 0 and .targets == ["/dev/vdc"]
+                  and (.start_skew_ms | type == "number") and (.start_skew_ms | isinfinite | not)))' \
+        "$T/blk.json" >/dev/null ||
+        fail "the points: $(jq -c '[.points[] | {iodepth, n_clients, c: [.clients[] | {name, host, where, carrier, targets, iops, start_skew_ms, error}]}]' "$T/blk.json" | head -c 1500)"
+clients_sum_is_agg "$T/blk.json"
+# the guest's /dev/vdc is the domain's vdc, the load LUN: QEMU counted every read measured
+# there (and more: the ramp's), not on another disk
+IOS=$(jq '[.points[].read.ios] | add' "$T/blk.json")
+RDREQ=$(virsh -q -c "$URI" domblkstat "$DOM" vdc | awk '$2 == "rd_req" { print $3 }')
+[ "${RDREQ:-0}" -ge "$IOS" ] || fail "the domain's vdc had ${RDREQ:-no} reads, the sweep measured $IOS"
+[ -z "$(pgrep -f -- "lab guest-driver .*libvirt:$DOM" || true)" ] || fail "a block bridge is left running"
+LEFT=$(guest_sh "pgrep -af -- --start-on-g[o]; ls /run/hcisweep-driver-* 2>/dev/null; true")
+[ -z "$LEFT" ] || fail "left in the guest after the block sweep: $LEFT"
+pass "libvirt guest as a block client: 2 points, where/carrier guest, aggregate = sum," \
+        "the domain's vdc read $RDREQ times for $IOS I/Os measured, nothing left"
 
 # --- the host through libvirt: node stats as procfs's, the guest's domain stats ----------
 # field OUT HOST KEY: one figure of a hostsrc_probe line ("host H ..." or "vm H DOMAIN ...").

@@ -13,15 +13,9 @@
 # allows it); the boot under TCG takes a minute or two.
 . "$TESTLIB"
 
-command -v socat >/dev/null || { echo "skip: socat not installed (scripts/install-deps.sh)"; exit 77; }
-ADDR=$(test_addr 0)
-BASE=${ADDR%.*}
-PORT=$(test_port 0)
-TPORT=$(test_port 1)
-LAB=$T/lab
-CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
-common=(--backend qemu --lab-dir "$LAB" --addr-base "$BASE" --base-port "$PORT"
-        --target-port "$TPORT")
+. "$SRC/tests/qemu.sh"
+need_socat
+common=("${QEMU_LAB[@]}")
 S=(scale --vms 1 --vm-cpus 1 --vm-memory 512M --lun-size 256M "${common[@]}" --tables 1
         --table-size 1000 --threads 2 --warmup-time 1 --driver-placement vm --keep-lab)
 on_exit kill_listed
@@ -36,38 +30,7 @@ commits() { sql "select variable_value from information_schema.global_status
 guest_conns() { sql "select count(*) from information_schema.processlist
                      where host like '127.0.0.1:%'"; }
 
-# --- the guest agent, spoken to from here ------------------------------------------
-# guest_sh CMD: CMD's stdout, run by /bin/sh in the guest (the bridge must have let go of
-# the socket: QEMU's chardev serves one client).
-agent_open() {
-        coproc QGA { socat - "UNIX-CONNECT:$LAB/vm1/qga.sock"; }
-        printf '\xff{"execute":"guest-sync-delimited","arguments":{"id":4711}}\n' >&"${QGA[1]}"
-        agent_reply '4711'
-}
-agent_reply() { # the next reply line holding $1 (others dropped), in REPLY_LINE
-        local line
-        while IFS= read -r -t 30 line <&"${QGA[0]}"; do
-                [[ $line == *"$1"* ]] && { REPLY_LINE=$line; return 0; }
-        done
-        fail "no reply from the guest agent holding $1"
-}
-agent_close() { exec {QGA[1]}>&-; wait "$QGA_PID" 2>/dev/null || true; }
-exec_done() {
-        printf '{"execute":"guest-exec-status","arguments":{"pid":%s}}\n' "$1" >&"${QGA[1]}"
-        agent_reply '"return"'
-        [[ $REPLY_LINE == *'"exited": true'* ]]
-}
-guest_sh() {
-        local pid
-        agent_open
-        printf '{"execute":"guest-exec","arguments":{"path":"/bin/sh","arg":["-c","%s"],"capture-output":true}}\n' \
-                "$1" >&"${QGA[1]}"
-        agent_reply '"pid"'
-        pid=$(sed 's/.*"pid": *\([0-9]*\).*/\1/' <<<"$REPLY_LINE")
-        wait_until 30 exec_done "$pid"
-        agent_close
-        sed -n 's/.*"out-data": *"\([^"]*\)".*/\1/p' <<<"$REPLY_LINE" | base64 -d
-}
+# (guest_sh: tests/qemu.sh, once the bridge let go of the agent's socket)
 nothing_left() {
         [ -z "$(bridges)" ] || fail "$1: bridges left running: $(bridges | tr '\n' ' ')"
         local left
@@ -77,14 +40,8 @@ nothing_left() {
 }
 
 # --- the image (cached), pinned for this test ------------------------------------------
-t0=$(date +%s)
-GUEST=$("$SRC/scripts/build-guest-image.sh" "$CACHE" 2>"$T/build.err") ||
-        { tail -5 "$T/build.err" >&2; fail "image build failed"; }
-echo "# image build (or cache check): $(($(date +%s) - t0)) s"
-# Another recipe's build (another checkout's test) may move CACHE/current at any time.
-mkdir "$T/guest"
-ln -s "$GUEST" "$T/guest/current"
-export HCISWEEP_GUEST_DIR=$T/guest
+guest_image
+guest_pin
 
 # --- 1. a run with the driver in the guest ----------------------------------------------
 t0=$(date +%s)
@@ -160,5 +117,5 @@ nothing_left "after Ctrl-C"
 pass "Ctrl-C: the driver in the guest stopped, its partial result kept (exit 130)"
 
 expect_rc 0 "$HCISWEEP" lab down "${common[@]}"
-[ -z "$(pgrep -f -- "qemu-system-x86_64 .*$LAB/" || true)" ] || fail "QEMU left after lab down"
+[ -z "$(lab_qemus)" ] || fail "QEMU left after lab down"
 pass "lab down: nothing left running"

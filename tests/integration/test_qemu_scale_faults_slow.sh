@@ -12,16 +12,9 @@
 # missing) and runs one VM at a time.
 . "$TESTLIB"
 
-ADDR=$(test_addr 0)
-BASE=${ADDR%.*}
-PORT=$(test_port 0)
-TPORT=$(test_port 1)
-LAB=$T/lab
-CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
-common=(--backend qemu --lab-dir "$LAB" --addr-base "$BASE" --base-port "$PORT"
-        --target-port "$TPORT" --vm-cpus 1 --vm-memory 512M --lun-size 128M)
+. "$SRC/tests/qemu.sh"
+common=("${QEMU_LAB[@]}" --vm-cpus 1 --vm-memory 512M --lun-size 128M)
 run=(--vms 1 --time 2 --warmup-time 0 --tables 1 --table-size 100 --output-dir "$T/runs")
-lab_qemus() { pgrep -f -- "qemu-system-x86_64 .*$LAB/" || true; }
 kill_qemus() { lab_qemus | xargs -r kill -9; }
 on_exit kill_qemus
 on_exit "$HCISWEEP" lab down "${common[@]}"
@@ -38,8 +31,7 @@ only_run() { # the one run directory under $T/runs, then removes it from there
         mv "$d" "$T/run-$1" && echo "$T/run-$1"
 }
 
-GUEST=$("$SRC/scripts/build-guest-image.sh" "$CACHE" 2>"$T/build.err") ||
-        { tail -5 "$T/build.err" >&2; fail "image build failed"; }
+guest_image
 
 # --- a guest that cannot mount its root: QEMU exits, the step fails ---------------
 mkdir -p "$T/bad/current"

@@ -10,15 +10,9 @@
 # a minute or two; the first image build several minutes (timings printed).
 . "$TESTLIB"
 
-ADDR=$(test_addr 0)
-BASE=${ADDR%.*}
-PORT=$(test_port 0)
-TPORT=$(test_port 1)
-LAB=$T/lab
-CACHE=${HCISWEEP_GUEST_DIR:-/var/tmp/hcisweep-guest}
+. "$SRC/tests/qemu.sh"
 export HCISWEEP_GUEST_DIR=$CACHE
-common=(--backend qemu --lab-dir "$LAB" --addr-base "$BASE" --base-port "$PORT"
-        --target-port "$TPORT")
+common=("${QEMU_LAB[@]}")
 db=(--mysql-host "$BASE.1" --mysql-port "$PORT" --mysql-user root --mysql-db sbtest
         --mysql-password-file "$LAB/password" --tables 1 --table-size 1000)
 on_exit kill_listed
@@ -31,7 +25,6 @@ gone() {
         [[ $stat == *"($2) "[!ZX]* ]] && return 1
         return 0
 }
-lab_qemus() { pgrep -f -- "qemu-system-x86_64 .*$LAB/" || true; }
 
 # --- prerequisites are named --------------------------------------------------
 expect_rc 3 env HCISWEEP_GUEST_DIR="$T/no-image" "$HCISWEEP" lab up --vms 1 "${common[@]}"
@@ -40,10 +33,7 @@ expect_rc 2 "$HCISWEEP" lab up --vms 1 --topology two-layer "${common[@]}"
 pass "missing image exits 3, two-layer refused"
 
 # --- image: built once, then reused -------------------------------------------
-t0=$(date +%s)
-GUEST=$("$SRC/scripts/build-guest-image.sh" "$CACHE" 2>"$T/build.err") ||
-        { tail -5 "$T/build.err" >&2; fail "image build failed"; }
-echo "# image build (or cache check): $(($(date +%s) - t0)) s"
+guest_image
 for f in image.raw vmlinuz initrd.img; do [ -s "$GUEST/$f" ] || fail "no $f in $GUEST"; done
 [ "$(readlink -f "$CACHE/current")" = "$GUEST" ] || fail "current does not point at $GUEST"
 AGAIN=$("$SRC/scripts/build-guest-image.sh" "$CACHE" 2>&1 >/dev/null)
