@@ -198,8 +198,9 @@ struct lab_backend_ops {
         const char *driver_where;
         /* spawn()'s pipes carry the driver protocol both ways for the driver's whole
          * life, any number of ready/go exchanges (block's lockstep clients: one per
-         * point); 0: one ready and one go, its other lines at its end (the guest
-         * agent bridge, guest_driver.h), which only OLTP drivers can run on. */
+         * point; the guest agent bridge streams a --start-on-go driver, guest_driver.h);
+         * 0: one ready and one go, its other lines at its end, which only OLTP drivers
+         * can run on. Every backend here streams. */
         unsigned spawn_streams : 1;
         /* What carries the lines of a driver spawn() started, and reads its
          * clock (core/driverproto.h): dp_carrier_ssh for "ssh",
