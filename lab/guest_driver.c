@@ -673,8 +673,10 @@ static void stream_input(struct bridge *g)
 }
 
 /* The whole lines the driver added to GO.out since the last call, relayed; -EMSGSIZE for a
- * line over OUT_LINE_MAX, else 0 or the agent's error (logged). */
-static int stream_output(struct bridge *g)
+ * line over OUT_LINE_MAX, else 0. An agent's error is logged and read past (the next round
+ * reads again), but not once the driver has exited (final): what it wrote would be lost
+ * without a word, so the error is returned. */
+static int stream_output(struct bridge *g, int final)
 {
         size_t n;
 
@@ -694,6 +696,8 @@ static int stream_output(struct bridge *g)
                 }
                 if (qga_file_read(g->q, g->out_path, g->ooff, g->pend + g->plen, QGA_READ_MAX, &n,
                                   g->err, sizeof(g->err)) < 0) {
+                        if (final)
+                                return -EPROTO;
                         log_warn("%s", g->err);
                         return 0; /* read again on the next round */
                 }
@@ -729,13 +733,13 @@ static int stream_run(struct bridge *g)
                         stream_input(g);
                 else if (!g->in_open)
                         clk_sleep_ns(STREAM_POLL_MS * 1000000LL);
-                if ((rc = stream_output(g)) < 0)
+                if ((rc = stream_output(g, 0)) < 0)
                         break;
                 rc = driver_exited(g);
                 if (rc)
                         break;
         }
-        if (rc == 1 && (rc = stream_output(g)) == 0 && g->plen) /* its last line, unended */
+        if (rc == 1 && (rc = stream_output(g, 1)) == 0 && g->plen) /* its last line, unended */
                 relay_line(g, g->pend, g->plen);
         if (rc < 0 && !g->st.exited && !g->killed)
                 signal_driver(g, "TERM");

@@ -25,6 +25,16 @@ says what is hostile:
   wrong_type     guest-exec-status answers {"return": [1, 2]}
   oversized      guest-exec-status answers a line over the reader's 64 MiB
   ok             a plain driver (exit 0)
+A streaming driver (`--start-on-go` in its arguments: started as /bin/sh -c
+'exec "$0" "$@" <GO.in >GO.out', its stdin a FIFO written with guest-file-write,
+its stdout the file GO.out read with guest-file-read from an offset) has exited
+at its first guest-exec-status too; what GO.out holds is then read to its end:
+  s_ok           three lines (ready, started, one more)
+  s_long         'A's without end: a line with no newline, over the bridge's bound
+  s_b64          every read answers buf-b64 that is not base64
+  s_count        every read answers more bytes than were asked for
+  s_handle_str   guest-file-open answers a string for the handle
+  s_write_err    guest-file-write answers an error (the driver's input ends)
 """
 import base64
 import json
@@ -56,13 +66,62 @@ def status(case):
     return json.dumps({"return": ret}).encode() + b"\n"
 
 
-def answer(cmd, case, pids):
+STREAM_OUT = (b"hcisweep-driver ready\nhcisweep-driver started 1000000000\n"
+              b"hcisweep-driver line two\n")
+
+
+def is_driver(args):
+    """The driver itself, or a streaming driver's shell (exec "$0" on its FIFOs)."""
+    if args.get("path") == DRIVER:
+        return True
+    return args.get("path") == "/bin/sh" and any(
+        'exec "$0"' in a for a in args.get("arg") or [])
+
+
+def file_read(case, files, args):
+    """guest-file-read of a streaming driver's GO.out, as CASE has it."""
+    f = files.get(args.get("handle"), {})
+    want = int(args.get("count") or 0)
+    if not f.get("path", "").endswith(".out"):
+        data = b""
+    elif case == "s_long":
+        data = b"A" * want
+    elif case == "s_b64":
+        return b'{"return": {"count": 3, "buf-b64": "!!!!", "eof": false}}\n'
+    elif case == "s_count":
+        data = b"B" * (want + 100)
+    else:
+        data = STREAM_OUT[f.get("off", 0):f.get("off", 0) + want]
+    f["off"] = f.get("off", 0) + len(data)
+    return json.dumps({"return": {"count": len(data), "eof": not data,
+                                  "buf-b64": base64.b64encode(data).decode()}}).encode() + b"\n"
+
+
+def answer(cmd, case, pids, files):
     name = cmd.get("execute")
     args = cmd.get("arguments") or {}
+    if name == "guest-file-open" and case.startswith("s_"):
+        if case == "s_handle_str":
+            return b'{"return": "7"}\n'
+        h = 10 + len(files)
+        files[h] = {"path": args.get("path", ""), "off": 0}
+        return b'{"return": %d}\n' % h
+    if name == "guest-file-seek" and case.startswith("s_"):
+        files.setdefault(args.get("handle"), {})["off"] = int(args.get("offset") or 0)
+        return b'{"return": {"position": %d, "eof": false}}\n' % int(args.get("offset") or 0)
+    if name == "guest-file-read" and case.startswith("s_"):
+        return file_read(case, files, args)
+    if name == "guest-file-write":
+        if case == "s_write_err":
+            return b'{"error": {"class": "GenericError", "desc": "write failed"}}\n'
+        n = len(base64.b64decode(args.get("buf-b64") or ""))
+        return b'{"return": {"count": %d, "eof": false}}\n' % n
+    if name == "guest-exec-status" and case.startswith("s_") and args.get("pid") == 100:
+        return b'{"return": {"exited": true, "exitcode": 0}}\n'
     if name == "guest-sync-delimited":
         return b"\xff" + json.dumps({"return": args.get("id")}).encode() + b"\n"
     if name == "guest-exec":
-        pid = 100 if args.get("path") == DRIVER else 200 + len(pids)
+        pid = 100 if is_driver(args) else 200 + len(pids)
         pids.append(pid)
         return b'{"return": {"pid": %d}}\n' % pid
     if name == "guest-exec-status":
@@ -80,7 +139,7 @@ def answer(cmd, case, pids):
         return b'{"return": %s}\n' % t.get(case, "1700000000000000000").encode()
     if name == "guest-file-open":
         return b'{"return": 7}\n'
-    if name in ("guest-file-close", "guest-file-seek"):
+    if name in ("guest-file-close", "guest-file-seek", "guest-file-flush"):
         return b'{"return": {}}\n'
     if name == "guest-file-read":
         return b'{"return": {"count": 0, "buf-b64": "", "eof": true}}\n'
@@ -90,6 +149,7 @@ def answer(cmd, case, pids):
 def serve(conn, case, log):
     buf = b""
     pids = []
+    files = {}
     while True:
         data = conn.recv(65536)
         if not data:
@@ -106,7 +166,7 @@ def serve(conn, case, log):
             log.write("%s\n" % cmd.get("execute"))
             log.flush()
             try:
-                conn.sendall(answer(cmd, case, pids))
+                conn.sendall(answer(cmd, case, pids, files))
             except OSError:
                 return
 

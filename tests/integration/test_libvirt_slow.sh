@@ -12,7 +12,8 @@
 # (drivers[0].where "guest", nothing left running); `block --clients vms`
 # runs a 2-point QD sweep in the guest on its third disk, vdc, the lab's load
 # LUN 1 (every point lists vm1 with where and carrier "guest" and a finite
-# start skew, the aggregate is the per-client sum, nothing left running), the
+# start skew, the aggregate is the per-client sum, the lab's host read through
+# libvirt in every point, nothing left running), the
 # streaming bridge relaying every point's lines; the libvirt host source
 # on that libvirtd agrees with procfs within 2 points over a CPU burn and
 # reads the guest's domain stats (non-zero), and `lab status` lists the host
@@ -184,6 +185,9 @@ jq -e '(.points | length) == 2 and .config.backend == "libvirt" and ([.points[].
         "$T/blk.json" >/dev/null ||
         fail "the points: $(jq -c '[.points[] | {iodepth, n_clients, c: [.clients[] | {name, host, where, carrier, targets, iops, start_skew_ms, error}]}]' "$T/blk.json" | head -c 1500)"
 clients_sum_is_agg "$T/blk.json"
+# the lab's host is read through libvirt during every point, as `lab status` reads it
+jq -e 'all(.points[]; any(.cluster.hosts[]?; .source == "libvirt"))' "$T/blk.json" >/dev/null ||
+        fail "no host read through libvirt: $(jq -c '[.points[].cluster.hosts[]? | {name, source, role, error}]' "$T/blk.json" | head -c 800)"
 # the guest's /dev/vdc is the domain's vdc, the load LUN: QEMU counted every read measured
 # there (and more: the ramp's), not on another disk
 IOS=$(jq '[.points[].read.ios] | add' "$T/blk.json")
