@@ -152,17 +152,23 @@ jq -e '.partial == true and (.points | length) == 0' "$T/u.json" >/dev/null ||
 no_driver_left "a client that could not start"
 
 # --- a client killed mid-point: that point degraded, named; exit 3
-"$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" --runtime 8 \
-        --json "$T/k.json" >"$T/k.out" 2>&1 &
-ctl=$!
-on_exit "kill -9 $ctl 2>/dev/null; pkill -9 -f -- '=$T/.*--start-on-go' 2>/dev/null"
 two() { [ "$(pgrep -fc -- "=$T/.*--start-on-go")" -eq 2 ]; }
-wait_until 30 two
-sleep 2 # within the 8 s point
-pkill -9 -f -- "filename=$T/f2 .*--start-on-go"
-rc=0
-wait "$ctl" || rc=$?
-[ "$rc" -eq 3 ] || fail "a lost client: exit $rc: $(cat "$T/k.out")"
+# kill_c2 NAME OPTS...: a local:2 run of OPTS (result $T/NAME.json) whose client c2 is killed
+# 2 s into its first point; the run must exit 3 (a client lost).
+kill_c2() {
+        local name=$1 ctl rc=0
+        shift
+        "$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" "$@" \
+                --json "$T/$name.json" >"$T/$name.out" 2>&1 &
+        ctl=$!
+        on_exit "kill -9 $ctl 2>/dev/null; pkill -9 -f -- '=$T/.*--start-on-go' 2>/dev/null"
+        wait_until 30 two
+        sleep 2 # within the point (and past a 1 s ramp)
+        pkill -9 -f -- "filename=$T/f2 .*--start-on-go"
+        wait "$ctl" || rc=$?
+        [ "$rc" -eq 3 ] || fail "$name: a lost client: exit $rc: $(cat "$T/$name.out")"
+}
+kill_c2 k --runtime 8
 jq -e '(.points | length) == 1 and .points[0].degraded == ["c2"]
         and (.points[0].clients[1].error | test("lost"))
         and .points[0].clients[0].iops > 0 and .points[0].read.iops == .points[0].clients[0].iops' \
@@ -172,16 +178,7 @@ no_driver_left "a lost client"
 # --- --target-ci with a client killed mid-point: the rule goes on without it, the point is
 # degraded and names it, the other client is told measure and stop; with --stonewall last the
 # result says the rule's window was the survivors' (stonewall last)
-"$HCISWEEP" block --clients local:2 --filename "$T/f1,$T/f2" "${common[@]}" --ramp-time 1 \
-        --runtime 6 --target-ci 1 --stonewall last --json "$T/kc.json" >"$T/kc.out" 2>&1 &
-ctl=$!
-on_exit "kill -9 $ctl 2>/dev/null"
-wait_until 30 two
-sleep 2 # past the 1 s ramp
-pkill -9 -f -- "filename=$T/f2 .*--start-on-go"
-rc=0
-wait "$ctl" || rc=$?
-[ "$rc" -eq 3 ] || fail "--target-ci, a lost client: exit $rc: $(cat "$T/kc.out")"
+kill_c2 kc --ramp-time 1 --runtime 6 --target-ci 1 --stonewall last
 jq -e '.points[0] | .degraded == ["c2"] and (.clients[1].error | test("lost"))
         and .steady.met == false and .steady.measured_s > 4 and .steady.window_s.end != null
         and .steady.clients == 1 and .steady.stonewall == "last" and .stonewall.mode == "last"
